@@ -1,0 +1,166 @@
+import * as core from '@actions/core'
+import type { Counts, ResolvedCount } from './counts/index.js'
+import { DEFAULT_BASE_URL, type Settings } from './settings.js'
+import type { PublicRecord, StatsOutcome } from './service/stats.js'
+
+/** What the run knows at its end, however far it got. */
+export interface RunState {
+  settings?: Settings
+  counts?: Counts
+  outcome?: StatsOutcome
+  /** The message of the failure that ends the step, if any. */
+  failure?: string
+}
+
+/**
+ * Writes every output that is known. The only writer of outputs: a failed step still
+ * writes what it learned (for example `status` after a refused update), so a later step
+ * with `if: always()` can use it.
+ */
+export function writeOutputs(state: RunState): void {
+  const { counts, outcome } = state
+  const result = state.failure !== undefined ? 'failed' : outcome?.result
+  if (result !== undefined) core.setOutput('result', result)
+  if (counts?.command !== undefined) core.setOutput('command-count', counts.command.value)
+  if (counts?.server !== undefined) core.setOutput('server-count', counts.server.value)
+  if (outcome?.status !== undefined) core.setOutput('status', outcome.status)
+  if (outcome?.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+}
+
+/** The log line or annotation that says how a successful run ended. */
+export function announce(outcome: StatsOutcome): void {
+  const next = outcome.nextUpdateAt?.toISOString()
+  switch (outcome.result) {
+    case 'updated':
+      core.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
+      break
+    case 'skipped':
+      core.notice(
+        `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
+          `per 6 hours. The next update is accepted from ${next}.`,
+        { title: 'Update skipped (cooldown)' }
+      )
+      break
+    case 'cooldown':
+      core.warning(
+        `The service refused the update as too early (429${outcome.answer ? `: "${outcome.answer}"` : ''}). ` +
+          `${next ? `The next update is allowed from ${next}.` : 'When the next update is allowed is unknown.'} ` +
+          'It was not retried. Refused updates count as strikes (5 within 6 hours revoke the key): schedule this ' +
+          'at most once every 6 hours and keep cooldown-check: true.',
+        { title: 'Update refused (cooldown)' }
+      )
+      break
+    case 'dry-run':
+      core.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
+      break
+    case 'failed':
+      break
+  }
+}
+
+function describeBody(outcome: StatsOutcome): string {
+  return JSON.stringify(outcome.body)
+}
+
+/** Writes the job summary section; a missing summary file (a local run) is not an error. */
+export async function writeSummary(state: RunState): Promise<void> {
+  try {
+    await core.summary.addRaw(renderSummary(state), true).write()
+  } catch (error) {
+    core.debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+const HEADLINES: Record<string, string> = {
+  updated: 'updated',
+  skipped: 'skipped, updated less than 6 hours ago',
+  cooldown: 'refused as too early (cooldown)',
+  'dry-run': 'dry run, nothing sent',
+  failed: 'failed'
+}
+
+/** The summary as GitHub-flavoured Markdown. Every text from outside is escaped. */
+export function renderSummary(state: RunState): string {
+  const { settings, counts, outcome } = state
+  const result = state.failure !== undefined ? 'failed' : (outcome?.result ?? 'failed')
+  const lines: string[] = [`### Bot stats: ${HEADLINES[result]}`, '']
+
+  const facts: [string, string][] = []
+  if (settings !== undefined) {
+    const page =
+      settings.baseUrl === DEFAULT_BASE_URL
+        ? `[${settings.botId}](https://discord.place/bots/${settings.botId})`
+        : `\`${settings.botId}\``
+    facts.push(['Bot', page], ['Service', escape(settings.baseUrl)])
+  }
+  if (outcome !== undefined) {
+    facts.push(['Record read', recordLine(outcome)])
+    const path = `PATCH /bots/${settings?.botId ?? ''}/stats`
+    const body = `\`${JSON.stringify(outcome.body)}\``
+    facts.push(['Request', outcome.sent ? `\`${path}\` ${body}` : `not sent (would be \`${path}\` ${body})`])
+    if (outcome.sent) facts.push(['Answer', answerLine(outcome)])
+    if (outcome.nextUpdateAt !== undefined) facts.push(['Next update', `from ${when(outcome.nextUpdateAt)}`])
+  }
+  facts.push(['Result', `**${result}**`])
+  lines.push('| | |', '|---|---|', ...facts.map(([k, v]) => `| ${k} | ${v} |`), '')
+
+  if (counts !== undefined && (counts.command !== undefined || counts.server !== undefined)) {
+    const record = outcome?.record?.ok ? outcome.record.record : undefined
+    lines.push('| Count | Value | Source | Listed before | Change |', '|---|--:|---|--:|---|')
+    lines.push(countRow('Commands', counts.command, record?.commands))
+    lines.push(countRow('Servers', counts.server, record?.servers))
+    lines.push('')
+  }
+  if (state.failure !== undefined) lines.push(`> **Error:** ${escape(state.failure)}`, '')
+  return lines.join('\n')
+}
+
+function recordLine(outcome: StatsOutcome): string {
+  const read = outcome.record
+  if (read === undefined) return 'no (cooldown-check: false)'
+  if (!read.ok) return `no: ${escape(read.reason)}`
+  return `yes, last update ${lastUpdate(read.record)}`
+}
+
+function lastUpdate(record: PublicRecord): string {
+  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
+  return when(new Date(Math.max(...times.map(d => d.getTime()))))
+}
+
+function answerLine(outcome: StatsOutcome): string {
+  if (outcome.status === undefined) return 'none (the connection failed)'
+  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${escape(outcome.answer)}`}`
+}
+
+function countRow(label: string, count: ResolvedCount | undefined, before: number | undefined): string {
+  if (count === undefined) return `| ${label} | | not sent | ${before === undefined ? '' : number(before)} | |`
+  const change = before === undefined ? '' : `${number(before)} → ${number(count.value)} (${signed(count.value - before)})`
+  return `| ${label} | ${number(count.value)} | ${escape(count.source)} | ${before === undefined ? 'unknown' : number(before)} | ${change} |`
+}
+
+/** `1,260`: thousands separated, as a bot page shows them. */
+export function number(value: number): string {
+  return value.toLocaleString('en-US')
+}
+
+function signed(delta: number): string {
+  return delta > 0 ? `+${number(delta)}` : delta < 0 ? `−${number(-delta)}` : '±0'
+}
+
+function when(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}
+
+/**
+ * Escapes text from outside (the service's words, paths, reasons) for a Markdown table
+ * cell or quote: HTML is neutralised, Markdown syntax shown as typed, one line.
+ */
+export function escape(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/([\\`*_[\]|~#!()])/g, '\\$1')
+}

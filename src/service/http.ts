@@ -1,0 +1,154 @@
+import * as http from 'node:http'
+import * as https from 'node:https'
+import { HttpClient } from '@actions/http-client'
+
+/** One HTTP request, sent exactly once: retries are the caller's decision, per operation. */
+export interface HttpRequest {
+  readonly method: 'GET' | 'PATCH'
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
+  /** The whole exchange, connect to last body byte, must finish within this. */
+  readonly timeoutMs: number
+  /** Bytes of body kept; the rest is discarded unread (a hostile or broken answer stays small). */
+  readonly maxBodyBytes?: number
+}
+
+export interface HttpAnswer {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly text: string
+  readonly truncated: boolean
+  /** The parsed body when it is JSON, else undefined. */
+  readonly json: unknown
+}
+
+/**
+ * The request failed without an answer. `delivered` tells whether the request may have
+ * reached the server: false only when the connection itself could not be made, which is
+ * what decides whether a non-idempotent request may be sent again.
+ */
+export class NetworkError extends Error {
+  readonly code: string | undefined
+  readonly delivered: boolean
+
+  constructor(message: string, code: string | undefined, delivered: boolean) {
+    super(message)
+    this.name = 'NetworkError'
+    this.code = code
+    this.delivered = delivered
+  }
+}
+
+const DEFAULT_MAX_BODY = 64 * 1024
+
+/** Errors raised before any byte of the request could reach the server. */
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID'
+])
+
+// @actions/http-client picks the agent: direct, or tunnelled through HTTPS_PROXY /
+// HTTP_PROXY with NO_PROXY honoured, as self-hosted runners behind a proxy need. The
+// request itself is ours, so that the deadline and the body limit are real.
+const agents = new HttpClient(undefined, [], { keepAlive: false })
+
+/** Sends one request and reads its answer, bounded in time and size. */
+export function send(request: HttpRequest): Promise<HttpAnswer> {
+  const url = new URL(request.url)
+  const transport = url.protocol === 'https:' ? https : http
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
+  const headers: Record<string, string | number> = { ...request.headers }
+  if (body !== undefined) headers['Content-Length'] = body.length
+  const maxBody = request.maxBodyBytes ?? DEFAULT_MAX_BODY
+
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    let connected = false
+    let settled = false
+    const fail = (error: unknown): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      reject(toNetworkError(error, url, connected, request.timeoutMs))
+    }
+    const req = transport.request(url, { method: request.method, headers, agent: agents.getAgent(url.href) }, res => {
+      const chunks: Buffer[] = []
+      let kept = 0
+      let truncated = false
+      const finish = (): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        const text = Buffer.concat(chunks).toString('utf8')
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, truncated, json: parseJson(text, truncated) })
+      }
+      res.on('data', (chunk: Buffer) => {
+        const room = maxBody - kept
+        if (chunk.length > room) {
+          truncated = true
+          chunks.push(chunk.subarray(0, room))
+          kept = maxBody
+          finish()
+          res.destroy()
+          return
+        }
+        chunks.push(chunk)
+        kept += chunk.length
+      })
+      res.on('end', finish)
+      res.on('error', fail)
+      res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' })))
+    })
+    const timer = setTimeout(() => {
+      fail(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' }))
+      req.destroy()
+    }, request.timeoutMs)
+    req.on('socket', socket => {
+      if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true))
+      else connected = true
+    })
+    req.on('error', fail)
+    req.end(body)
+  })
+}
+
+function parseJson(text: string, truncated: boolean): unknown {
+  if (truncated || !/^\s*[[{]/.test(text)) return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A short message of our own for a failed exchange. Library errors are not passed on as
+ * they are: some quote request options, and a request option may hold a secret.
+ */
+function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs: number): NetworkError {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined
+  const where = url.host
+  if (code === 'ETIMEDOUT') {
+    return new NetworkError(`no complete answer from ${where} within ${timeoutMs / 1000} s`, code, connected)
+  }
+  if (code !== undefined && CONNECT_ERRORS.has(code)) {
+    const reason =
+      code === 'ECONNREFUSED'
+        ? 'the connection was refused'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? 'the host name could not be resolved'
+          : code.includes('CERT') || code.includes('SIGNATURE')
+            ? `its TLS certificate was not accepted (${code})`
+            : `the host could not be reached (${code})`
+    return new NetworkError(`could not connect to ${where}: ${reason}`, code, false)
+  }
+  return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected)
+}
