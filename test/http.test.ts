@@ -1,0 +1,294 @@
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { NetworkError, send, type HttpRequest } from '../src/service/http.js'
+
+/** A real server on a free loopback port; every one is closed after its test. */
+const servers: http.Server[] = []
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler)
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+afterEach(async () => {
+  const closing = servers.splice(0).map(
+    server =>
+      new Promise<void>(resolve => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  )
+  await Promise.all(closing)
+})
+
+/** A port that was just open and is now closed: connecting to it is refused. */
+async function closedPort(): Promise<string> {
+  const server = http.createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>(resolve => server.close(() => resolve()))
+  return `http://127.0.0.1:${port}`
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
+
+function get(url: string, extra: Partial<HttpRequest> = {}): HttpRequest {
+  return { method: 'GET', url, headers: { Accept: 'application/json' }, timeoutMs: 5_000, ...extra }
+}
+
+/** Runs `send` expecting a NetworkError, and measures how long it took. */
+async function expectNetworkError(request: HttpRequest): Promise<{ error: NetworkError; ms: number }> {
+  const started = performance.now()
+  const error: unknown = await send(request).then(
+    () => undefined,
+    (e: unknown) => e
+  )
+  const ms = performance.now() - started
+  expect(error).toBeInstanceOf(NetworkError)
+  return { error: error as NetworkError, ms }
+}
+
+describe('send: answers', () => {
+  it('parses a JSON answer', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' })
+      res.end('{"success":true}')
+    })
+    const got = await send(get(`${url}/bots/123456789012345678/stats`))
+    expect(got.status).toBe(200)
+    expect(got.text).toBe('{"success":true}')
+    expect(got.json).toEqual({ success: true })
+    expect(got.truncated).toBe(false)
+    expect(got.headers['content-type']).toBe('application/json; charset=utf-8')
+  })
+
+  it('parses a JSON error answer and keeps its status and headers', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(429, { 'Content-Type': 'application/json', 'RateLimit-Reset': '60', 'Retry-After': '60' })
+      res.end(JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 60 }))
+    })
+    const got = await send(get(url))
+    expect(got.status).toBe(429)
+    expect(got.json).toEqual({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 60 })
+    expect(got.headers['ratelimit-reset']).toBe('60')
+    expect(got.headers['retry-after']).toBe('60')
+  })
+
+  it.each([
+    ['an HTML page', 'text/html', '<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>'],
+    ['plain text', 'text/plain', 'Bad Gateway'],
+    ['broken JSON', 'application/json', '{"success":tru'],
+    ['an empty body', 'application/json', '']
+  ])('leaves json undefined for %s', async (_label, type, body) => {
+    const url = await serve((_req, res) => {
+      res.writeHead(502, { 'Content-Type': type })
+      res.end(body)
+    })
+    const got = await send(get(url))
+    expect(got.status).toBe(502)
+    expect(got.text).toBe(body)
+    expect(got.json).toBeUndefined()
+    expect(got.truncated).toBe(false)
+  })
+
+  it('reads a 204 without a body', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(204)
+      res.end()
+    })
+    const got = await send(get(url))
+    expect(got).toMatchObject({ status: 204, text: '', truncated: false, json: undefined })
+  })
+})
+
+describe('send: body limit', () => {
+  const LIMIT = 1_000
+
+  it.each([
+    [LIMIT - 1, false],
+    [LIMIT, false],
+    [LIMIT + 1, true],
+    [LIMIT * 50, true]
+  ])('a body of %d bytes with a limit of 1000 is truncated: %s', async (size, truncated) => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      res.end('x'.repeat(size))
+    })
+    const got = await send(get(url, { maxBodyBytes: LIMIT }))
+    expect(got.truncated).toBe(truncated)
+    expect(got.text.length).toBe(Math.min(size, LIMIT))
+  })
+
+  it('returns promptly with the first bytes when the server never stops streaming', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' })
+      const chunk = 'y'.repeat(16 * 1024)
+      const timer = setInterval(() => res.write(chunk), 5)
+      res.on('close', () => clearInterval(timer))
+    })
+    const started = performance.now()
+    const got = await send(get(url, { maxBodyBytes: LIMIT, timeoutMs: 10_000 }))
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(got.truncated).toBe(true)
+    expect(got.text).toBe('y'.repeat(LIMIT))
+    expect(got.json).toBeUndefined()
+  })
+
+  it('does not parse a truncated JSON body', async () => {
+    const big = JSON.stringify({ success: false, error: 'z'.repeat(5_000), status: 500 })
+    const url = await serve((_req, res) => {
+      res.writeHead(500, { 'Content-Type': 'application/json' })
+      res.end(big)
+    })
+    const got = await send(get(url, { maxBodyBytes: LIMIT }))
+    expect(got.status).toBe(500)
+    expect(got.truncated).toBe(true)
+    expect(got.text).toBe(big.slice(0, LIMIT))
+    expect(got.json).toBeUndefined()
+  })
+
+  it('keeps 64 KiB by default', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      res.end('w'.repeat(200 * 1024))
+    })
+    const got = await send(get(url))
+    expect(got.truncated).toBe(true)
+    expect(got.text.length).toBe(64 * 1024)
+  })
+})
+
+describe('send: failures', () => {
+  it('rejects with ETIMEDOUT within timeoutMs when the server never answers', async () => {
+    const url = await serve(() => {
+      /* reads the request, never answers */
+    })
+    const { error, ms } = await expectNetworkError(
+      get(url, { method: 'PATCH', headers: { Authorization: KEY }, body: '{"command_count":14}', timeoutMs: 300 })
+    )
+    expect(error.code).toBe('ETIMEDOUT')
+    expect(error.delivered).toBe(true)
+    expect(ms).toBeGreaterThanOrEqual(280)
+    expect(ms).toBeLessThan(1_500)
+    expect(error.message).not.toContain(KEY)
+  })
+
+  it('rejects with ETIMEDOUT when the answer starts but its body never ends', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.write('{"success":')
+    })
+    const { error, ms } = await expectNetworkError(get(url, { timeoutMs: 300 }))
+    expect(error.code).toBe('ETIMEDOUT')
+    expect(error.delivered).toBe(true)
+    expect(ms).toBeLessThan(1_500)
+  })
+
+  it('rejects with delivered=false when the connection is refused', async () => {
+    const url = await closedPort()
+    const { error } = await expectNetworkError(
+      get(`${url}/bots/123456789012345678/stats`, { method: 'PATCH', headers: { Authorization: KEY }, body: '{}' })
+    )
+    expect(error.code).toBe('ECONNREFUSED')
+    expect(error.delivered).toBe(false)
+    expect(error.message).not.toContain(KEY)
+  })
+
+  it('rejects with delivered=true when the server drops the connection after reading the request', async () => {
+    let received = ''
+    const url = await serve(async (req, res) => {
+      received = await readBody(req)
+      res.socket?.destroy()
+    })
+    const { error } = await expectNetworkError(
+      get(url, { method: 'PATCH', headers: { Authorization: KEY, 'Content-Type': 'application/json' }, body: '{"server_count":1260}' })
+    )
+    expect(received).toBe('{"server_count":1260}')
+    expect(error.delivered).toBe(true)
+    expect(error.code).not.toBe('ECONNREFUSED')
+    expect(error.message).not.toContain(KEY)
+  })
+
+  it('rejects with delivered=true when the connection drops in the middle of the answer', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' })
+      res.write('{"succ', () => res.socket?.destroy())
+    })
+    const { error } = await expectNetworkError(get(url))
+    expect(error.delivered).toBe(true)
+  })
+})
+
+describe('send: the request as sent', () => {
+  interface Received {
+    method: string | undefined
+    url: string | undefined
+    headers: http.IncomingHttpHeaders
+    body: string
+  }
+
+  async function recorder(): Promise<{ url: string; received: Promise<Received> }> {
+    let resolve!: (r: Received) => void
+    const received = new Promise<Received>(r => (resolve = r))
+    const url = await serve(async (req, res) => {
+      const body = await readBody(req)
+      resolve({ method: req.method, url: req.url, headers: req.headers, body })
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.end('{"success":true}')
+    })
+    return { url, received }
+  }
+
+  it('sends the method, path, headers and body as given, with Content-Length', async () => {
+    const { url, received } = await recorder()
+    const body = '{"command_count":14,"server_count":1260}'
+    await send({
+      method: 'PATCH',
+      url: `${url}/api/bots/123456789012345678/stats`,
+      headers: { Authorization: KEY, 'Content-Type': 'application/json', 'User-Agent': 'discord-place-bot-stats/0.1.0' },
+      body,
+      timeoutMs: 5_000
+    })
+    const got = await received
+    expect(got.method).toBe('PATCH')
+    expect(got.url).toBe('/api/bots/123456789012345678/stats')
+    expect(got.headers['authorization']).toBe(KEY)
+    expect(got.headers['content-type']).toBe('application/json')
+    expect(got.headers['user-agent']).toBe('discord-place-bot-stats/0.1.0')
+    expect(got.headers['content-length']).toBe(String(body.length))
+    expect(got.headers['transfer-encoding']).toBeUndefined()
+    expect(got.body).toBe(body)
+  })
+
+  it('counts Content-Length in bytes for a non-ASCII body', async () => {
+    const { url, received } = await recorder()
+    const body = '{"note":"Überprüfung ✓"}'
+    await send({ method: 'PATCH', url, headers: { 'Content-Type': 'application/json' }, body, timeoutMs: 5_000 })
+    const got = await received
+    expect(got.headers['content-length']).toBe(String(Buffer.byteLength(body)))
+    expect(got.body).toBe(body)
+  })
+
+  it('sends a GET without a body', async () => {
+    const { url, received } = await recorder()
+    await send(get(`${url}/bots/123456789012345678`, { headers: { Accept: 'application/json' } }))
+    const got = await received
+    expect(got.method).toBe('GET')
+    expect(got.url).toBe('/bots/123456789012345678')
+    expect(got.headers['authorization']).toBeUndefined()
+    expect(got.headers['accept']).toBe('application/json')
+    expect(got.body).toBe('')
+  })
+})

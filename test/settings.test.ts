@@ -1,0 +1,378 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ActionError } from '../src/errors.js'
+import { parseSettings, readSettings, type Settings } from '../src/settings.js'
+
+/** action.yml's defaults: what the runner passes for an input the workflow leaves out. */
+const ACTION_DEFAULTS: Record<string, string> = {
+  mode: 'stats',
+  'count-subcommands': 'false',
+  'fail-if-not-voted': 'false',
+  'base-url': 'https://api.discord.place',
+  'dry-run': 'false',
+  'cooldown-check': 'true',
+  'discord-api-url': 'https://discord.com/api/v10'
+}
+
+const BOT_ID = '123456789012345678'
+const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
+
+/** A workflow's `with:` block that parses: a bot, a key and one count. */
+const VALID: Record<string, string> = { 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '12' }
+
+/**
+ * Inputs as the runner gives them: action.yml defaults, overridden by `with`, read back
+ * trimmed like `core.getInput`; `''` when unset.
+ */
+function inputs(withBlock: Record<string, string>): Map<string, string> {
+  return new Map(Object.entries({ ...ACTION_DEFAULTS, ...withBlock }))
+}
+
+function parse(withBlock: Record<string, string>): { settings: Settings; masked: string[] } {
+  const map = inputs(withBlock)
+  const masked: string[] = []
+  const settings = parseSettings(name => (map.get(name) ?? '').trim(), secret => masked.push(secret))
+  return { settings, masked }
+}
+
+/** Runs parseSettings expecting a refusal; returns the error and what was masked before it. */
+function refuse(withBlock: Record<string, string>): { error: ActionError; masked: string[] } {
+  const map = inputs(withBlock)
+  const masked: string[] = []
+  try {
+    parseSettings(name => (map.get(name) ?? '').trim(), secret => masked.push(secret))
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionError)
+    return { error: error as ActionError, masked }
+  }
+  throw new Error(`expected the inputs to be refused: ${JSON.stringify(withBlock)}`)
+}
+
+/** What every refusal must look like: names the input in quotes, one line, no secret. */
+function expectRefusal(error: ActionError, input: string, secrets: string[] = [KEY]): void {
+  expect(error.message).toContain(`'${input}'`)
+  expect(error.message).not.toMatch(/[\r\n]/)
+  for (const secret of secrets) expect(error.message).not.toContain(secret)
+}
+
+type Refusal = [label: string, withBlock: Record<string, string>, input: string, problem: RegExp]
+
+const withValid = (over: Record<string, string>): Record<string, string> => ({ ...VALID, ...over })
+
+describe('parseSettings refuses', () => {
+  const botIds: Refusal[] = [
+    ['16 digits', withValid({ 'bot-id': '1234567890123456' }), 'bot-id', /17 to 20/],
+    ['21 digits', withValid({ 'bot-id': '123456789012345678901' }), 'bot-id', /17 to 20/],
+    ['a letter', withValid({ 'bot-id': '12345678901234567a' }), 'bot-id', /17 to 20/],
+    ['a sign', withValid({ 'bot-id': '-12345678901234567' }), 'bot-id', /17 to 20/],
+    ['non-ASCII digits', withValid({ 'bot-id': '١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧' }), 'bot-id', /17 to 20/],
+    ['an inner newline', withValid({ 'bot-id': '123456789\n012345678' }), 'bot-id', /17 to 20/],
+    ['a mention', withValid({ 'bot-id': '<@123456789012345678>' }), 'bot-id', /17 to 20/],
+    ['empty', withValid({ 'bot-id': '' }), 'bot-id', /17 to 20/],
+    ['only whitespace', withValid({ 'bot-id': '   ' }), 'bot-id', /17 to 20/]
+  ]
+
+  const countFormats = ['-1', '12.5', '1e3', '0x10', 'twelve', '+5', '1,260', ' 5 6', '٥', '5\n6']
+  const counts: Refusal[] = [
+    ...countFormats.map((raw): Refusal => [
+      `command-count ${JSON.stringify(raw)}`,
+      withValid({ 'command-count': raw }),
+      'command-count',
+      /\b1,?000\b/
+    ]),
+    ...countFormats.map((raw): Refusal => [
+      `server-count ${JSON.stringify(raw)}`,
+      withValid({ 'command-count': '', 'server-count': raw }),
+      'server-count',
+      /\b10,?000,?000\b/
+    ]),
+    ['command-count 1001', withValid({ 'command-count': '1001' }), 'command-count', /\b1,?000\b/],
+    ['server-count 10000001', withValid({ 'server-count': '10000001' }), 'server-count', /\b10,?000,?000\b/],
+    [
+      'server-count beyond any integer',
+      withValid({ 'server-count': '99999999999999999999999' }),
+      'server-count',
+      /\b10,?000,?000\b/
+    ]
+  ]
+
+  const noCount: Refusal[] = [
+    ['no count at all', withValid({ 'command-count': '' }), 'command-count', /server-count/],
+    ['no count at all, in a dry run', { 'bot-id': BOT_ID, 'dry-run': 'true' }, 'command-count', /server-count/]
+  ]
+
+  const apiKeys: Refusal[] = [
+    ['api-key empty', withValid({ 'api-key': '' }), 'api-key', /secret/],
+    ['api-key with a space', withValid({ 'api-key': 'dp_K3y 0f-Th3-B0t' }), 'api-key', /whitespace/],
+    ['api-key with a tab', withValid({ 'api-key': 'dp_K3y\t0f-Th3-B0t' }), 'api-key', /whitespace/],
+    ['api-key with a newline', withValid({ 'api-key': 'dp_K3y\n0f-Th3-B0t' }), 'api-key', /whitespace/],
+    ['api-key with a CR LF', withValid({ 'api-key': 'dp_K3y\r\n0f-Th3-B0t' }), 'api-key', /whitespace/],
+    ['api-key with a control char', withValid({ 'api-key': 'dp_K3y\u00070f-Th3-B0t' }), 'api-key', /control/],
+    ['api-key with DEL', withValid({ 'api-key': 'dp_K3y\u007f0f-Th3-B0t' }), 'api-key', /control/],
+    ['api-key with NUL', withValid({ 'api-key': 'dp_K3y\u00000f-Th3-B0t' }), 'api-key', /control/],
+    ['api-key non-ASCII', withValid({ 'api-key': 'dp_K3y-0f-Thé-B0t' }), 'api-key', /non-ASCII/],
+    ['api-key with a no-break space', withValid({ 'api-key': 'dp_K3y\u00a00f-Th3-B0t' }), 'api-key', /whitespace|non-ASCII/],
+    ['api-key with an emoji', withValid({ 'api-key': 'dp_K3y-🔑-B0t' }), 'api-key', /non-ASCII/]
+  ]
+
+  const baseUrls: Refusal[] = [
+    ['base-url empty', withValid({ 'base-url': '' }), 'base-url', /https/],
+    ['base-url without a scheme', withValid({ 'base-url': 'api.discord.place' }), 'base-url', /absolute/],
+    ['base-url relative path', withValid({ 'base-url': '/api' }), 'base-url', /absolute/],
+    ['base-url ftp:', withValid({ 'base-url': 'ftp://files.example.com' }), 'base-url', /https/],
+    ['base-url file:', withValid({ 'base-url': 'file:///etc/passwd' }), 'base-url', /https/],
+    ['base-url javascript:', withValid({ 'base-url': 'javascript:alert(1)' }), 'base-url', /https/],
+    ['base-url http to the live service', withValid({ 'base-url': 'http://api.discord.place' }), 'base-url', /https/],
+    ['base-url http to a LAN host', withValid({ 'base-url': 'http://192.168.1.10:8080' }), 'base-url', /https/],
+    [
+      'base-url http to a name that starts like loopback',
+      withValid({ 'base-url': 'http://127.0.0.1.nip.example.com' }),
+      'base-url',
+      /https/
+    ],
+    ['base-url http to localhost.<domain>', withValid({ 'base-url': 'http://localhost.example.com' }), 'base-url', /https/],
+    ['base-url with user:pass', withValid({ 'base-url': 'https://user:pass@api.example.com' }), 'base-url', /password/],
+    ['base-url with a user', withValid({ 'base-url': 'https://user@api.example.com' }), 'base-url', /user/],
+    ['base-url with a query', withValid({ 'base-url': 'https://api.example.com/?x=1' }), 'base-url', /query/],
+    ['base-url with a fragment', withValid({ 'base-url': 'https://api.example.com/#top' }), 'base-url', /fragment/]
+  ]
+
+  const modes: Refusal[] = [
+    ['mode "update"', withValid({ mode: 'update' }), 'mode', /stats/],
+    ['mode "votes"', withValid({ mode: 'votes' }), 'mode', /stats/],
+    ['mode "stats,vote-check"', withValid({ mode: 'stats,vote-check' }), 'mode', /stats/]
+  ]
+
+  const booleanInputs = ['dry-run', 'cooldown-check', 'count-subcommands', 'fail-if-not-voted']
+  const booleans: Refusal[] = booleanInputs.flatMap(input =>
+    ['yes', '1', 'on', 'tru', 'false!'].map((raw): Refusal => [
+      `${input} ${JSON.stringify(raw)}`,
+      withValid({ [input]: raw }),
+      input,
+      /true or false/
+    ])
+  )
+
+  const notYet: Refusal[] = [
+    ['commands-file', withValid({ 'commands-file': 'commands.json' }), 'commands-file', /support/],
+    ['discord-token', withValid({ 'discord-token': 'MTIz.discord-token.xyz' }), 'discord-token', /support|not/],
+    ['user-id', withValid({ 'user-id': '987654321098765432' }), 'user-id', /support/],
+    ['fail-if-not-voted=true', withValid({ 'fail-if-not-voted': 'true' }), 'fail-if-not-voted', /support/],
+    ['count-subcommands=true', withValid({ 'count-subcommands': 'true' }), 'count-subcommands', /commands-file|discord-token|support/],
+    ['mode=vote-check', withValid({ mode: 'vote-check' }), 'mode', /support/]
+  ]
+
+  describe.each([
+    ['bot-id', botIds],
+    ['counts', counts],
+    ['a missing count', noCount],
+    ['api-key', apiKeys],
+    ['base-url', baseUrls],
+    ['mode', modes],
+    ['booleans', booleans],
+    ['inputs not supported yet', notYet]
+  ])('%s', (_group, table) => {
+    it.each(table)('%s', (_label, withBlock, input, problem) => {
+      const { error } = refuse(withBlock)
+      const secrets = [KEY, withBlock['api-key'], withBlock['discord-token']].filter(
+        (s): s is string => s !== undefined && s.length > 0
+      )
+      expectRefusal(error, input, secrets)
+      expect(error.message).toMatch(problem)
+    })
+  })
+
+  it('an api-key refusal never shows the key or any part of it', () => {
+    const key = 'dp_first-half second_half\tthird_part'
+    const { error } = refuse(withValid({ 'api-key': key }))
+    expectRefusal(error, 'api-key', [key, 'dp_first-half', 'second_half', 'third_part'])
+  })
+})
+
+describe('parseSettings masks the secrets before validating anything', () => {
+  it('masks the key when another input is refused', () => {
+    const { error, masked } = refuse(withValid({ 'bot-id': 'not-an-id' }))
+    expectRefusal(error, 'bot-id')
+    expect(masked).toContain(KEY)
+  })
+
+  it.each([
+    ['mode', { mode: 'nope' }],
+    ['dry-run', { 'dry-run': 'maybe' }],
+    ['base-url', { 'base-url': 'http://example.com' }],
+    ['command-count', { 'command-count': '12.5' }]
+  ])('masks the key when %s is the first bad input', (_input, over) => {
+    const { masked } = refuse(withValid(over))
+    expect(masked).toContain(KEY)
+  })
+
+  it('masks the discord-token even though it is refused as not supported yet', () => {
+    const token = 'MTIzNDU2Nzg5.GhIjKl.discord-token-value'
+    const { error, masked } = refuse(withValid({ 'discord-token': token }))
+    expectRefusal(error, 'discord-token', [KEY, token])
+    expect(masked).toContain(token)
+    expect(masked).toContain(KEY)
+  })
+
+  it.each([
+    ['a space', 'dp_first-half second_half'],
+    ['a tab', 'dp_first-half\tsecond_half'],
+    ['a newline', 'dp_first-half\nsecond_half'],
+    ['a CR LF', 'dp_first-half\r\nsecond_half']
+  ])('masks a key with %s as a whole and each part', (_label, key) => {
+    const { error, masked } = refuse(withValid({ 'api-key': key }))
+    expectRefusal(error, 'api-key', [key, 'dp_first-half', 'second_half'])
+    expect(masked).toEqual(expect.arrayContaining([key, 'dp_first-half', 'second_half']))
+  })
+
+  it('masks a valid key', () => {
+    const { masked } = parse(VALID)
+    expect(masked).toEqual([KEY])
+  })
+
+  it('masks nothing when no secret is given', () => {
+    const { masked } = parse({ 'bot-id': BOT_ID, 'dry-run': 'true', 'server-count': '5' })
+    expect(masked).toEqual([])
+  })
+})
+
+describe('parseSettings accepts', () => {
+  it('the minimal stats inputs with the action defaults', () => {
+    const { settings } = parse(VALID)
+    expect(settings).toEqual({
+      mode: 'stats',
+      botId: BOT_ID,
+      apiKey: KEY,
+      commandCount: 12,
+      serverCount: undefined,
+      baseUrl: 'https://api.discord.place',
+      dryRun: false,
+      cooldownCheck: true
+    })
+  })
+
+  it.each([
+    ['17 digits', '12345678901234567'],
+    ['18 digits', BOT_ID],
+    ['20 digits', '12345678901234567890'],
+    ['surrounded by whitespace (trimmed by the reader)', `  ${BOT_ID}\n`]
+  ])('a bot-id of %s', (_label, raw) => {
+    expect(parse(withValid({ 'bot-id': raw })).settings.botId).toBe(raw.trim())
+  })
+
+  it.each([
+    ['command-count', '0', 0],
+    ['command-count', '1000', 1000],
+    ['server-count', '0', 0],
+    ['server-count', '1260', 1260],
+    ['server-count', '10000000', 10_000_000]
+  ])('%s %s as the integer %d', (input, raw, value) => {
+    const { settings } = parse({ 'bot-id': BOT_ID, 'api-key': KEY, [input]: raw })
+    const got = input === 'command-count' ? settings.commandCount : settings.serverCount
+    expect(got).toBe(value)
+    expect(Number.isInteger(got)).toBe(true)
+  })
+
+  it('both counts at once', () => {
+    const { settings } = parse(withValid({ 'command-count': '14', 'server-count': '1260' }))
+    expect([settings.commandCount, settings.serverCount]).toEqual([14, 1260])
+  })
+
+  it.each([
+    ['the default', 'https://api.discord.place', 'https://api.discord.place'],
+    ['a trailing slash', 'https://api.discord.place/', 'https://api.discord.place'],
+    ['a path prefix with a trailing slash', 'https://x.example/api/', 'https://x.example/api'],
+    ['a deeper path prefix', 'https://x.example/a/b', 'https://x.example/a/b'],
+    ['an https port', 'https://x.example:8443/api', 'https://x.example:8443/api'],
+    ['http to 127.0.0.1 with a port', 'http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http to another 127/8 address', 'http://127.1.2.3:9', 'http://127.1.2.3:9'],
+    ['http to localhost', 'http://localhost', 'http://localhost'],
+    ['http to localhost with a path', 'http://localhost:3000/v1/', 'http://localhost:3000/v1'],
+    ['http to [::1]', 'http://[::1]:9', 'http://[::1]:9']
+  ])('a base-url with %s', (_label, raw, normalized) => {
+    expect(parse(withValid({ 'base-url': raw })).settings.baseUrl).toBe(normalized)
+  })
+
+  it.each([
+    ['true', true],
+    ['True', true],
+    ['TRUE', true],
+    ['false', false],
+    ['False', false],
+    ['FALSE', false]
+  ])('the boolean %s', (raw, value) => {
+    expect(parse(withValid({ 'dry-run': raw })).settings.dryRun).toBe(value)
+    expect(parse(withValid({ 'cooldown-check': raw })).settings.cooldownCheck).toBe(value)
+  })
+
+  it.each(['false', 'False', 'FALSE'])('count-subcommands and fail-if-not-voted set to %s', raw => {
+    expect(() => parse(withValid({ 'count-subcommands': raw, 'fail-if-not-voted': raw }))).not.toThrow()
+  })
+
+  it.each(['true', 'True', 'TRUE'])('a dry run (%s) without an api-key', raw => {
+    const { settings, masked } = parse({ 'bot-id': BOT_ID, 'dry-run': raw, 'server-count': '1260' })
+    expect(settings.dryRun).toBe(true)
+    expect(settings.apiKey).toBeUndefined()
+    expect(masked).toEqual([])
+  })
+
+  it('a dry run with an api-key keeps the key', () => {
+    const { settings } = parse(withValid({ 'dry-run': 'true' }))
+    expect(settings.apiKey).toBe(KEY)
+  })
+
+  it('a key made of any printable ASCII characters', () => {
+    const key = '!"#$%&\'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~'
+    expect(parse(withValid({ 'api-key': key })).settings.apiKey).toBe(key)
+  })
+
+  it('the discord-api-url default without complaint', () => {
+    expect(() => parse(withValid({ 'discord-api-url': 'https://discord.com/api/v10' }))).not.toThrow()
+  })
+})
+
+describe('the settings returned', () => {
+  it('are frozen', () => {
+    const { settings } = parse(VALID)
+    expect(Object.isFrozen(settings)).toBe(true)
+    expect(() => {
+      ;(settings as { botId: string }).botId = '999999999999999999'
+    }).toThrow(TypeError)
+    expect(settings.botId).toBe(BOT_ID)
+  })
+})
+
+describe('readSettings through @actions/core', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+    vi.restoreAllMocks()
+  })
+
+  function stubInputs(withBlock: Record<string, string>): void {
+    for (const [name, value] of inputs(withBlock)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value)
+  }
+
+  it('trims the inputs and masks the key with ::add-mask:: before anything else is written', () => {
+    const written: string[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    stubInputs({ 'bot-id': `  ${BOT_ID}  `, 'api-key': ` ${KEY}\n`, 'server-count': ' 1260 ' })
+    const settings = readSettings()
+    expect(settings.botId).toBe(BOT_ID)
+    expect(settings.apiKey).toBe(KEY)
+    expect(settings.serverCount).toBe(1260)
+    expect(written[0]).toContain(`::add-mask::${KEY}`)
+  })
+
+  it('masks the key even when an input is refused', () => {
+    const written: string[] = []
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    stubInputs({ 'bot-id': '42', 'api-key': KEY, 'server-count': '1260' })
+    expect(() => readSettings()).toThrow(/'bot-id'/)
+    expect(written.join('')).toContain(`::add-mask::${KEY}`)
+  })
+})

