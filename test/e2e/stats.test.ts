@@ -233,3 +233,65 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(errorLines(result)[0]).toMatch(/may have reached the service, so it was not sent again/)
   })
 })
+
+describe('answers the live service and the original description leave open', () => {
+  const node = NODES[1]!.path
+
+  it.each([
+    ['204 No Content', { kind: 'answer', status: 204, body: '' }],
+    ['201 with a text body', { kind: 'answer', status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }]
+  ] as const)('takes any 2xx as success: %s', async (_, fault) => {
+    const service = await start()
+    service.inject('stats', fault)
+    const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url } })
+    expect(result.code).toBe(0)
+    expect(result.outputs).toMatchObject({ result: 'updated', status: String(fault.status) })
+  })
+
+  it('sets next-update-at from a rate-limit 429 with retry_after, and does not retry', async () => {
+    const service = await start()
+    service.inject('stats', {
+      kind: 'answer',
+      status: 429,
+      headers: { 'Content-Type': 'application/json', 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '120' },
+      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 120 })
+    })
+    const before = Date.now()
+    const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url } })
+    expect(result.code).toBe(0)
+    expect(service.received('stats')).toHaveLength(1)
+    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    const next = Date.parse(result.outputs['next-update-at']!)
+    expect(next).toBeGreaterThanOrEqual(before + 120_000)
+    expect(next).toBeLessThanOrEqual(Date.now() + 120_000)
+  })
+
+  it('quotes the service on a 500 and says the problem is on its side', async () => {
+    const service = await start()
+    service.inject('stats', {
+      kind: 'answer',
+      status: 500,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ success: false, error: 'Could not fetch server count.', status: 500 })
+    })
+    const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'server-count': '1204', 'base-url': service.url } })
+    expectCleanFailure(result)
+    expect(errorLines(result)[0]).toMatch(/500 with "Could not fetch server count\.".*on its side/)
+    expect(service.received('stats')).toHaveLength(1)
+    expect(result.outputs).toMatchObject({ result: 'failed', status: '500' })
+  })
+
+  it('escapes HTML in the service error text in the summary', async () => {
+    const service = await start()
+    service.inject('stats', {
+      kind: 'answer',
+      status: 400,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ success: false, error: '<img src=x onerror=alert(1)> | *bold*', status: 400 })
+    })
+    const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url } })
+    expectCleanFailure(result)
+    expect(result.summary).not.toContain('<img')
+    expect(result.summary).toContain('&lt;img src=x onerror=alert\\(1\\)&gt; \\| \\*bold\\*')
+  })
+})
