@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
-import { announce, writeOutputs, writeSummary, type RunState } from './report.js'
+import { announce, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
 import { updateStats } from './service/stats.js'
 import { readSettings } from './settings.js'
 
@@ -16,7 +16,8 @@ export async function run(): Promise<void> {
   const state: RunState = {}
   try {
     const settings = (state.settings = readSettings())
-    const counts = (state.counts = resolveCounts(settings))
+    const counts = (state.counts = await resolveCounts(settings, { timeoutMs: REQUEST_TIMEOUT_MS, log: line => core.info(line) }))
+    reportCounts(counts)
 
     const outcome = (state.outcome = await updateStats(
       {

@@ -27,6 +27,17 @@ export function writeOutputs(state: RunState): void {
   if (outcome?.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
 }
 
+/** Logs each count with its source, and the warnings met while resolving them. */
+export function reportCounts(counts: Counts): void {
+  for (const [label, count] of [
+    ['Command count', counts.command],
+    ['Server count', counts.server]
+  ] as const) {
+    if (count !== undefined) core.info(`${label}: ${count.value} (${count.source})`)
+  }
+  for (const warning of counts.warnings) core.warning(warning)
+}
+
 /** The log line or annotation that says how a successful run ended. */
 export function announce(outcome: StatsOutcome): void {
   const next = outcome.nextUpdateAt?.toISOString()

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import { ActionError, InputError } from './errors.js'
 
@@ -11,6 +12,14 @@ export interface Settings {
   readonly apiKey: string | undefined
   readonly commandCount: number | undefined
   readonly serverCount: number | undefined
+  /** The commands-file input as given (for messages) and resolved against the workspace. */
+  readonly commandsFile: { readonly given: string; readonly path: string } | undefined
+  readonly countSubcommands: boolean
+  readonly discordToken: string | undefined
+  /** Discord's API base address without a trailing slash. */
+  readonly discordApiUrl: string
+  /** Reads a manifest from the repository when the workspace has no checkout. */
+  readonly github: GitHubContext
   /** The service's base address without a trailing slash; may carry a path prefix. */
   readonly baseUrl: string
   readonly dryRun: boolean
@@ -23,6 +32,15 @@ export const SERVER_COUNT_MAX = 10_000_000
 
 export const DEFAULT_BASE_URL = 'https://api.discord.place'
 
+/** Where the workflow runs: what a manifest fallback needs to read the repository. */
+export interface GitHubContext {
+  readonly token: string | undefined
+  readonly workspace: string
+  /** `owner/name` and the commit of the run, when known. */
+  readonly repository: string | undefined
+  readonly sha: string | undefined
+}
+
 /** Reads one input by name, trimmed; `''` when unset. */
 export type InputReader = (name: string) => string
 
@@ -31,17 +49,22 @@ export type InputReader = (name: string) => string
  * The only caller of `core.getInput` in the action.
  */
 export function readSettings(): Settings {
-  return parseSettings(name => core.getInput(name), core.setSecret)
+  return parseSettings(name => core.getInput(name), core.setSecret, process.env)
 }
 
 /**
  * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation,
  * so that no later message can print them. Throws an InputError for the first bad input.
  */
-export function parseSettings(get: InputReader, mask: (secret: string) => void): Settings {
+export function parseSettings(
+  get: InputReader,
+  mask: (secret: string) => void,
+  env: Readonly<Record<string, string | undefined>> = {}
+): Settings {
   const apiKey = get('api-key')
   const discordToken = get('discord-token')
-  for (const secret of [apiKey, discordToken]) maskSecret(secret, mask)
+  const githubToken = get('github-token')
+  for (const secret of [apiKey, discordToken, githubToken]) maskSecret(secret, mask)
 
   const mode = parseMode(get('mode'))
   const dryRun = parseBoolean('dry-run', get('dry-run'))
@@ -54,34 +77,51 @@ export function parseSettings(get: InputReader, mask: (secret: string) => void):
   const commandCount = parseCount('command-count', get('command-count'), COMMAND_COUNT_MAX)
   const serverCount = parseCount('server-count', get('server-count'), SERVER_COUNT_MAX)
 
-  // Inputs of the interface whose features are not in this version yet: refused by name
-  // rather than silently ignored, so a workflow never believes they took effect.
-  notYetSupported('commands-file', get('commands-file') !== '')
-  notYetSupported('discord-token', discordToken !== '')
+  const commandsFile = get('commands-file')
+  if (commandsFile !== '' && commandCount !== undefined) {
+    throw new InputError(
+      'commands-file',
+      "cannot be combined with 'command-count': both give the command count",
+      'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
+    )
+  }
+  const token = parseDiscordToken(discordToken)
+  const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
   notYetSupported('user-id', get('user-id') !== '')
   notYetSupported('fail-if-not-voted', failIfNotVoted)
-  if (countSubcommands) {
+  if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
       'count-subcommands',
       'is true, but it only applies to counts read from commands-file or discord-token',
-      'Remove count-subcommands, or set it to false.'
+      'Set commands-file or discord-token, or remove count-subcommands.'
     )
   }
 
-  if (commandCount === undefined && serverCount === undefined) {
+  if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
     throw new ActionError(
-      "Inputs 'command-count' and 'server-count' are both empty, so there is no count to send. " +
-        'Set at least one of them, for example command-count: 42.',
+      "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
+        'count to send. Set at least one of them, for example command-count: 42.',
       { input: 'command-count' }
     )
   }
 
+  const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
   return Object.freeze({
     mode,
     botId,
     apiKey: key,
     commandCount,
     serverCount,
+    commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: resolve(workspace, commandsFile) },
+    countSubcommands,
+    discordToken: token,
+    discordApiUrl,
+    github: Object.freeze({
+      token: githubToken === '' ? undefined : githubToken,
+      workspace,
+      repository: env['GITHUB_REPOSITORY'] || undefined,
+      sha: env['GITHUB_SHA'] || undefined
+    }),
     baseUrl,
     dryRun,
     cooldownCheck
@@ -115,9 +155,26 @@ function notYetSupported(input: string, given: boolean): void {
   if (!given) return
   throw new InputError(
     input,
-    'is set, but this version of the action does not support it yet',
-    'Remove it, and give the counts with command-count and server-count.'
+    'is set, but this version of the action does not support it yet (it belongs to vote-check mode)',
+    'Remove it.'
   )
+}
+
+/** A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. */
+function parseDiscordToken(token: string): string | undefined {
+  if (token === '') return undefined
+  if (/^Bot\s/i.test(token)) {
+    throw new InputError('discord-token', 'starts with "Bot "', 'Store only the token itself in the secret; the action adds the "Bot " prefix.')
+  }
+  const bad = [...token].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
+  if (bad >= 0) {
+    throw new InputError(
+      'discord-token',
+      `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`,
+      "Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line."
+    )
+  }
+  return token
 }
 
 /** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
@@ -188,29 +245,37 @@ function parseApiKey(key: string, dryRun: boolean): string | undefined {
 
 /** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */
 export function parseBaseUrl(raw: string): string {
-  const fix = `Use ${DEFAULT_BASE_URL} (the default) or the https address of a compatible service.`
-  if (raw === '') throw new InputError('base-url', 'is empty', fix)
+  return parseServiceUrl('base-url', raw, DEFAULT_BASE_URL)
+}
+
+/**
+ * An API base address that a secret will be sent to: absolute, https unless the host is
+ * loopback (a secret never crosses a network in clear text), no credentials, query or fragment.
+ */
+function parseServiceUrl(input: string, raw: string, standard: string): string {
+  const fix = `Use ${standard} (the default) or the https address of a compatible service.`
+  if (raw === '') throw new InputError(input, 'is empty', fix)
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw new InputError('base-url', `is not an absolute URL: ${show(raw)}`, fix)
+    throw new InputError(input, `is not an absolute URL: ${show(raw)}`, fix)
   }
   if (url.username !== '' || url.password !== '') {
-    throw new InputError('base-url', 'contains a user name or password', `Remove them; the API key is sent in a header. ${fix}`)
+    throw new InputError(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InputError('base-url', `uses ${show(url.protocol)}, not https`, fix)
+    throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new InputError(
-      'base-url',
-      `uses plain http to ${url.host}, which would send the API key unencrypted`,
+      input,
+      `uses plain http to ${url.host}, which would send a secret unencrypted`,
       'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.'
     )
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new InputError('base-url', 'has a query or fragment', 'Give only the scheme, host and optional path prefix.')
+    throw new InputError(input, 'has a query or fragment', 'Give only the scheme, host and optional path prefix.')
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
 }

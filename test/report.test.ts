@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { describe, expect, it } from 'vitest'
-import { resolveCounts } from '../src/counts/index.js'
+import type { Counts } from '../src/counts/index.js'
 import { escape, renderSummary, type RunState } from '../src/report.js'
 import type { StatsOutcome, RecordRead } from '../src/service/stats.js'
 import type { Settings } from '../src/settings.js'
@@ -15,6 +15,11 @@ function settings(baseUrl = 'https://api.discord.place', over: Partial<Settings>
     apiKey: KEY,
     commandCount: 14,
     serverCount: 1260,
+    commandsFile: undefined,
+    countSubcommands: false,
+    discordToken: undefined,
+    discordApiUrl: '',
+    github: { token: undefined, workspace: '/tmp', repository: undefined, sha: undefined },
     baseUrl,
     dryRun: false,
     cooldownCheck: true,
@@ -45,7 +50,12 @@ function outcome(fields: Partial<StatsOutcome> & Pick<StatsOutcome, 'result'>): 
 }
 
 function state(s: Settings, o: StatsOutcome, failure?: string): RunState {
-  return { settings: s, counts: resolveCounts(s), outcome: o, ...(failure === undefined ? {} : { failure }) }
+  const counts: Counts = {
+    command: s.commandCount === undefined ? undefined : { value: s.commandCount, source: 'input command-count' },
+    server: s.serverCount === undefined ? undefined : { value: s.serverCount, source: 'input server-count' },
+    warnings: []
+  }
+  return { settings: s, counts, outcome: o, ...(failure === undefined ? {} : { failure }) }
 }
 
 /** The summary as `core.summary` writes it to GITHUB_STEP_SUMMARY. */

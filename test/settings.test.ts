@@ -152,9 +152,20 @@ describe('parseSettings refuses', () => {
     ])
   )
 
+  const sources: Refusal[] = [
+    ['commands-file with command-count', withValid({ 'commands-file': 'commands.json' }), 'commands-file', /cannot be combined with 'command-count'/],
+    ['discord-token with the "Bot " prefix', withValid({ 'discord-token': 'Bot MTIz.discord-token.xyz' }), 'discord-token', /starts with "Bot "/],
+    ['discord-token with a line break', withValid({ 'discord-token': 'MTIz.discord\r\nX: y' }), 'discord-token', /whitespace/],
+    [
+      'discord-api-url over plain http to a remote host',
+      withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'http://discord.com/api/v10' }),
+      'discord-api-url',
+      /plain http/
+    ],
+    ['discord-api-url not absolute', withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'discord.com' }), 'discord-api-url', /absolute/]
+  ]
+
   const notYet: Refusal[] = [
-    ['commands-file', withValid({ 'commands-file': 'commands.json' }), 'commands-file', /support/],
-    ['discord-token', withValid({ 'discord-token': 'MTIz.discord-token.xyz' }), 'discord-token', /support/],
     ['user-id', withValid({ 'user-id': '987654321098765432' }), 'user-id', /support/],
     ['fail-if-not-voted=true', withValid({ 'fail-if-not-voted': 'true' }), 'fail-if-not-voted', /support/],
     ['count-subcommands=true', withValid({ 'count-subcommands': 'true' }), 'count-subcommands', /commands-file|discord-token|support/],
@@ -169,6 +180,7 @@ describe('parseSettings refuses', () => {
     ['base-url', baseUrls],
     ['mode', modes],
     ['booleans', booleans],
+    ['count sources', sources],
     ['inputs not supported yet', notYet]
   ])('%s', (_group, table) => {
     it.each(table)('%s', (_label, withBlock, input, problem) => {
@@ -205,10 +217,11 @@ describe('parseSettings masks the secrets before validating anything', () => {
     expect(masked).toContain(KEY)
   })
 
-  it('masks the discord-token even though it is refused as not supported yet', () => {
+  it('masks the discord-token and github-token even when another input is refused', () => {
     const token = 'MTIzNDU2Nzg5.GhIjKl.discord-token-value'
-    const { error, masked } = refuse(withValid({ 'discord-token': token }))
-    expectRefusal(error, 'discord-token', [KEY, token])
+    const { error, masked } = refuse(withValid({ 'discord-token': token, 'github-token': 'ghs_0123456789abcdef', mode: 'nope' }))
+    expectRefusal(error, 'mode', [KEY, token, 'ghs_0123456789abcdef'])
+    expect(masked).toContain('ghs_0123456789abcdef')
     expect(masked).toContain(token)
     expect(masked).toContain(KEY)
   })
@@ -244,10 +257,34 @@ describe('parseSettings accepts', () => {
       apiKey: KEY,
       commandCount: 12,
       serverCount: undefined,
+      commandsFile: undefined,
+      countSubcommands: false,
+      discordToken: undefined,
+      discordApiUrl: '',
+      github: { token: undefined, workspace: process.cwd(), repository: undefined, sha: undefined },
       baseUrl: 'https://api.discord.place',
       dryRun: false,
       cooldownCheck: true
     })
+  })
+
+  it('a commands-file resolved against the workspace, with the repository context', () => {
+    const map = inputs({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'build/commands.json', 'github-token': 'ghs_x' })
+    const env = { GITHUB_WORKSPACE: '/home/runner/work/bot/bot', GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: 'abc123' }
+    const settings = parseSettings(name => (map.get(name) ?? '').trim(), () => {}, env)
+    expect(settings.commandsFile).toEqual({ given: 'build/commands.json', path: '/home/runner/work/bot/bot/build/commands.json' })
+    expect(settings.github).toEqual({ token: 'ghs_x', workspace: '/home/runner/work/bot/bot', repository: 'example/bot', sha: 'abc123' })
+    expect(settings.commandCount).toBeUndefined()
+  })
+
+  it('a discord-token as the only source, with a loopback discord-api-url', () => {
+    const settings = parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'discord-token': 'MTIz.abc.def', 'discord-api-url': 'http://127.0.0.1:9/api/v10/' }).settings
+    expect(settings.discordToken).toBe('MTIz.abc.def')
+    expect(settings.discordApiUrl).toBe('http://127.0.0.1:9/api/v10')
+  })
+
+  it('count-subcommands with a commands-file', () => {
+    expect(parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'c.json', 'count-subcommands': 'true' }).settings.countSubcommands).toBe(true)
   })
 
   it.each([

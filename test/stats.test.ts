@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import type { HttpAnswer } from '../src/service/http.js'
+import { retryAfterMs, type HttpAnswer } from '../src/http.js'
 import {
   cooldownEnds,
   explainFailure,
   interpretRecord,
-  retryAfterMs,
   serviceMessage,
   type PublicRecord,
   type StatsBody

@@ -1,6 +1,6 @@
 import { ActionError, ServiceError } from '../errors.js'
 import { USER_AGENT } from '../version.js'
-import { NetworkError, send, type HttpAnswer } from './http.js'
+import { NetworkError, retryAfterMs, send, type HttpAnswer } from '../http.js'
 
 /** The service accepts one stats update per bot per 6 hours. */
 export const COOLDOWN_MS = 6 * 60 * 60 * 1000
@@ -206,15 +206,6 @@ export function cooldownEnds(record: PublicRecord): Date | undefined {
   const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
   if (times.length === 0) return undefined
   return new Date(Math.max(...times.map(d => d.getTime())) + COOLDOWN_MS)
-}
-
-/** The wait a 429 asks for: `retry_after` in the body, else `Retry-After`, else `RateLimit-Reset`. */
-export function retryAfterMs(answer: HttpAnswer): number | undefined {
-  const body = answer.json as { retry_after?: unknown } | undefined
-  const seconds = [body?.retry_after, answer.headers['retry-after'], answer.headers['ratelimit-reset']]
-    .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
-    .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
-  return seconds === undefined ? undefined : Math.ceil(seconds * 1000)
 }
 
 /** The service's `error` text when it sent one, else a short description of a non-JSON answer. */

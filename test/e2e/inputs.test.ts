@@ -3,7 +3,7 @@
  * names the input, before any request reaches the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NODES, findLeaks, runAction } from '../support/action.js'
+import { JOB_TOKEN, NODES, findLeaks, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
@@ -42,8 +42,13 @@ const REFUSALS: [string, Record<string, string>, string][] = [
   ['mode vote-check (not yet supported)', { mode: 'vote-check' }, 'mode'],
   ['dry-run not a boolean', { 'dry-run': 'yes' }, 'dry-run'],
   ['cooldown-check not a boolean', { 'cooldown-check': 'off' }, 'cooldown-check'],
-  ['commands-file (not yet supported)', { 'commands-file': 'commands.json' }, 'commands-file'],
-  ['discord-token (not yet supported)', { 'discord-token': 'discord-token-value' }, 'discord-token'],
+  ['commands-file together with command-count', { 'commands-file': 'commands.json' }, 'commands-file'],
+  ['discord-token with the "Bot " prefix', { 'discord-token': 'Bot MTIz.discord-token-value' }, 'discord-token'],
+  [
+    'discord-api-url over plain http to a remote host',
+    { 'discord-token': 'MTIz.discord-token-value', 'discord-api-url': 'http://discord.com/api/v10' },
+    'discord-api-url'
+  ],
   ['user-id in stats mode', { 'user-id': '223456789012345678' }, 'user-id'],
   ['count-subcommands without a source', { 'count-subcommands': 'true' }, 'count-subcommands']
 ]
@@ -63,7 +68,7 @@ describe.each(NODES)('refused inputs on $name', ({ path: node }) => {
     expect(service.requests.length).toBe(before)
     expect(result.outputs['result']).toBe('failed')
     expect(result.summary).toContain('**failed**')
-    const secrets = [inputs['api-key']!, inputs['discord-token'] ?? ''].flatMap(s => [s, ...s.split(/\s+/)])
+    const secrets = [inputs['api-key']!, inputs['discord-token'] ?? '', JOB_TOKEN].flatMap(s => [s, ...s.split(/\s+/)])
     expect(findLeaks(result, secrets.filter(s => s.length > 3))).toEqual([])
   })
 })

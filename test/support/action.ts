@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -51,8 +51,13 @@ export async function actionMetadata(): Promise<ActionMetadata> {
   return metadata
 }
 
+/** The job token the harness stands in for `${{ github.token }}`. */
+export const JOB_TOKEN = 'ghs_JobTokenForTests0123456789abcdef'
+
 export interface RunOptions {
   inputs: Record<string, string>
+  /** The workspace's files, by path relative to it. */
+  files?: Record<string, string>
   /** Extra environment, on top of what a runner sets. */
   env?: Record<string, string>
   node?: string
@@ -84,6 +89,8 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   if (unknown.length > 0) throw new Error(`inputs not declared in action.yml: ${unknown.join(', ')}`)
 
   const work = await mkdtemp(join(tmpdir(), 'action-run-'))
+  const workspace = join(work, 'workspace')
+  await mkdir(workspace)
   const outputFile = join(work, 'output')
   const summaryFile = join(work, 'summary')
   await writeFile(outputFile, '')
@@ -93,7 +100,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     HOME: work,
     CI: 'true',
     GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: work,
+    GITHUB_WORKSPACE: workspace,
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     GITHUB_REPOSITORY: 'example/bot',
@@ -102,8 +109,12 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     RUNNER_OS: 'Linux'
   }
   for (const [name, input] of Object.entries(meta.inputs)) {
-    const value = options.inputs[name] ?? input.default
+    const value = options.inputs[name] ?? input.default?.replace(/\$\{\{\s*github\.token\s*\}\}/g, JOB_TOKEN)
     if (value !== undefined) env[inputVariable(name)] = value
+  }
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    await mkdir(dirname(join(workspace, path)), { recursive: true })
+    await writeFile(join(workspace, path), content)
   }
   Object.assign(env, options.env)
 
@@ -111,7 +122,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   if (!existsSync(node)) throw new Error(`no Node binary at ${node}: run npm ci`)
   const started = performance.now()
   try {
-    const { code, stdout, stderr } = await spawnBundle(node, env, work, options.timeoutMs ?? 30_000)
+    const { code, stdout, stderr } = await spawnBundle(node, env, workspace, options.timeoutMs ?? 30_000)
     const durationMs = performance.now() - started
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')

@@ -10,8 +10,8 @@
  *   original description.
  * It records every request, so tests assert what the service received.
  */
-import * as http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type * as http from 'node:http'
+import { FakeServer, serviceError, type Answer, type Fault, type RecordedRequest as ServerRequest, type Router } from './server.js'
 
 export const SIX_HOURS = 6 * 60 * 60 * 1000
 
@@ -63,20 +63,8 @@ export interface EmulatorOptions {
   now?: () => number
 }
 
-export interface RecordedRequest {
-  method: string
-  path: string
-  route: RouteKind | 'other'
-  headers: http.IncomingHttpHeaders
-  body: string
-  status: number
-}
-
-/** A canned answer that replaces the emulator's own, once, for the next request to a route. */
-export type Fault =
-  | { kind: 'answer'; status: number; headers?: Record<string, string>; body: string }
-  | { kind: 'reset' }
-  | { kind: 'hang' }
+export type { Fault } from './server.js'
+export type RecordedRequest = ServerRequest<RouteKind>
 
 const DEFAULT_LIMITS: Record<RouteKind, RateLimit> = {
   stats: { limit: 100, windowMs: 60_000 },
@@ -85,17 +73,13 @@ const DEFAULT_LIMITS: Record<RouteKind, RateLimit> = {
 }
 
 export class ServiceEmulator {
-  readonly requests: RecordedRequest[] = []
   private readonly bots = new Map<string, BotState>()
-  private readonly faults = new Map<RouteKind, Fault[]>()
   private readonly windows = new Map<string, { start: number; count: number }>()
-  private readonly sockets = new Set<import('node:net').Socket>()
-  private readonly server: http.Server
+  private readonly server: FakeServer<RouteKind>
   private readonly prefix: string
   private readonly limits: Record<RouteKind, RateLimit>
   private readonly now: () => number
   private readonly voteStyle: 'json' | 'no-content'
-  url = ''
 
   private constructor(options: EmulatorOptions) {
     this.prefix = (options.prefix ?? '').replace(/\/+$/, '')
@@ -103,25 +87,37 @@ export class ServiceEmulator {
     this.now = options.now ?? Date.now
     this.voteStyle = options.voteStyle ?? 'json'
     for (const seed of options.bots ?? []) this.addBot(seed)
-    this.server = http.createServer((req, res) => this.handle(req, res))
-    this.server.on('connection', socket => {
-      this.sockets.add(socket)
-      socket.on('close', () => this.sockets.delete(socket))
-    })
+    this.server = new FakeServer<RouteKind>((method, path) => this.route(method, path))
   }
 
   /** Starts an emulator on 127.0.0.1 at a free port. */
   static async start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
     const emulator = new ServiceEmulator(options)
-    await new Promise<void>(resolve => emulator.server.listen(0, '127.0.0.1', resolve))
-    const { port } = emulator.server.address() as AddressInfo
-    emulator.url = `http://127.0.0.1:${port}${emulator.prefix}`
+    await emulator.server.listen(emulator.prefix)
     return emulator
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy()
-    await new Promise<void>(resolve => this.server.close(() => resolve()))
+  /** The service's base address, prefix included. */
+  get url(): string {
+    return this.server.url
+  }
+
+  get requests(): RecordedRequest[] {
+    return this.server.requests
+  }
+
+  close(): Promise<void> {
+    return this.server.close()
+  }
+
+  /** Queues a fault for the next request to a route. */
+  inject(route: RouteKind, fault: Fault): void {
+    this.server.inject(route, fault)
+  }
+
+  /** The requests to one route. */
+  received(route: RouteKind | 'other'): RecordedRequest[] {
+    return this.server.received(route)
   }
 
   addBot(seed: BotSeed): void {
@@ -148,58 +144,19 @@ export class ServiceEmulator {
     return bot
   }
 
-  /** Queues a fault for the next request to a route. */
-  inject(route: RouteKind, fault: Fault): void {
-    const queue = this.faults.get(route) ?? []
-    queue.push(fault)
-    this.faults.set(route, queue)
-  }
-
-  /** The requests to one route. */
-  received(route: RouteKind | 'other'): RecordedRequest[] {
-    return this.requests.filter(r => r.route === route)
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      const path = (req.url ?? '/').split('?')[0] ?? '/'
-      const { route, reply } = this.route(req.method ?? 'GET', path)
-      const entry: RecordedRequest = { method: req.method ?? '', path, route, headers: req.headers, body, status: 0 }
-      this.requests.push(entry)
-
-      const fault = route === 'other' ? undefined : this.faults.get(route)?.shift()
-      if (fault?.kind === 'hang') return
-      if (fault?.kind === 'reset') {
-        req.socket.destroy()
-        return
-      }
-      if (fault?.kind === 'answer') {
-        entry.status = fault.status
-        res.writeHead(fault.status, fault.headers ?? {}).end(fault.body)
-        return
-      }
-
-      const limited = route === 'other' ? undefined : this.rateLimit(route, res)
-      const answer = limited ?? reply(req, body)
-      entry.status = answer.status
-      const headers: Record<string, string> = { ...answer.headers }
-      if (answer.json !== undefined) headers['Content-Type'] = 'application/json; charset=utf-8'
-      res.writeHead(answer.status, headers).end(answer.json === undefined ? undefined : JSON.stringify(answer.json))
-    })
-  }
-
-  private route(method: string, fullPath: string): { route: RouteKind | 'other'; reply: Handler } {
+  private route(method: string, fullPath: string): ReturnType<Router<RouteKind>> {
     const path = fullPath.startsWith(this.prefix) ? fullPath.slice(this.prefix.length) : '\0'
     let m = /^\/bots\/([^/]+)\/stats$/.exec(path)
-    if (m && method === 'PATCH') return { route: 'stats', reply: (req, body) => this.updateStats(m![1]!, req, body) }
+    if (m && method === 'PATCH') return this.limited('stats', (req, body) => this.updateStats(m![1]!, req, body))
     m = /^\/bots\/([^/]+)\/voters\/([^/]+)$/.exec(path)
-    if (m && method === 'GET') return { route: 'votes', reply: req => this.voteStatus(m![1]!, m![2]!, req) }
+    if (m && method === 'GET') return this.limited('votes', req => this.voteStatus(m![1]!, m![2]!, req))
     m = /^\/bots\/([^/]+)$/.exec(path)
-    if (m && method === 'GET') return { route: 'record', reply: () => this.publicRecord(m![1]!) }
+    if (m && method === 'GET') return this.limited('record', () => this.publicRecord(m![1]!))
     return { route: 'other', reply: () => error(404, 'Not found.') }
+  }
+
+  private limited(route: RouteKind, handler: Handler): ReturnType<Router<RouteKind>> {
+    return { route, reply: (req, body, res) => this.rateLimit(route, res) ?? handler(req, body) }
   }
 
   /** Fixed-window limiter per route and bot path, with the `RateLimit-*` headers on every answer. */
@@ -318,17 +275,9 @@ export class ServiceEmulator {
   }
 }
 
-interface Answer {
-  status: number
-  headers?: Record<string, string>
-  json?: unknown
-}
-
 type Handler = (req: http.IncomingMessage, body: string) => Answer
 
-function error(status: number, message: string): Answer {
-  return { status, json: { success: false, error: message, status } }
-}
+const error = serviceError
 
 function isIntegerIn(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max

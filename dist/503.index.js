@@ -1,0 +1,248 @@
+export const id = 503;
+export const ids = [503];
+export const modules = {
+
+/***/ 160:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ countCommands)
+/* harmony export */ });
+/* unused harmony export MAX_COMMANDS */
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+
+/** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
+const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
+const SUB_COMMAND = 1;
+const SUB_COMMAND_GROUP = 2;
+/** The service's maximum command count. */
+const MAX_COMMANDS = 1_000;
+/**
+ * Counts application commands as the bot's listing should show them: each distinct
+ * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
+ * chat-input command. Throws an ActionError naming the first malformed element.
+ */
+function countCommands(list, countSubcommands) {
+    const seen = new Map();
+    let count = 0;
+    for (const { label, value } of list.entries) {
+        const command = checkCommand(value, label, list.origin);
+        const key = `${command.type}:${command.name}`;
+        const times = seen.get(key) ?? 0;
+        seen.set(key, times + 1);
+        if (times > 0)
+            continue;
+        count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
+    }
+    const warnings = [...seen]
+        .filter(([, times]) => times > 1)
+        .map(([key, times]) => {
+        const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
+        return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
+    });
+    if (count > MAX_COMMANDS) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+            `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+    }
+    return { count, warnings };
+}
+function checkCommand(value, label, origin) {
+    const where = `${origin}: ${label}`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
+    }
+    const fields = value;
+    if (!('name' in fields))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
+    if (typeof fields['name'] !== 'string' || fields['name'] === '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+    }
+    const name = fields['name'];
+    const type = fields['type'] ?? 1;
+    if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+    }
+    const options = fields['options'] ?? [];
+    if (!Array.isArray(options))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+    return { name, type, options };
+}
+/** Subcommands (type 1), directly or inside groups (type 2). */
+function leafSubcommands(options, label, origin) {
+    let leaves = 0;
+    options.forEach((option, i) => {
+        const type = optionType(option, `${label}.options[${i}]`, origin);
+        if (type === SUB_COMMAND)
+            leaves += 1;
+        if (type === SUB_COMMAND_GROUP) {
+            const inner = option.options ?? [];
+            if (!Array.isArray(inner))
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+            inner.forEach((sub, j) => {
+                if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
+                    leaves += 1;
+            });
+        }
+    });
+    return leaves;
+}
+function optionType(option, label, origin) {
+    const type = typeof option === 'object' && option !== null ? option.type : undefined;
+    if (typeof type !== 'number' || !Number.isInteger(type)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+    }
+    return type;
+}
+function kind(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+
+/***/ }),
+
+/***/ 7503:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   countManifest: () => (/* binding */ countManifest)
+/* harmony export */ });
+/* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries */
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(160);
+
+
+
+
+/** A manifest larger than this is not a command manifest. */
+const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
+/**
+ * Reads a command manifest and counts it. The file comes from the workspace; when a
+ * scheduled workflow has no checkout, from the repository at the run's commit.
+ */
+async function countManifest(plan) {
+    const origin = `Input 'commands-file' (${plan.given})`;
+    const local = await readLocal(plan.path, origin);
+    if (local !== undefined)
+        return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' };
+    const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.relative)(plan.workspace, plan.path);
+    const outside = inRepository.startsWith('..') || (0,node_path__WEBPACK_IMPORTED_MODULE_1__.isAbsolute)(inRepository);
+    const notFound = `${origin}: no file at ${plan.path}`;
+    const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
+    if (plan.fromRepository === undefined || outside) {
+        const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { input: 'commands-file' });
+    }
+    let text;
+    try {
+        text = await plan.fromRepository(inRepository.split('\\').join('/'));
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { input: 'commands-file' });
+    }
+    if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
+        throw tooLarge(origin);
+    return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' };
+}
+/** The file's text, or undefined when there is no such file. */
+async function readLocal(path, origin) {
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.open)(path, 'r');
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+            return undefined;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`, {
+            input: 'commands-file'
+        });
+    }
+    try {
+        const stats = await handle.stat();
+        if (stats.isDirectory())
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' });
+        if (stats.size > MAX_MANIFEST_BYTES)
+            throw tooLarge(origin);
+        return await handle.readFile('utf8');
+    }
+    catch (error) {
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ)
+            throw error;
+        const code = error.code;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}).`, { input: 'commands-file' });
+    }
+    finally {
+        await handle.close();
+    }
+}
+function tooLarge(origin) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`, {
+        input: 'commands-file'
+    });
+}
+/** Parses a manifest's text in any of the accepted shapes and counts its commands. */
+function countManifestText(text, origin, countSubcommands) {
+    return (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+}
+/**
+ * The accepted shapes, all seen in real projects: an array of command objects (what a
+ * deploy script sends to Discord, or a saved GET of the commands); an object with a
+ * `commands` array; an object keyed by command name whose values are command objects.
+ */
+function manifestEntries(json, origin) {
+    if (Array.isArray(json))
+        return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) };
+    if (typeof json === 'object' && json !== null) {
+        const fields = json;
+        if (Array.isArray(fields['commands'])) {
+            return { origin, entries: fields['commands'].map((value, i) => ({ label: `commands[${i}]`, value })) };
+        }
+        const values = Object.entries(fields);
+        if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
+            return {
+                origin,
+                // A keyed entry may leave its name to the key.
+                entries: values.map(([key, value]) => ({ label: `[${JSON.stringify(key)}]`, value: { name: key, ...value } }))
+            };
+        }
+    }
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+        'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.', { input: 'commands-file' });
+}
+/** JSON.parse with the failure located by line and column, whichever Node wrote the message. */
+function parseJson(text, origin) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const lineColumn = /line (\d+) column (\d+)/.exec(message);
+        const position = /position (\d+)/.exec(message);
+        let where = '';
+        if (lineColumn)
+            where = ` at line ${lineColumn[1]}, column ${lineColumn[2]}`;
+        else if (position)
+            where = ` at ${locate(text, Number(position[1]))}`;
+        else if (/end of JSON input/.test(message))
+            where = ` at ${locate(text, text.length)} (the file ends early)`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON${where}: ${message.split('\n')[0]?.slice(0, 120)}`, { input: 'commands-file' });
+    }
+}
+function locate(text, offset) {
+    const before = text.slice(0, offset).split('\n');
+    return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+
+/***/ })
+
+};

@@ -1,0 +1,111 @@
+import { ActionError } from '../errors.js'
+
+/** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
+const COMMAND_TYPES: Record<number, string> = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' }
+const SUB_COMMAND = 1
+const SUB_COMMAND_GROUP = 2
+
+/** The service's maximum command count. */
+export const MAX_COMMANDS = 1_000
+
+export interface CommandCount {
+  readonly count: number
+  /** Warnings for the log, e.g. duplicates that were counted once. */
+  readonly warnings: string[]
+}
+
+/** A list of command objects and the name to use for it in messages (`commands`, `commands.json`). */
+export interface CommandList {
+  readonly entries: { readonly label: string; readonly value: unknown }[]
+  readonly origin: string
+}
+
+/**
+ * Counts application commands as the bot's listing should show them: each distinct
+ * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
+ * chat-input command. Throws an ActionError naming the first malformed element.
+ */
+export function countCommands(list: CommandList, countSubcommands: boolean): CommandCount {
+  const seen = new Map<string, number>()
+  let count = 0
+  for (const { label, value } of list.entries) {
+    const command = checkCommand(value, label, list.origin)
+    const key = `${command.type}:${command.name}`
+    const times = seen.get(key) ?? 0
+    seen.set(key, times + 1)
+    if (times > 0) continue
+    count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1
+  }
+  const warnings = [...seen]
+    .filter(([, times]) => times > 1)
+    .map(([key, times]) => {
+      const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)]
+      return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`
+    })
+  if (count > MAX_COMMANDS) {
+    throw new ActionError(
+      `${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+        `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`
+    )
+  }
+  return { count, warnings }
+}
+
+interface CheckedCommand {
+  name: string
+  type: number
+  options: unknown[]
+}
+
+function checkCommand(value: unknown, label: string, origin: string): CheckedCommand {
+  const where = `${origin}: ${label}`
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ActionError(`${where} is ${kind(value)}; expected a command object with a "name".`)
+  }
+  const fields = value as Record<string, unknown>
+  if (!('name' in fields)) throw new ActionError(`${where} has no "name".`)
+  if (typeof fields['name'] !== 'string' || fields['name'] === '') {
+    throw new ActionError(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`)
+  }
+  const name = fields['name']
+  const type = fields['type'] ?? 1
+  if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
+    throw new ActionError(
+      `${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`
+    )
+  }
+  const options = fields['options'] ?? []
+  if (!Array.isArray(options)) throw new ActionError(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`)
+  return { name, type, options }
+}
+
+/** Subcommands (type 1), directly or inside groups (type 2). */
+function leafSubcommands(options: unknown[], label: string, origin: string): number {
+  let leaves = 0
+  options.forEach((option, i) => {
+    const type = optionType(option, `${label}.options[${i}]`, origin)
+    if (type === SUB_COMMAND) leaves += 1
+    if (type === SUB_COMMAND_GROUP) {
+      const inner = (option as { options?: unknown }).options ?? []
+      if (!Array.isArray(inner)) throw new ActionError(`${origin}: ${label}.options[${i}] has "options" that is not an array.`)
+      inner.forEach((sub, j) => {
+        if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND) leaves += 1
+      })
+    }
+  })
+  return leaves
+}
+
+function optionType(option: unknown, label: string, origin: string): number {
+  const type = typeof option === 'object' && option !== null ? (option as { type?: unknown }).type : undefined
+  if (typeof type !== 'number' || !Number.isInteger(type)) {
+    throw new ActionError(`${origin}: ${label} has no integer "type"; expected an application command option.`)
+  }
+  return type
+}
+
+function kind(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}

@@ -1,0 +1,119 @@
+import { ActionError } from '../errors.js'
+import { NetworkError, realPace, sendWithRetry, type HttpAnswer, type Pace, type RetryPolicy } from '../http.js'
+import { PROJECT_URL, ACTION_VERSION } from '../version.js'
+import { countCommands, type CommandCount } from './commands.js'
+
+export interface DiscordPlan {
+  /** Discord's API base address, without a trailing slash. */
+  readonly apiUrl: string
+  readonly token: string
+  readonly needServers: boolean
+  readonly needCommands: boolean
+  readonly countSubcommands: boolean
+  readonly timeoutMs: number
+}
+
+export interface DiscordCounts {
+  readonly servers: number | undefined
+  readonly commands: CommandCount | undefined
+}
+
+/**
+ * Discord's reads are retried on network errors, 5xx and 429 (waiting the `retry_after`
+ * Discord asks for, up to a minute), a few times at most.
+ */
+export const DISCORD_POLICY: RetryPolicy = {
+  attempts: 4,
+  retryStatuses: [429, 500, 502, 503, 504],
+  retryNetworkErrors: true,
+  baseDelayMs: 500,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 60_000
+}
+
+/**
+ * Reads what the listing needs from Discord: the server count from `/applications/@me`
+ * (`approximate_guild_count`, the figure the service checks server counts against), and
+ * the command count from the application's global commands. Only the calls needed.
+ */
+export async function readDiscordCounts(plan: DiscordPlan, pace: Pace = realPace): Promise<DiscordCounts> {
+  const application = await discordGet(plan, '/applications/@me', pace)
+  const app = (typeof application === 'object' && application !== null ? application : {}) as Record<string, unknown>
+  let servers: number | undefined
+  if (plan.needServers) {
+    const count = app['approximate_guild_count']
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+      throw new ActionError("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.")
+    }
+    servers = count
+  }
+  let commands: CommandCount | undefined
+  if (plan.needCommands) {
+    const id = app['id']
+    if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
+      throw new ActionError("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.")
+    }
+    const list = await discordGet(plan, `/applications/${id}/commands`, pace)
+    if (!Array.isArray(list)) throw new ActionError("Discord's list of global commands was not a JSON array.")
+    const origin = "Discord's global commands"
+    commands = countCommands({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands)
+  }
+  return { servers, commands }
+}
+
+async function discordGet(plan: DiscordPlan, path: string, pace: Pace): Promise<unknown> {
+  let answer: HttpAnswer
+  try {
+    answer = await sendWithRetry(
+      {
+        method: 'GET',
+        url: `${plan.apiUrl}${path}`,
+        headers: {
+          Authorization: `Bot ${plan.token}`,
+          Accept: 'application/json',
+          // The form Discord requires of bots' HTTP clients.
+          'User-Agent': `DiscordBot (${PROJECT_URL}, ${ACTION_VERSION})`
+        },
+        timeoutMs: plan.timeoutMs,
+        maxBodyBytes: 4 * 1024 * 1024
+      },
+      DISCORD_POLICY,
+      pace,
+      refuseBan
+    )
+  } catch (error) {
+    if (error instanceof NetworkError) throw new ActionError(`Could not read counts from Discord: ${error.message}.`, { cause: error })
+    throw error
+  }
+  if (answer.status === 200 && answer.json !== undefined) return answer.json
+  throw new ActionError(explainDiscordFailure(answer, path))
+}
+
+/**
+ * A 429 without Discord's rate-limit headers comes from Cloudflare, not from a rate limit:
+ * the runner's IP address is banned for a while, and retrying makes it longer.
+ */
+function refuseBan(answer: HttpAnswer): Error | undefined {
+  if (answer.status !== 429) return undefined
+  const limited = Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after')
+  if (limited) return undefined
+  return new ActionError(
+    "Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
+      'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
+      'counts as inputs for now.'
+  )
+}
+
+function explainDiscordFailure(answer: HttpAnswer, path: string): string {
+  const message = (answer.json as { message?: unknown } | undefined)?.message
+  const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${message.slice(0, 200)}")` : ''}`
+  if (answer.status === 401 || answer.status === 403) {
+    return (
+      `${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +
+      'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.'
+    )
+  }
+  if (answer.status === 429) return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
+  if (answer.status >= 500) return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`
+  return `${said}. Nothing was sent to the service; check discord-api-url.`
+}

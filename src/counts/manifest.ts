@@ -1,0 +1,141 @@
+import { open } from 'node:fs/promises'
+import { relative, isAbsolute } from 'node:path'
+import { ActionError } from '../errors.js'
+import { countCommands, type CommandCount, type CommandList } from './commands.js'
+
+/** A manifest larger than this is not a command manifest. */
+export const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
+
+export interface ManifestPlan {
+  /** The input as given, for messages, and the path resolved against the workspace. */
+  readonly given: string
+  readonly path: string
+  readonly countSubcommands: boolean
+  readonly workspace: string
+  /** Reads the file from the repository when it is not in the workspace; absent when that cannot be tried. */
+  readonly fromRepository?: (pathInRepository: string) => Promise<string>
+  /** Describes the repository fallback for messages, e.g. "example/bot at 0123abc". */
+  readonly repositoryLabel?: string
+}
+
+export interface ManifestCount extends CommandCount {
+  /** Where the manifest was read: the workspace, or the repository through the GitHub API. */
+  readonly readFrom: 'workspace' | 'repository'
+}
+
+/**
+ * Reads a command manifest and counts it. The file comes from the workspace; when a
+ * scheduled workflow has no checkout, from the repository at the run's commit.
+ */
+export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> {
+  const origin = `Input 'commands-file' (${plan.given})`
+  const local = await readLocal(plan.path, origin)
+  if (local !== undefined) return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' }
+
+  const inRepository = relative(plan.workspace, plan.path)
+  const outside = inRepository.startsWith('..') || isAbsolute(inRepository)
+  const notFound = `${origin}: no file at ${plan.path}`
+  const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
+  if (plan.fromRepository === undefined || outside) {
+    const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
+    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { input: 'commands-file' })
+  }
+  let text: string
+  try {
+    text = await plan.fromRepository(inRepository.split('\\').join('/'))
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new ActionError(
+      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
+      { input: 'commands-file' }
+    )
+  }
+  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw tooLarge(origin)
+  return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' }
+}
+
+/** The file's text, or undefined when there is no such file. */
+async function readLocal(path: string, origin: string): Promise<string | undefined> {
+  let handle
+  try {
+    handle = await open(path, 'r')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`, {
+      input: 'commands-file'
+    })
+  }
+  try {
+    const stats = await handle.stat()
+    if (stats.isDirectory()) throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' })
+    if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
+    return await handle.readFile('utf8')
+  } catch (error) {
+    if (error instanceof ActionError) throw error
+    const code = (error as NodeJS.ErrnoException).code
+    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}).`, { input: 'commands-file' })
+  } finally {
+    await handle.close()
+  }
+}
+
+function tooLarge(origin: string): ActionError {
+  return new ActionError(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`, {
+    input: 'commands-file'
+  })
+}
+
+/** Parses a manifest's text in any of the accepted shapes and counts its commands. */
+export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
+  return countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
+}
+
+/**
+ * The accepted shapes, all seen in real projects: an array of command objects (what a
+ * deploy script sends to Discord, or a saved GET of the commands); an object with a
+ * `commands` array; an object keyed by command name whose values are command objects.
+ */
+export function manifestEntries(json: unknown, origin: string): CommandList {
+  if (Array.isArray(json)) return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) }
+  if (typeof json === 'object' && json !== null) {
+    const fields = json as Record<string, unknown>
+    if (Array.isArray(fields['commands'])) {
+      return { origin, entries: fields['commands'].map((value, i) => ({ label: `commands[${i}]`, value })) }
+    }
+    const values = Object.entries(fields)
+    if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
+      return {
+        origin,
+        // A keyed entry may leave its name to the key.
+        entries: values.map(([key, value]) => ({ label: `[${JSON.stringify(key)}]`, value: { name: key, ...(value as object) } }))
+      }
+    }
+  }
+  throw new ActionError(
+    `${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+      'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.',
+    { input: 'commands-file' }
+  )
+}
+
+/** JSON.parse with the failure located by line and column, whichever Node wrote the message. */
+function parseJson(text: string, origin: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const lineColumn = /line (\d+) column (\d+)/.exec(message)
+    const position = /position (\d+)/.exec(message)
+    let where = ''
+    if (lineColumn) where = ` at line ${lineColumn[1]}, column ${lineColumn[2]}`
+    else if (position) where = ` at ${locate(text, Number(position[1]))}`
+    else if (/end of JSON input/.test(message)) where = ` at ${locate(text, text.length)} (the file ends early)`
+    throw new ActionError(`${origin} is not valid JSON${where}: ${message.split('\n')[0]?.slice(0, 120)}`, { input: 'commands-file' })
+  }
+}
+
+function locate(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n')
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`
+}

@@ -1,0 +1,110 @@
+/**
+ * The common ground of the loopback fakes (the service emulator, Discord's API, GitHub's
+ * contents API): a `node:http` server on 127.0.0.1 at a free port that records every
+ * request, and can replace its next answer on a route with a fault.
+ */
+import * as http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+
+export interface RecordedRequest<Route extends string = string> {
+  method: string
+  path: string
+  route: Route | 'other'
+  headers: http.IncomingHttpHeaders
+  body: string
+  status: number
+}
+
+/** A canned answer that replaces the server's own, once, for the next request to a route. */
+export type Fault =
+  | { kind: 'answer'; status: number; headers?: Record<string, string>; body: string }
+  | { kind: 'reset' }
+  | { kind: 'hang' }
+
+export interface Answer {
+  status: number
+  headers?: Record<string, string>
+  json?: unknown
+  /** A raw body, sent instead of `json`. */
+  text?: string
+}
+
+/** How a fake answers: which route a request is, and the answer to it. */
+export type Router<Route extends string> = (
+  method: string,
+  path: string
+) => { route: Route | 'other'; reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => Answer }
+
+export class FakeServer<Route extends string> {
+  readonly requests: RecordedRequest<Route>[] = []
+  url = ''
+  private readonly faults = new Map<string, Fault[]>()
+  private readonly sockets = new Set<Socket>()
+  private readonly server: http.Server
+
+  constructor(private readonly router: Router<Route>) {
+    this.server = http.createServer((req, res) => this.handle(req, res))
+    this.server.on('connection', socket => {
+      this.sockets.add(socket)
+      socket.on('close', () => this.sockets.delete(socket))
+    })
+  }
+
+  /** Listens on 127.0.0.1 at a free port; `url` is then `http://127.0.0.1:PORT` plus `path`. */
+  async listen(path = ''): Promise<void> {
+    await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))
+    const { port } = this.server.address() as AddressInfo
+    this.url = `http://127.0.0.1:${port}${path}`
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy()
+    await new Promise<void>(resolve => this.server.close(() => resolve()))
+  }
+
+  /** Queues a fault for the next request to a route. */
+  inject(route: Route, fault: Fault): void {
+    const queue = this.faults.get(route) ?? []
+    queue.push(fault)
+    this.faults.set(route, queue)
+  }
+
+  /** The requests to one route. */
+  received(route: Route | 'other'): RecordedRequest<Route>[] {
+    return this.requests.filter(r => r.route === route)
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      const path = (req.url ?? '/').split('?')[0] ?? '/'
+      const { route, reply } = this.router(req.method ?? 'GET', path)
+      const entry: RecordedRequest<Route> = { method: req.method ?? '', path, route, headers: req.headers, body, status: 0 }
+      this.requests.push(entry)
+
+      const fault = this.faults.get(route)?.shift()
+      if (fault?.kind === 'hang') return
+      if (fault?.kind === 'reset') {
+        req.socket.destroy()
+        return
+      }
+      const answer: Answer =
+        fault?.kind === 'answer' ? { status: fault.status, headers: fault.headers, text: fault.body } : reply(req, body, res)
+      entry.status = answer.status
+      const headers: Record<string, string> = { ...answer.headers }
+      let text = answer.text
+      if (answer.json !== undefined) {
+        headers['Content-Type'] ??= 'application/json; charset=utf-8'
+        text = JSON.stringify(answer.json)
+      }
+      res.writeHead(answer.status, headers).end(text)
+    })
+  }
+}
+
+/** The live service's error body. */
+export function serviceError(status: number, message: string): Answer {
+  return { status, json: { success: false, error: message, status } }
+}
