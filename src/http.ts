@@ -58,8 +58,9 @@ const CONNECT_ERRORS = new Set([
 
 // @actions/http-client picks the agent: direct, or tunnelled through HTTPS_PROXY /
 // HTTP_PROXY with NO_PROXY honoured, as self-hosted runners behind a proxy need. The
-// request itself is ours, so that the deadline and the body limit are real.
-const agents = new HttpClient(undefined, [], { keepAlive: false })
+// request itself is ours, so that the deadline and the body limit are real. One client
+// per protocol: a client keeps the first agent it made, whatever the protocol.
+const agents = { 'http:': new HttpClient(undefined, [], { keepAlive: false }), 'https:': new HttpClient(undefined, [], { keepAlive: false }) }
 
 /** Sends one request and reads its answer, bounded in time and size. */
 export function send(request: HttpRequest): Promise<HttpAnswer> {
@@ -79,7 +80,7 @@ export function send(request: HttpRequest): Promise<HttpAnswer> {
       clearTimeout(timer)
       reject(toNetworkError(error, url, connected, request.timeoutMs))
     }
-    const req = transport.request(url, { method: request.method, headers, agent: agents.getAgent(url.href) }, res => {
+    const req = transport.request(url, { method: request.method, headers, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'].getAgent(url.href) }, res => {
       const chunks: Buffer[] = []
       let kept = 0
       let truncated = false

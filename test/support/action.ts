@@ -61,6 +61,8 @@ export interface RunOptions {
   /** Extra environment, on top of what a runner sets. */
   env?: Record<string, string>
   node?: string
+  /** Another copy of the bundle to run instead of dist/index.js. */
+  bundle?: string
   timeoutMs?: number
 }
 
@@ -122,7 +124,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   if (!existsSync(node)) throw new Error(`no Node binary at ${node}: run npm ci`)
   const started = performance.now()
   try {
-    const { code, stdout, stderr } = await spawnBundle(node, env, workspace, options.timeoutMs ?? 30_000)
+    const { code, stdout, stderr } = await spawnBundle(node, options.bundle ?? BUNDLE, env, workspace, options.timeoutMs ?? 30_000)
     const durationMs = performance.now() - started
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')
@@ -134,12 +136,13 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
 
 function spawnBundle(
   node: string,
+  bundle: string,
   env: Record<string, string>,
   cwd: string,
   timeoutMs: number
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(node, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(node, [bundle], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

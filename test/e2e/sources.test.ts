@@ -1,0 +1,257 @@
+/**
+ * End to end: counts from a command manifest (in the workspace, or read from the
+ * repository through GitHub's API) and from Discord's API reach the PATCH body; their
+ * refusals happen before any request to the service.
+ */
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BUNDLE, JOB_TOKEN, NODES, ROOT, findLeaks, runAction, type RunOptions, type RunResult } from '../support/action.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { DiscordFake, GitHubFake } from '../support/fakes.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dp_sources-test-key_0a1b2c'
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_0123'
+const SHA = '0123456789abcdef0123456789abcdef01234567'
+
+const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fixtures/manifests', name), 'utf8')
+
+/** The fixtures and their counts: [file, commands, with count-subcommands]. */
+const MANIFESTS: [string, number, number][] = [
+  ['discordjs-v1.json', 5, 12],
+  ['discordjs-v2.json', 6, 8],
+  ['rest-body.json', 7, 7],
+  ['saved-get.json', 10, 12],
+  ['wrapped.json', 3, 3],
+  ['keyed.json', 3, 4],
+  ['duplicates.json', 4, 4]
+]
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map(close => close()))
+})
+
+let serviceUrl = ''
+async function service(): Promise<ServiceEmulator> {
+  const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, servers: 1204, realServerCount: 1250 }] })
+  closers.push(() => emulator.close())
+  serviceUrl = emulator.url
+  return emulator
+}
+
+async function discord(commands: unknown[] = [], guildCount = 1250): Promise<DiscordFake> {
+  const fake = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount, commands })
+  closers.push(() => fake.close())
+  return fake
+}
+
+async function run(node: string, inputs: Record<string, string>, extra: Partial<RunOptions> = {}): Promise<RunResult> {
+  const all: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'cooldown-check': 'false', 'base-url': serviceUrl, ...inputs }
+  const result = await runAction({ node, inputs: all, ...extra })
+  const secrets = [KEY, JOB_TOKEN, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])]
+  expect(findLeaks(result, secrets)).toEqual([])
+  return result
+}
+
+function errors(result: RunResult): string[] {
+  return result.commands.filter(c => c.command === 'error').map(c => c.message)
+}
+
+describe.each(NODES)('count sources on $name', ({ path: node }) => {
+  describe('commands-file', () => {
+    it.each(MANIFESTS)('%s counts %i commands, %i with count-subcommands', async (file, plain, withSubcommands) => {
+      const text = await fixture(file)
+      for (const [countSubcommands, expected] of [
+        ['false', plain],
+        ['true', withSubcommands]
+      ] as const) {
+        const api = await service()
+        const result = await run(
+          node,
+          { 'commands-file': `build/${file}`, 'count-subcommands': countSubcommands },
+          { files: { [`build/${file}`]: text } }
+        )
+        expect(result.code, result.stdout).toBe(0)
+        expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: expected }])
+        expect(result.outputs['command-count']).toBe(String(expected))
+        expect(result.log).toContain(`Command count: ${expected} (commands-file build/${file})`)
+        expect(result.summary).toContain(`commands-file build/${file}`)
+      }
+    })
+
+    it('warns about duplicates, naming them, and counts them once', async () => {
+      await service()
+      const result = await run(node, { 'commands-file': 'commands.json' }, { files: { 'commands.json': await fixture('duplicates.json') } })
+      const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/"ping" 2 times; it was counted once/)
+    })
+
+    it.each([
+      ['a missing file', {}, /no file at .*\/workspace\/commands\.json.*actions\/checkout.*contents: read/],
+      ['invalid JSON', { 'commands.json': '[\n  {"name": "ping"},\n  {"name": "help",}\n]' }, /not valid JSON at line 3, column 19/],
+      ['a command without a name', { 'commands.json': '{"commands": [{"name":"a"},{"name":"b"},{"name":"c"},{"description":"d"}]}' }, /commands\[3\] has no "name"/],
+      ['more than 1,000 commands', { 'commands.json': JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ name: `c${i}` }))) }, /1001 commands, more than the service's maximum of 1000/],
+      ['a directory', { 'commands.json/x': '' }, /is a directory/]
+    ])('refuses %s before any request to the service', async (_, files, message) => {
+      const api = await service()
+      const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
+      closers.push(() => github.close())
+      const result = await run(node, { 'commands-file': 'commands.json' }, { files, env: { GITHUB_API_URL: github.url } })
+      expect(result.code).toBe(1)
+      expect(errors(result)).toHaveLength(1)
+      expect(errors(result)[0]).toMatch(/^Input 'commands-file'/)
+      expect(errors(result)[0]).toMatch(message)
+      expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
+      expect(api.requests).toEqual([])
+    })
+
+    it('reads the manifest from the repository at the run commit when there is no checkout', async () => {
+      const api = await service()
+      const github = await GitHubFake.start({
+        repository: 'example/bot',
+        sha: SHA,
+        token: JOB_TOKEN,
+        files: { 'build/commands.json': await fixture('saved-get.json') }
+      })
+      closers.push(() => github.close())
+      const result = await run(node, { 'commands-file': './build/commands.json' }, { env: { GITHUB_API_URL: github.url } })
+      expect(result.code, result.stdout).toBe(0)
+      expect(github.requests).toHaveLength(1)
+      expect(decodeURIComponent(github.requests[0]!.path)).toBe('/repos/example/bot/contents/build/commands.json')
+      expect(github.requests[0]!.headers.authorization).toMatch(new RegExp(`^(token|Bearer) ${JOB_TOKEN}$`))
+      expect(api.received('stats').map(r => r.body)).toEqual(['{"command_count":10}'])
+      expect(result.log).toContain('Command count: 10 (commands-file ./build/commands.json (from the repository))')
+    })
+
+    it('says what was tried and how to fix it when the repository read fails too', async () => {
+      const api = await service()
+      const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: 'another-token', files: {} })
+      closers.push(() => github.close())
+      const result = await run(node, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
+      expect(result.code).toBe(1)
+      expect(errors(result)[0]).toMatch(/reading commands\.json from example\/bot at 0123456789ab through the GitHub API failed \(401: Bad credentials\)/)
+      expect(errors(result)[0]).toMatch(/actions\/checkout.*contents: read/)
+      expect(api.requests).toEqual([])
+    })
+  })
+
+  describe('discord-token', () => {
+    it('fills both counts from Discord, with the headers Discord requires', async () => {
+      const api = await service()
+      const fake = await discord(JSON.parse(await fixture('discordjs-v2.json')) as unknown[], 1262)
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+      expect(result.code, result.stdout).toBe(0)
+      expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me', `/api/v10/applications/${BOT}/commands`])
+      for (const request of fake.requests) {
+        expect(request.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`)
+        expect(request.headers['user-agent']).toMatch(/^DiscordBot \(https:\/\/\S+, \d+\.\d+\.\d+\)$/)
+      }
+      expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 6, server_count: 1262 }])
+      expect(result.log).toContain('Server count: 1262 (Discord (approximate_guild_count))')
+      expect(result.log).toContain('Command count: 6 (Discord (global commands))')
+    })
+
+    it('honours count-subcommands for Discord commands', async () => {
+      const api = await service()
+      const fake = await discord(JSON.parse(await fixture('discordjs-v1.json')) as unknown[])
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'server-count': '1250', 'count-subcommands': 'true' })
+      expect(result.code, result.stdout).toBe(0)
+      expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 12, server_count: 1250 }])
+    })
+
+    it.each([
+      ['command-count given: only the server count is read', { 'command-count': '9' }, ['/api/v10/applications/@me'], { command_count: 9, server_count: 1250 }],
+      ['both counts given: Discord is not asked', { 'command-count': '9', 'server-count': '1240' }, [], { command_count: 9, server_count: 1240 }]
+    ])('makes only the calls needed: %s', async (_, inputs, calls, body) => {
+      const api = await service()
+      const fake = await discord()
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, ...inputs })
+      expect(result.code, result.stdout).toBe(0)
+      expect(fake.requests.map(r => r.path)).toEqual(calls)
+      expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([body])
+    })
+
+    it('takes the command count from the manifest and the server count from Discord', async () => {
+      const api = await service()
+      const fake = await discord([{ name: 'only-on-discord' }])
+      const result = await run(
+        node,
+        { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'commands-file': 'commands.json' },
+        { files: { 'commands.json': await fixture('wrapped.json') } }
+      )
+      expect(result.code, result.stdout).toBe(0)
+      expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me'])
+      expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 3, server_count: 1250 }])
+    })
+
+    it('refuses an invalid token before any request to the service', async () => {
+      const api = await service()
+      const fake = await DiscordFake.start({ token: 'another-token', applicationId: BOT, guildCount: 1, commands: [] })
+      closers.push(() => fake.close())
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+      expect(result.code).toBe(1)
+      expect(errors(result)).toHaveLength(1)
+      expect(errors(result)[0]).toMatch(/Discord answered 401.*discord-token is invalid/)
+      expect(fake.requests).toHaveLength(1)
+      expect(api.requests).toEqual([])
+    })
+
+    it('waits the retry_after of a 429, then goes on', async () => {
+      const api = await service()
+      const fake = await discord()
+      fake.inject('application', DiscordFake.rateLimited(0.3))
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'command-count': '1' })
+      expect(result.code, result.stdout).toBe(0)
+      expect(fake.requests.map(r => r.status)).toEqual([429, 200])
+      expect(result.durationMs).toBeGreaterThanOrEqual(300)
+      expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 1, server_count: 1250 }])
+    })
+
+    it('retries a 503 and a dropped connection', async () => {
+      const api = await service()
+      const fake = await discord()
+      fake.inject('application', { kind: 'answer', status: 503, body: 'upstream connect error' })
+      fake.inject('application', { kind: 'reset' })
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'command-count': '1' })
+      expect(result.code, result.stdout).toBe(0)
+      expect(fake.requests).toHaveLength(3)
+      expect(api.received('stats')).toHaveLength(1)
+    })
+
+    it('stops at once on a 429 without rate-limit headers (an IP ban)', async () => {
+      const api = await service()
+      const fake = await discord()
+      fake.inject('application', DiscordFake.banned)
+      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'command-count': '1' })
+      expect(result.code).toBe(1)
+      expect(fake.requests).toHaveLength(1)
+      expect(errors(result)[0]).toMatch(/no rate-limit headers.*banned/)
+      expect(errors(result)[0]).not.toContain('<')
+      expect(api.requests).toEqual([])
+    })
+  })
+})
+
+describe('lazy loading', () => {
+  it('runs a stats update from inputs with none of the optional chunks present', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bundle-alone-'))
+    closers.push(() => rm(dir, { recursive: true, force: true }))
+    await copyFile(BUNDLE, join(dir, 'index.js'))
+    await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
+    const api = await service()
+    const result = await run(NODES[1]!.path, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(api.received('stats')).toHaveLength(1)
+
+    const withManifest = await run(
+      NODES[1]!.path,
+      { 'commands-file': 'commands.json' },
+      { bundle: join(dir, 'index.js'), files: { 'commands.json': '[]' } }
+    )
+    expect(withManifest.code).toBe(1) // the manifest chunk is needed, and missing here: the test can fail
+  })
+})
