@@ -196,6 +196,15 @@ describe('send: failures', () => {
     expect(ms).toBeLessThan(1_500)
   })
 
+  it('sends https after http in the same process (each protocol gets its own agent)', async () => {
+    const plain = await serve((_, res) => res.end('{}'))
+    expect((await send({ method: 'GET', url: plain, headers: {}, timeoutMs: 2_000 })).status).toBe(200)
+    const tls = (await closedPort()).replace('http:', 'https:')
+    const error = await send({ method: 'GET', url: tls, headers: {}, timeoutMs: 2_000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NetworkError)
+    expect((error as NetworkError).code).toBe('ECONNREFUSED')
+  })
+
   it('rejects with delivered=false when the connection is refused', async () => {
     const url = await closedPort()
     const { error } = await expectNetworkError(
