@@ -1,44 +1,75 @@
 import * as core from '@actions/core'
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
-import { announce, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
+import { announce, announceVotes, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
 import { updateStats } from './service/stats.js'
-import { readSettings } from './settings.js'
+import { checkVotes } from './service/votes.js'
+import { readSettings, type Settings } from './settings.js'
 
 /** Per request: connect, send and read the whole answer. */
 const REQUEST_TIMEOUT_MS = 30_000
+const log = (line: string): void => core.info(line)
 
 /**
- * The action: settings -> counts -> service -> report. The one place that decides whether
- * the step fails; the report is written whatever happens.
+ * The action: settings -> counts -> service -> report (or, in vote-check mode, settings ->
+ * votes -> report). The one place that decides whether the step fails; the report is
+ * written whatever happens.
  */
 export async function run(): Promise<void> {
   const state: RunState = {}
   try {
     const settings = (state.settings = readSettings())
-    const counts = (state.counts = await resolveCounts(settings, { timeoutMs: REQUEST_TIMEOUT_MS, log: line => core.info(line) }))
-    reportCounts(counts)
-
-    const outcome = (state.outcome = await updateStats(
-      {
-        baseUrl: settings.baseUrl,
-        botId: settings.botId,
-        apiKey: settings.apiKey,
-        body: { command_count: counts.command?.value, server_count: counts.server?.value },
-        dryRun: settings.dryRun,
-        cooldownCheck: settings.cooldownCheck,
-        timeoutMs: REQUEST_TIMEOUT_MS
-      },
-      { now: () => new Date(), log: line => core.info(line) }
-    ))
-    if (outcome.error !== undefined) throw outcome.error
-    announce(outcome)
+    if (settings.mode === 'vote-check') await voteCheck(settings, state)
+    else await stats(settings, state)
   } catch (error) {
     state.failure = failureMessage(error)
     core.setFailed(state.failure)
   } finally {
     writeOutputs(state)
     await writeSummary(state)
+  }
+}
+
+async function stats(settings: Settings, state: RunState): Promise<void> {
+  const counts = (state.counts = await resolveCounts(settings, { timeoutMs: REQUEST_TIMEOUT_MS, log }))
+  reportCounts(counts)
+  const outcome = (state.outcome = await updateStats(
+    {
+      baseUrl: settings.baseUrl,
+      botId: settings.botId,
+      apiKey: settings.apiKey,
+      body: { command_count: counts.command?.value, server_count: counts.server?.value },
+      dryRun: settings.dryRun,
+      cooldownCheck: settings.cooldownCheck,
+      timeoutMs: REQUEST_TIMEOUT_MS
+    },
+    { now: () => new Date(), log }
+  ))
+  if (outcome.error !== undefined) throw outcome.error
+  announce(outcome)
+}
+
+async function voteCheck(settings: Settings, state: RunState): Promise<void> {
+  if (settings.dryRun || settings.apiKey === undefined) {
+    log(`Dry run: would check the votes of ${settings.userIds.join(', ')}.`)
+    return
+  }
+  const outcome = (state.votes = await checkVotes(
+    {
+      baseUrl: settings.baseUrl,
+      botId: settings.botId,
+      apiKey: settings.apiKey,
+      userIds: settings.userIds,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      rateLimitWaitMs: settings.rateLimitWaitMs
+    },
+    { log }
+  ))
+  if (outcome.error !== undefined) throw outcome.error
+  announceVotes(outcome)
+  const missing = [...outcome.votes].filter(([, vote]) => !vote.voted).map(([id]) => id)
+  if (settings.failIfNotVoted && missing.length > 0) {
+    throw new ActionError(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`)
   }
 }
 

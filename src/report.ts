@@ -2,12 +2,14 @@ import * as core from '@actions/core'
 import type { Counts, ResolvedCount } from './counts/index.js'
 import { DEFAULT_BASE_URL, type Settings } from './settings.js'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
+import type { Vote, VoteOutcome } from './service/votes.js'
 
 /** What the run knows at its end, however far it got. */
 export interface RunState {
   settings?: Settings
   counts?: Counts
   outcome?: StatsOutcome
+  votes?: VoteOutcome
   /** The message of the failure that ends the step, if any. */
   failure?: string
 }
@@ -18,6 +20,7 @@ export interface RunState {
  * with `if: always()` can use it.
  */
 export function writeOutputs(state: RunState): void {
+  if (state.settings?.mode === 'vote-check') return writeVoteOutputs(state)
   const { counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : outcome?.result
   if (result !== undefined) core.setOutput('result', result)
@@ -25,6 +28,44 @@ export function writeOutputs(state: RunState): void {
   if (counts?.server !== undefined) core.setOutput('server-count', counts.server.value)
   if (outcome?.status !== undefined) core.setOutput('status', outcome.status)
   if (outcome?.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+}
+
+/**
+ * vote-check outputs. `result` and `voted` speak for every user only when every user was
+ * checked; otherwise the result is `failed` and `votes` holds the users that were.
+ */
+function writeVoteOutputs(state: RunState): void {
+  core.setOutput('result', voteResult(state))
+  const votes = state.votes
+  if (votes === undefined) return
+  if (votes.status !== undefined) core.setOutput('status', votes.status)
+  const all = [...votes.votes.values()]
+  if (votes.unchecked.length === 0 && all.length > 0) core.setOutput('voted', all.every(vote => vote.voted))
+  core.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
+  const only = all.length === 1 && votes.unchecked.length === 0 ? all[0] : undefined
+  if (only?.lastVote) core.setOutput('last-vote', only.lastVote.toISOString())
+}
+
+function voteResult(state: RunState): string {
+  const votes = state.votes
+  if (votes === undefined) return state.failure === undefined && state.settings?.dryRun ? 'dry-run' : 'failed'
+  if (votes.unchecked.length > 0 || votes.error !== undefined) return 'failed'
+  return [...votes.votes.values()].every(vote => vote.voted) ? 'voted' : 'not-voted'
+}
+
+function voteJson(vote: Vote): { voted: boolean; votes: number | null; last_vote: string | null } {
+  return { voted: vote.voted, votes: vote.votes, last_vote: vote.lastVote?.toISOString() ?? null }
+}
+
+/** One log line per user checked. */
+export function announceVotes(outcome: VoteOutcome): void {
+  for (const [id, vote] of outcome.votes) {
+    const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${vote.lastVote.toISOString()}` : '']
+      .filter(Boolean)
+      .join(', ')
+    core.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
+  }
+  if (outcome.rateLimited > 0) core.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
 }
 
 /** Logs each count with its source, and the warnings met while resolving them. */
@@ -92,17 +133,14 @@ const HEADLINES: Record<string, string> = {
 
 /** The summary as GitHub-flavoured Markdown. Every text from outside is escaped. */
 export function renderSummary(state: RunState): string {
+  if (state.settings?.mode === 'vote-check') return renderVoteSummary(state)
   const { settings, counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : (outcome?.result ?? 'failed')
   const lines: string[] = [`### Bot stats: ${HEADLINES[result]}`, '']
 
   const facts: [string, string][] = []
   if (settings !== undefined) {
-    const page =
-      settings.baseUrl === DEFAULT_BASE_URL
-        ? `[${settings.botId}](https://discord.place/bots/${settings.botId})`
-        : `\`${settings.botId}\``
-    facts.push(['Bot', page], ['Service', escape(settings.baseUrl)])
+    facts.push(['Bot', botLink(settings)], ['Service', escape(settings.baseUrl)])
   }
   if (outcome !== undefined) {
     facts.push(['Record read', recordLine(outcome)])
@@ -124,6 +162,30 @@ export function renderSummary(state: RunState): string {
   }
   if (state.failure !== undefined) lines.push(`> **Error:** ${escape(state.failure)}`, '')
   return lines.join('\n')
+}
+
+function renderVoteSummary(state: RunState): string {
+  const settings = state.settings!
+  const result = voteResult(state)
+  const lines = [`### Vote check: ${result}`, '', '| | |', '|---|---|']
+  lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${escape(settings.baseUrl)} |`, `| Result | **${result}** |`, '')
+  const votes = state.votes
+  if (votes !== undefined && (votes.votes.size > 0 || votes.unchecked.length > 0)) {
+    lines.push('| User | Voted in the last 24 hours | Votes | Last vote |', '|---|---|--:|---|')
+    for (const [id, vote] of votes.votes) {
+      lines.push(`| \`${id}\` | ${vote.voted ? 'yes' : 'no'} | ${vote.votes === null ? '' : number(vote.votes)} | ${vote.lastVote ? when(vote.lastVote) : ''} |`)
+    }
+    for (const id of votes.unchecked) lines.push(`| \`${id}\` | not checked | | |`)
+    lines.push('')
+  } else if (settings.dryRun) {
+    lines.push(`Dry run: ${settings.userIds.length} user(s) would be checked: ${settings.userIds.map(id => `\`${id}\``).join(', ')}.`, '')
+  }
+  if (state.failure !== undefined) lines.push(`> **Error:** ${escape(state.failure)}`, '')
+  return lines.join('\n')
+}
+
+function botLink(settings: Settings): string {
+  return settings.baseUrl === DEFAULT_BASE_URL ? `[${settings.botId}](https://discord.place/bots/${settings.botId})` : `\`${settings.botId}\``
 }
 
 function recordLine(outcome: StatsOutcome): string {

@@ -20,6 +20,11 @@ export interface Settings {
   readonly discordApiUrl: string
   /** Reads a manifest from the repository when the workspace has no checkout. */
   readonly github: GitHubContext
+  /** vote-check mode: the users to check, de-duplicated. */
+  readonly userIds: readonly string[]
+  readonly failIfNotVoted: boolean
+  /** vote-check mode: the longest total wait for the service's rate limit. */
+  readonly rateLimitWaitMs: number
   /** The service's base address without a trailing slash; may carry a path prefix. */
   readonly baseUrl: string
   readonly dryRun: boolean
@@ -69,14 +74,48 @@ export function parseSettings(
   const mode = parseMode(get('mode'))
   const dryRun = parseBoolean('dry-run', get('dry-run'))
   const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'))
-  const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'))
-  const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
   const botId = parseSnowflake('bot-id', get('bot-id'))
   const baseUrl = parseBaseUrl(get('base-url'))
   const key = parseApiKey(apiKey, dryRun)
+  const stats = mode === 'stats' ? parseStatsInputs(get, env) : refuseOtherMode(get, STATS_INPUTS, 'stats', NO_STATS)
+  const votes = mode === 'vote-check' ? parseVoteInputs(get) : refuseOtherMode(get, VOTE_INPUTS, 'vote-check', NO_VOTES)
+  return Object.freeze({ mode, botId, apiKey: key, baseUrl, dryRun, cooldownCheck, ...stats, ...votes })
+}
+
+type StatsInputs = Pick<Settings, 'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'>
+type VoteInputs = Pick<Settings, 'userIds' | 'failIfNotVoted' | 'rateLimitWaitMs'>
+
+/** Inputs that belong to one mode, and what each holds when it is unused. */
+const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands']
+const VOTE_INPUTS = ['user-id', 'fail-if-not-voted']
+const NO_STATS: StatsInputs = {
+  commandCount: undefined,
+  serverCount: undefined,
+  commandsFile: undefined,
+  countSubcommands: false,
+  discordToken: undefined,
+  discordApiUrl: '',
+  github: { token: undefined, workspace: '', repository: undefined, sha: undefined }
+}
+const NO_VOTES: VoteInputs = { userIds: [], failIfNotVoted: false, rateLimitWaitMs: 0 }
+
+/**
+ * An input of the other mode is most likely a mistake (a copied step, a wrong mode), so it
+ * is refused rather than ignored. Booleans count as set when true.
+ */
+function refuseOtherMode<T>(get: InputReader, inputs: string[], mode: Mode, unused: T): T {
+  for (const input of inputs) {
+    const value = get(input)
+    if (value === '' || value === 'false' || value === 'False' || value === 'FALSE') continue
+    throw new InputError(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`)
+  }
+  return unused
+}
+
+function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>): StatsInputs {
+  const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'))
   const commandCount = parseCount('command-count', get('command-count'), COMMAND_COUNT_MAX)
   const serverCount = parseCount('server-count', get('server-count'), SERVER_COUNT_MAX)
-
   const commandsFile = get('commands-file')
   if (commandsFile !== '' && commandCount !== undefined) {
     throw new InputError(
@@ -85,10 +124,8 @@ export function parseSettings(
       'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
     )
   }
-  const token = parseDiscordToken(discordToken)
+  const token = parseDiscordToken(get('discord-token'))
   const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
-  notYetSupported('user-id', get('user-id') !== '')
-  notYetSupported('fail-if-not-voted', failIfNotVoted)
   if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
       'count-subcommands',
@@ -96,7 +133,6 @@ export function parseSettings(
       'Set commands-file or discord-token, or remove count-subcommands.'
     )
   }
-
   if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
     throw new ActionError(
       "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
@@ -104,12 +140,9 @@ export function parseSettings(
       { input: 'command-count' }
     )
   }
-
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
-  return Object.freeze({
-    mode,
-    botId,
-    apiKey: key,
+  const githubToken = get('github-token')
+  return {
     commandCount,
     serverCount,
     commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: resolve(workspace, commandsFile) },
@@ -121,11 +154,41 @@ export function parseSettings(
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined
-    }),
-    baseUrl,
-    dryRun,
-    cooldownCheck
+    })
+  }
+}
+
+/** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
+export const MAX_USERS = 1_000
+export const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
+
+function parseVoteInputs(get: InputReader): VoteInputs {
+  const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
+  const userIds = parseUserIds(get('user-id'))
+  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS)
+  return { userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 }
+}
+
+/** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
+export function parseUserIds(raw: string): readonly string[] {
+  const ids = raw.split(/[\s,]+/).filter(id => id !== '')
+  if (ids.length === 0) {
+    throw new InputError('user-id', 'is empty, and mode: vote-check needs at least one user', 'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.')
+  }
+  ids.forEach((id, i) => {
+    if (!/^\d{17,20}$/.test(id)) {
+      throw new InputError(
+        'user-id',
+        `has ${show(id)} (entry ${i + 1}), which is not a Discord user ID of 17 to 20 digits`,
+        'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.'
+      )
+    }
   })
+  const unique = [...new Set(ids)]
+  if (unique.length > MAX_USERS) {
+    throw new InputError('user-id', `lists ${unique.length} users, more than the ${MAX_USERS} one run checks`, 'Split the users over several steps or runs.')
+  }
+  return Object.freeze(unique)
 }
 
 /**
@@ -141,23 +204,8 @@ function maskSecret(secret: string, mask: (secret: string) => void): void {
 
 function parseMode(raw: string): Mode {
   if (raw === 'stats') return 'stats'
-  if (raw === 'vote-check') {
-    throw new InputError(
-      'mode',
-      'is "vote-check", which this version of the action does not support yet',
-      'Use mode: stats.'
-    )
-  }
-  throw new InputError('mode', `must be "stats" or "vote-check", got ${show(raw)}`, 'Use mode: stats to update the counts.')
-}
-
-function notYetSupported(input: string, given: boolean): void {
-  if (!given) return
-  throw new InputError(
-    input,
-    'is set, but this version of the action does not support it yet (it belongs to vote-check mode)',
-    'Remove it.'
-  )
+  if (raw === 'vote-check') return 'vote-check'
+  throw new InputError('mode', `must be "stats" or "vote-check", got ${show(raw)}`, 'Use mode: stats to update the counts, or mode: vote-check to check votes.')
 }
 
 /** A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. */

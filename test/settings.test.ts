@@ -56,6 +56,9 @@ function expectRefusal(error: ActionError, input: string, secrets: string[] = [K
 
 type Refusal = [label: string, withBlock: Record<string, string>, input: string, problem: RegExp]
 
+/** A vote check that parses: a bot, a key and one user. */
+const VOTE: Record<string, string> = { 'bot-id': BOT_ID, 'api-key': KEY, mode: 'vote-check', 'user-id': '987654321098765432' }
+
 const withValid = (over: Record<string, string>): Record<string, string> => ({ ...VALID, ...over })
 
 describe('parseSettings refuses', () => {
@@ -142,11 +145,16 @@ describe('parseSettings refuses', () => {
     ['mode "stats,vote-check"', withValid({ mode: 'stats,vote-check' }), 'mode', /stats/]
   ]
 
-  const booleanInputs = ['dry-run', 'cooldown-check', 'count-subcommands', 'fail-if-not-voted']
-  const booleans: Refusal[] = booleanInputs.flatMap(input =>
+  const booleanInputs: [string, Record<string, string>][] = [
+    ['dry-run', VALID],
+    ['cooldown-check', VALID],
+    ['count-subcommands', VALID],
+    ['fail-if-not-voted', VOTE]
+  ]
+  const booleans: Refusal[] = booleanInputs.flatMap(([input, base]) =>
     ['yes', '1', 'on', 'tru', 'false!'].map((raw): Refusal => [
       `${input} ${JSON.stringify(raw)}`,
-      withValid({ [input]: raw }),
+      { ...base, [input]: raw },
       input,
       /true or false/
     ])
@@ -165,11 +173,27 @@ describe('parseSettings refuses', () => {
     ['discord-api-url not absolute', withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'discord.com' }), 'discord-api-url', /absolute/]
   ]
 
-  const notYet: Refusal[] = [
-    ['user-id', withValid({ 'user-id': '987654321098765432' }), 'user-id', /support/],
-    ['fail-if-not-voted=true', withValid({ 'fail-if-not-voted': 'true' }), 'fail-if-not-voted', /support/],
-    ['count-subcommands=true', withValid({ 'count-subcommands': 'true' }), 'count-subcommands', /commands-file|discord-token|support/],
-    ['mode=vote-check', withValid({ mode: 'vote-check' }), 'mode', /support/]
+  const otherMode: Refusal[] = [
+    ['user-id in stats mode', withValid({ 'user-id': '987654321098765432' }), 'user-id', /belongs to mode: vote-check/],
+    ['fail-if-not-voted=true in stats mode', withValid({ 'fail-if-not-voted': 'true' }), 'fail-if-not-voted', /belongs to mode: vote-check/],
+    ['count-subcommands=true without a source', withValid({ 'count-subcommands': 'true' }), 'count-subcommands', /commands-file or discord-token/],
+    ['command-count in vote-check mode', { ...VOTE, 'command-count': '3' }, 'command-count', /belongs to mode: stats/],
+    ['discord-token in vote-check mode', { ...VOTE, 'discord-token': 'MTIz.abc.def' }, 'discord-token', /belongs to mode: stats/],
+    ['commands-file in vote-check mode', { ...VOTE, 'commands-file': 'c.json' }, 'commands-file', /belongs to mode: stats/]
+  ]
+
+  const userIds: Refusal[] = [
+    ['user-id empty in vote-check mode', { ...VOTE, 'user-id': '' }, 'user-id', /is empty/],
+    ['user-id too short', { ...VOTE, 'user-id': '1234567890123456' }, 'user-id', /"1234567890123456" \(entry 1\)/],
+    ['the second user-id invalid', { ...VOTE, 'user-id': '987654321098765432, @someone' }, 'user-id', /"@someone" \(entry 2\)/],
+    [
+      'more than 1000 users',
+      { ...VOTE, 'user-id': Array.from({ length: 1001 }, (_, i) => String(100000000000000000n + BigInt(i))).join(',') },
+      'user-id',
+      /1001 users/
+    ],
+    ['rate-limit-wait not a number', { ...VOTE, 'rate-limit-wait': '5m' }, 'rate-limit-wait', /whole number/],
+    ['rate-limit-wait above an hour', { ...VOTE, 'rate-limit-wait': '3601' }, 'rate-limit-wait', /maximum of 3600/]
   ]
 
   describe.each([
@@ -181,7 +205,8 @@ describe('parseSettings refuses', () => {
     ['mode', modes],
     ['booleans', booleans],
     ['count sources', sources],
-    ['inputs not supported yet', notYet]
+    ['inputs of the other mode', otherMode],
+    ['vote-check inputs', userIds]
   ])('%s', (_group, table) => {
     it.each(table)('%s', (_label, withBlock, input, problem) => {
       const { error } = refuse(withBlock)
@@ -262,6 +287,9 @@ describe('parseSettings accepts', () => {
       discordToken: undefined,
       discordApiUrl: '',
       github: { token: undefined, workspace: process.cwd(), repository: undefined, sha: undefined },
+      userIds: [],
+      failIfNotVoted: false,
+      rateLimitWaitMs: 0,
       baseUrl: 'https://api.discord.place',
       dryRun: false,
       cooldownCheck: true
@@ -407,5 +435,26 @@ describe('readSettings through @actions/core', () => {
     stubInputs({ 'bot-id': '42', 'api-key': KEY, 'server-count': '1260' })
     expect(() => readSettings()).toThrow(/'bot-id'/)
     expect(written.join('')).toContain(`::add-mask::${KEY}`)
+  })
+})
+
+describe('parseSettings in vote-check mode', () => {
+  it.each([
+    ['one user', '987654321098765432', ['987654321098765432']],
+    ['commas', '987654321098765432,887654321098765432', ['987654321098765432', '887654321098765432']],
+    ['commas and spaces', '987654321098765432, 887654321098765432  787654321098765432', ['987654321098765432', '887654321098765432', '787654321098765432']],
+    ['newlines, as a YAML block gives them', '987654321098765432\n887654321098765432\n', ['987654321098765432', '887654321098765432']],
+    ['duplicates, dropped in order', '987654321098765432,887654321098765432,987654321098765432', ['987654321098765432', '887654321098765432']]
+  ])('reads user-id with %s', (_label, raw, expected) => {
+    expect(parse({ ...VOTE, 'user-id': raw }).settings.userIds).toEqual(expected)
+  })
+
+  it('takes fail-if-not-voted and rate-limit-wait (default 600 s)', () => {
+    expect(parse({ ...VOTE, 'fail-if-not-voted': 'true' }).settings).toMatchObject({ mode: 'vote-check', failIfNotVoted: true, rateLimitWaitMs: 600_000 })
+    expect(parse({ ...VOTE, 'rate-limit-wait': '0' }).settings.rateLimitWaitMs).toBe(0)
+  })
+
+  it('needs no count', () => {
+    expect(parse(VOTE).settings).toMatchObject({ commandCount: undefined, serverCount: undefined, commandsFile: undefined })
   })
 })

@@ -1,0 +1,200 @@
+import { ActionError } from '../errors.js'
+import { NetworkError, realPace, retryAfterMs, send, type HttpAnswer, type Pace } from '../http.js'
+import { USER_AGENT } from '../version.js'
+
+/** One user's vote, as the `votes` output reports it. */
+export interface Vote {
+  readonly voted: boolean
+  /** The user's vote count, when the service reports it. */
+  readonly votes: number | null
+  readonly lastVote: Date | null
+}
+
+export interface VotePlan {
+  readonly baseUrl: string
+  readonly botId: string
+  readonly apiKey: string
+  readonly userIds: readonly string[]
+  readonly timeoutMs: number
+  /** The longest time, in all, spent waiting for the service's rate limit. */
+  readonly rateLimitWaitMs: number
+  /** Checks in flight at once. */
+  readonly concurrency?: number
+}
+
+export interface VoteOutcome {
+  /** Answers by user ID, in the order of the input. */
+  readonly votes: ReadonlyMap<string, Vote>
+  /** HTTP status of the last answer. */
+  readonly status: number | undefined
+  /** Rate-limit answers (429) met on the way. */
+  readonly rateLimited: number
+  readonly error: ActionError | undefined
+  /** Users left unchecked when the run had to stop. */
+  readonly unchecked: readonly string[]
+}
+
+export interface VoteDeps {
+  readonly pace?: Pace
+  readonly now?: () => number
+  readonly log: (line: string) => void
+}
+
+/** Vote checks are reads: network errors and 5xx are retried, with backoff, this many times in all. */
+const ATTEMPTS = 3
+const BACKOFF_MS = 500
+const DEFAULT_CONCURRENCY = 6
+
+/**
+ * Checks each user's vote. Paced by the service's rate limit (the live service allows 100
+ * checks per 5 minutes per bot): the `RateLimit-Remaining`/`RateLimit-Reset` headers of
+ * every answer say when to hold back, so a 429 is rare; when one comes, its `Retry-After`
+ * or `retry_after` is waited out and the check retried. Waiting is bounded by
+ * `rateLimitWaitMs`; what is not checked by then is reported, not guessed.
+ */
+export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
+  const pace = deps.pace ?? realPace
+  const now = deps.now ?? Date.now
+  const limiter = new WindowPacer(now, plan.rateLimitWaitMs)
+  const votes = new Map<string, Vote>()
+  const queue = [...plan.userIds]
+  let status: number | undefined
+  let rateLimited = 0
+  let failure: ActionError | undefined
+
+  const worker = async (): Promise<void> => {
+    while (failure === undefined) {
+      const userId = queue.shift()
+      if (userId === undefined) return
+      try {
+        const answer = await checkOne(plan, userId, limiter, pace, () => (rateLimited += 1))
+        status = answer.status
+        votes.set(userId, readVote(answer, userId, plan))
+      } catch (error) {
+        failure ??= error instanceof ActionError ? error : new ActionError(String(error))
+        queue.unshift(userId)
+      }
+    }
+  }
+  const workers = Math.min(plan.concurrency ?? DEFAULT_CONCURRENCY, plan.userIds.length)
+  await Promise.all(Array.from({ length: workers }, worker))
+
+  const ordered = new Map(plan.userIds.filter(id => votes.has(id)).map(id => [id, votes.get(id)!]))
+  const unchecked = plan.userIds.filter(id => !votes.has(id))
+  if (failure !== undefined && unchecked.length > 0) {
+    deps.log(`Not checked: ${unchecked.join(', ')}`)
+  }
+  return { votes: ordered, status, rateLimited, error: failure, unchecked }
+}
+
+/** One user's check, with retries for 429, 5xx and network errors. */
+async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, pace: Pace, on429: () => void): Promise<HttpAnswer> {
+  let failures = 0
+  for (;;) {
+    await limiter.acquire(pace)
+    let answer: HttpAnswer
+    try {
+      answer = await send({
+        method: 'GET',
+        url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`,
+        headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT },
+        timeoutMs: plan.timeoutMs
+      })
+    } catch (error) {
+      if (!(error instanceof NetworkError)) throw error
+      if (++failures >= ATTEMPTS) throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${ATTEMPTS} tries).`)
+      await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
+      continue
+    }
+    limiter.observe(answer)
+    if (answer.status === 429) {
+      on429()
+      limiter.blockFor(retryAfterMs(answer) ?? 1_000)
+      continue
+    }
+    if (answer.status >= 500 && ++failures < ATTEMPTS) {
+      await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
+      continue
+    }
+    return answer
+  }
+}
+
+/** Reads one answer: 204 is "voted" (the original description), 200 JSON says it in `voted`. */
+export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan, 'botId'>): Vote {
+  if (answer.status === 204) return { voted: true, votes: null, lastVote: null }
+  const body = answer.json as { voted?: unknown; vote?: unknown; lastVote?: unknown; error?: unknown } | undefined
+  if (answer.status === 200 && typeof body?.voted === 'boolean') {
+    const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null
+    const lastVote = typeof body.lastVote === 'number' && Number.isFinite(body.lastVote) ? new Date(body.lastVote) : null
+    return { voted: body.voted, votes, lastVote }
+  }
+  const said = typeof body?.error === 'string' ? ` with "${body.error.slice(0, 200)}"` : ''
+  const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`
+  switch (answer.status) {
+    case 200:
+      throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
+    case 401:
+      throw new ActionError(`${prefix} The API key was refused: the api-key secret is wrong or outdated; copy the current key from the bot's manage page on discord.place.`)
+    case 404:
+      throw new ActionError(`${prefix} The service lists no bot with ID ${plan.botId}: check bot-id.`)
+    case 410:
+      throw new ActionError(`${prefix} The API key was revoked; generate a new one on the bot's manage page on discord.place.`)
+    default:
+      throw new ActionError(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`)
+  }
+}
+
+/**
+ * Shares the service's rate-limit window between concurrent checks: spends the remaining
+ * requests the headers announce, then holds every check until the window resets.
+ */
+export class WindowPacer {
+  private remaining: number | undefined
+  private resumeAt = 0
+  private waited = 0
+
+  constructor(
+    private readonly now: () => number,
+    private readonly maxWaitMs: number
+  ) {}
+
+  /** Waits, if the window is spent, and takes one request from it. */
+  async acquire(pace: Pace): Promise<void> {
+    for (;;) {
+      const wait = this.resumeAt - this.now()
+      if (wait > 0) {
+        if (this.waited + wait > this.maxWaitMs) {
+          throw new ActionError(
+            `The service's rate limit would need a wait of ${Math.ceil(wait / 1000)} s more, beyond the ` +
+              `rate-limit-wait of ${Math.round(this.maxWaitMs / 1000)} s.`
+          )
+        }
+        this.waited += wait
+        await pace.sleep(wait)
+        continue
+      }
+      if (this.remaining === undefined || this.remaining > 0) {
+        if (this.remaining !== undefined) this.remaining -= 1
+        return
+      }
+      // Spent, and the reset time passed: the next answer will tell the new window.
+      this.remaining = undefined
+    }
+  }
+
+  /** Learns the window from an answer's `RateLimit-Remaining` and `RateLimit-Reset` (seconds). */
+  observe(answer: HttpAnswer): void {
+    const remaining = Number(answer.headers['ratelimit-remaining'])
+    const reset = Number(answer.headers['ratelimit-reset'])
+    if (!Number.isFinite(remaining) || answer.headers['ratelimit-remaining'] === undefined) return
+    this.remaining = Math.min(this.remaining ?? remaining, remaining)
+    if (remaining <= 0 && Number.isFinite(reset)) this.resumeAt = Math.max(this.resumeAt, this.now() + reset * 1000)
+  }
+
+  /** Holds every check for a wait the service asked for. */
+  blockFor(ms: number): void {
+    this.remaining = 0
+    this.resumeAt = Math.max(this.resumeAt, this.now() + ms)
+  }
+}
