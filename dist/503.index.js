@@ -110,7 +110,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   countManifest: () => (/* binding */ countManifest)
 /* harmony export */ });
-/* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries */
+/* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries, jsonErrorOffset */
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6760);
@@ -218,28 +218,110 @@ function manifestEntries(json, origin) {
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.', { input: 'commands-file' });
 }
-/** JSON.parse with the failure located by line and column, whichever Node wrote the message. */
+/** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
 function parseJson(text, origin) {
     try {
         return JSON.parse(text);
     }
     catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        const lineColumn = /line (\d+) column (\d+)/.exec(message);
-        const position = /position (\d+)/.exec(message);
-        let where = '';
-        if (lineColumn)
-            where = ` at line ${lineColumn[1]}, column ${lineColumn[2]}`;
-        else if (position)
-            where = ` at ${locate(text, Number(position[1]))}`;
-        else if (/end of JSON input/.test(message))
-            where = ` at ${locate(text, text.length)} (the file ends early)`;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON${where}: ${message.split('\n')[0]?.slice(0, 120)}`, { input: 'commands-file' });
+        const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
+        const offset = jsonErrorOffset(text);
+        const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, { input: 'commands-file' });
     }
 }
 function locate(text, offset) {
     const before = text.slice(0, offset).split('\n');
     return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+/**
+ * The offset of the first character that makes `text` invalid JSON (RFC 8259), or its
+ * length when it ends early. Only called after JSON.parse failed.
+ */
+function jsonErrorOffset(text) {
+    let at = 0;
+    const fail = () => {
+        throw at;
+    };
+    const space = () => {
+        while (at < text.length && ' \t\n\r'.includes(text[at]))
+            at++;
+    };
+    const expect = (char) => {
+        if (text[at] !== char)
+            fail();
+        at++;
+    };
+    const string = () => {
+        expect('"');
+        while (text[at] !== '"') {
+            const char = text[at];
+            if (char === undefined || char < ' ')
+                fail();
+            if (char === '\\') {
+                at++;
+                if (text[at] === 'u') {
+                    if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 1, at + 5)))
+                        fail();
+                    at += 4;
+                }
+                else if (!'"\\/bfnrt'.includes(text[at] ?? 'x'))
+                    fail();
+            }
+            at++;
+        }
+        at++;
+    };
+    const value = () => {
+        space();
+        const char = text[at];
+        if (char === '{' || char === '[') {
+            const close = char === '{' ? '}' : ']';
+            at++;
+            space();
+            if (text[at] === close)
+                return void at++;
+            for (;;) {
+                if (close === '}') {
+                    space();
+                    string();
+                    space();
+                    expect(':');
+                }
+                value();
+                space();
+                if (text[at] === ',') {
+                    at++;
+                    continue;
+                }
+                return expect(close);
+            }
+        }
+        if (char === '"')
+            return string();
+        const word = ['true', 'false', 'null'].find(w => w[0] === char);
+        if (word !== undefined) {
+            for (const letter of word)
+                expect(letter);
+            return;
+        }
+        const literal = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at));
+        if (literal === null)
+            fail();
+        at += literal[0].length;
+    };
+    try {
+        value();
+        space();
+        if (at < text.length)
+            fail();
+    }
+    catch (offset) {
+        if (typeof offset === 'number')
+            return Math.min(offset, text.length);
+        throw offset;
+    }
+    return text.length;
 }
 
 
