@@ -101,15 +101,15 @@ async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, pa
         timeoutMs: plan.timeoutMs
       })
     } catch (error) {
+      limiter.settle(undefined)
       if (!(error instanceof NetworkError)) throw error
       if (++failures >= ATTEMPTS) throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${ATTEMPTS} tries).`)
       await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
       continue
     }
-    limiter.observe(answer)
+    limiter.settle(answer)
     if (answer.status === 429) {
       on429()
-      limiter.blockFor(retryAfterMs(answer) ?? 1_000)
       continue
     }
     if (answer.status >= 500 && ++failures < ATTEMPTS) {
@@ -146,23 +146,33 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
 }
 
 /**
- * Shares the service's rate-limit window between concurrent checks: spends the remaining
- * requests the headers announce, then holds every check until the window resets.
+ * Shares the service's rate-limit window between concurrent checks. It spends only what
+ * the `RateLimit-Remaining` header announces, less the checks still in flight (they may
+ * not be counted in it yet), then holds every check until `RateLimit-Reset`. While the
+ * window is unknown (at the start, after a reset) one check goes alone to learn it.
  */
 export class WindowPacer {
   private remaining: number | undefined
-  private resumeAt = 0
+  private windowEndsAt = 0
+  private inFlight = 0
   private waited = 0
+  /** Checks waiting for an answer in flight to tell them the window. */
+  private waiting: (() => void)[] = []
 
   constructor(
     private readonly now: () => number,
     private readonly maxWaitMs: number
   ) {}
 
-  /** Waits, if the window is spent, and takes one request from it. */
+  /** Waits until the window allows one more check, and takes it. */
   async acquire(pace: Pace): Promise<void> {
     for (;;) {
-      const wait = this.resumeAt - this.now()
+      if (this.remaining !== undefined && this.remaining > 0) {
+        this.remaining -= 1
+        break
+      }
+      if (this.remaining === undefined && this.inFlight === 0) break
+      const wait = this.remaining === 0 ? this.windowEndsAt - this.now() : 0
       if (wait > 0) {
         if (this.waited + wait > this.maxWaitMs) {
           throw new ActionError(
@@ -172,29 +182,31 @@ export class WindowPacer {
         }
         this.waited += wait
         await pace.sleep(wait)
-        continue
+        this.remaining = undefined
+      } else if (this.remaining === 0 && this.inFlight === 0) {
+        this.remaining = undefined
+      } else {
+        // Another check is learning the window: wait for its answer.
+        await new Promise<void>(resolve => this.waiting.push(resolve))
       }
-      if (this.remaining === undefined || this.remaining > 0) {
-        if (this.remaining !== undefined) this.remaining -= 1
-        return
-      }
-      // Spent, and the reset time passed: the next answer will tell the new window.
-      this.remaining = undefined
     }
+    this.inFlight += 1
   }
 
-  /** Learns the window from an answer's `RateLimit-Remaining` and `RateLimit-Reset` (seconds). */
-  observe(answer: HttpAnswer): void {
-    const remaining = Number(answer.headers['ratelimit-remaining'])
-    const reset = Number(answer.headers['ratelimit-reset'])
-    if (!Number.isFinite(remaining) || answer.headers['ratelimit-remaining'] === undefined) return
-    this.remaining = Math.min(this.remaining ?? remaining, remaining)
-    if (remaining <= 0 && Number.isFinite(reset)) this.resumeAt = Math.max(this.resumeAt, this.now() + reset * 1000)
+  /** Ends a check taken with acquire(); learns the window from its answer, if one came. */
+  settle(answer: HttpAnswer | undefined): void {
+    this.inFlight -= 1
+    const remaining = Number(answer?.headers['ratelimit-remaining'] ?? Number.NaN)
+    const reset = Number(answer?.headers['ratelimit-reset'] ?? Number.NaN)
+    if (Number.isFinite(remaining)) this.remaining = Math.max(0, remaining - this.inFlight)
+    if (Number.isFinite(reset)) this.windowEndsAt = this.now() + reset * 1000
+    if (answer?.status === 429) this.blockFor(retryAfterMs(answer) ?? 1_000)
+    for (const wake of this.waiting.splice(0)) wake()
   }
 
   /** Holds every check for a wait the service asked for. */
   blockFor(ms: number): void {
     this.remaining = 0
-    this.resumeAt = Math.max(this.resumeAt, this.now() + ms)
+    this.windowEndsAt = Math.max(this.windowEndsAt, this.now() + ms)
   }
 }

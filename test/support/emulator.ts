@@ -58,7 +58,7 @@ export interface EmulatorOptions {
   /** A path the service is mounted under, e.g. `/api`. */
   prefix?: string
   rateLimits?: Partial<Record<RouteKind, RateLimit>>
-  /** Vote check style: the live service's 200 JSON (default) or the original 204/404. */
+  /** Vote check style: the live service's 200 JSON (default), or 204 for a vote as the original description has it. */
   voteStyle?: 'json' | 'no-content'
   now?: () => number
 }
@@ -270,7 +270,9 @@ export class ServiceEmulator {
     if (key !== bot.apiKey) return error(401, bot.revokedKeys.has(key) ? 'This API key has been revoked.' : 'Invalid API key.')
     const entry = bot.voters[userId]
     const voted = entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
-    if (this.voteStyle === 'no-content') return voted ? { status: 204 } : error(404, 'User has not voted.')
+    // The original description answers a vote with 204 and leaves "not voted" unsaid; the
+    // live service answers both with 200 JSON. The no-content style mixes the two.
+    if (this.voteStyle === 'no-content' && voted) return { status: 204 }
     return { status: 200, json: { voted, vote: entry?.vote ?? 0, lastVote: entry?.lastVote?.getTime() ?? null } }
   }
 }

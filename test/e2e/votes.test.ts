@@ -1,0 +1,168 @@
+/**
+ * End to end: vote-check mode of the bundled action against the service emulator, in both
+ * answer styles, with its failures, retries and rate-limit pacing.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { NODES, findLeaks, runAction, type RunResult } from '../support/action.js'
+import { ServiceEmulator, type EmulatorOptions } from '../support/emulator.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dp_vote-check-key_9z8y7x'
+const HOUR = 3_600_000
+const [ALICE, BOB, CAROL] = ['223456789012345678', '323456789012345678', '423456789012345678']
+
+let emulator: ServiceEmulator | undefined
+afterEach(async () => {
+  await emulator?.close()
+  emulator = undefined
+})
+
+async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
+  const now = Date.now()
+  emulator = await ServiceEmulator.start({
+    bots: [
+      {
+        id: BOT,
+        apiKey: KEY,
+        voters: {
+          [ALICE]: { vote: 3, lastVote: new Date(now - HOUR) },
+          [BOB]: { vote: 1, lastVote: new Date(now - 30 * HOUR) },
+          [CAROL]: { vote: 7, lastVote: new Date(now - 2 * HOUR) }
+        }
+      }
+    ],
+    ...options
+  })
+  return emulator
+}
+
+async function check(node: string, service: ServiceEmulator, inputs: Record<string, string>): Promise<RunResult> {
+  const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, mode: 'vote-check', 'base-url': service.url, ...inputs } })
+  expect(findLeaks(result, [KEY])).toEqual([])
+  expect(service.received('stats')).toEqual([])
+  expect(service.received('record')).toEqual([])
+  return result
+}
+
+function errors(result: RunResult): string[] {
+  return result.commands.filter(c => c.command === 'error').map(c => c.message)
+}
+
+const votes = (result: RunResult): unknown => JSON.parse(result.outputs['votes'] ?? 'null')
+
+describe.each(NODES)('vote check on $name', ({ path: node }) => {
+  it('reports mixed results from the live service style (200 JSON)', async () => {
+    const service = await start()
+    const result = await check(node, service, { 'user-id': `${ALICE}, ${BOB}\n${ALICE}` })
+    expect(result.code).toBe(0)
+    expect(service.received('votes').map(r => r.path)).toEqual([`/bots/${BOT}/voters/${ALICE}`, `/bots/${BOT}/voters/${BOB}`])
+    for (const request of service.received('votes')) expect(request.headers.authorization).toBe(KEY)
+    const lastVote = service.bot(BOT).voters[ALICE]!.lastVote!.toISOString()
+    expect(result.outputs).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(votes(result)).toEqual({
+      [ALICE]: { voted: true, votes: 3, last_vote: lastVote },
+      [BOB]: { voted: false, votes: 1, last_vote: service.bot(BOT).voters[BOB]!.lastVote!.toISOString() }
+    })
+    expect(result.outputs['last-vote']).toBeUndefined()
+    expect(result.summary).toMatch(new RegExp(`\\| \`${ALICE}\` \\| yes \\| 3 \\|`))
+    expect(result.summary).toMatch(new RegExp(`\\| \`${BOB}\` \\| no \\| 1 \\|`))
+  })
+
+  it('sets last-vote for a single user', async () => {
+    const service = await start()
+    const result = await check(node, service, { 'user-id': CAROL })
+    expect(result.code).toBe(0)
+    expect(result.outputs).toMatchObject({
+      result: 'voted',
+      voted: 'true',
+      'last-vote': service.bot(BOT).voters[CAROL]!.lastVote!.toISOString()
+    })
+  })
+
+  it('takes 204 No Content as voted (the original description)', async () => {
+    const service = await start({ voteStyle: 'no-content' })
+    const result = await check(node, service, { 'user-id': `${ALICE},${CAROL}` })
+    expect(result.code).toBe(0)
+    expect(service.received('votes').map(r => r.status)).toEqual([204, 204])
+    expect(result.outputs).toMatchObject({ result: 'voted', voted: 'true', status: '204' })
+    expect(votes(result)).toEqual({
+      [ALICE]: { voted: true, votes: null, last_vote: null },
+      [CAROL]: { voted: true, votes: null, last_vote: null }
+    })
+  })
+
+  it('fails with fail-if-not-voted, naming who has not voted, and still writes the outputs', async () => {
+    const service = await start()
+    const result = await check(node, service, { 'user-id': `${ALICE} ${BOB} 523456789012345678`, 'fail-if-not-voted': 'true' })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toHaveLength(1)
+    expect(errors(result)[0]).toContain(`${BOB}, 523456789012345678`)
+    expect(errors(result)[0]).not.toContain(ALICE)
+    expect(result.outputs).toMatchObject({ result: 'not-voted', voted: 'false' })
+  })
+
+  it.each([
+    ['an unknown bot (404)', { bots: [] }, undefined, /404 with "Bot not found\."/],
+    ['a wrong key (401)', { bots: [{ id: BOT, apiKey: 'other' }] }, undefined, /401 with "Invalid API key\.".*api-key secret/],
+    [
+      'a revoked key (410)',
+      {},
+      { kind: 'answer', status: 410, headers: { 'Content-Type': 'application/json' }, body: '{"success":false,"error":"Your API key has been revoked.","status":410}' },
+      /410.*new one/
+    ]
+  ] as const)('fails on %s, never reading it as "not voted"', async (_, options, fault, message) => {
+    const service = await start(options as EmulatorOptions)
+    if (fault) service.inject('votes', fault)
+    const result = await check(node, service, { 'user-id': ALICE })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toHaveLength(1)
+    expect(errors(result)[0]).toMatch(message)
+    expect(result.outputs['result']).toBe('failed')
+    expect(result.outputs['voted']).toBeUndefined()
+    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
+  })
+
+  it('retries a 503 and a 429 with Retry-After, then succeeds', async () => {
+    const service = await start()
+    service.inject('votes', { kind: 'answer', status: 503, body: 'Service Unavailable' })
+    service.inject('votes', {
+      kind: 'answer',
+      status: 429,
+      headers: { 'Content-Type': 'application/json', 'Retry-After': '1', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1' },
+      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 1 })
+    })
+    const result = await check(node, service, { 'user-id': ALICE })
+    expect(result.code, result.stdout).toBe(0)
+    expect(service.received('votes').map(r => r.status)).toEqual([503, 429, 200])
+    expect(result.durationMs).toBeGreaterThanOrEqual(1000)
+    expect(result.outputs).toMatchObject({ result: 'voted', voted: 'true' })
+  })
+})
+
+describe('vote check pacing', () => {
+  const node = NODES[1]!.path
+  const users = Array.from({ length: 25 }, (_, i) => String(500000000000000000n + BigInt(i)))
+
+  it('paces 25 checks through a limiter of 10 per second, with at most one 429 per window', async () => {
+    const service = await start({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
+    const result = await check(node, service, { 'user-id': users.join(',') })
+    expect(result.code, result.stdout).toBe(0)
+    const statuses = service.received('votes').map(r => r.status)
+    expect(statuses.filter(s => s === 200)).toHaveLength(25)
+    expect(statuses.filter(s => s === 429).length).toBeLessThanOrEqual(3)
+    expect(result.durationMs).toBeGreaterThanOrEqual(2_000) // three windows are needed
+    expect(Object.keys(votes(result) as object)).toEqual(users)
+  })
+
+  it('stops at rate-limit-wait and lists the users not checked', async () => {
+    const service = await start({ rateLimits: { votes: { limit: 5, windowMs: 60_000 } } })
+    const result = await check(node, service, { 'user-id': users.slice(0, 8).join(','), 'rate-limit-wait': '1' })
+    expect(result.code).toBe(1)
+    expect(errors(result)[0]).toMatch(/rate-limit-wait of 1 s/)
+    expect(result.outputs['result']).toBe('failed')
+    const checked = Object.keys(votes(result) as object)
+    expect(checked).toEqual(users.slice(0, 5))
+    expect(result.log.join('\n')).toContain(`Not checked: ${users.slice(5, 8).join(', ')}`)
+    expect(result.summary).toContain('not checked')
+  })
+})
