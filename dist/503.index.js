@@ -191,7 +191,11 @@ function tooLarge(origin) {
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
-    return (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+    const counted = (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+    if (counted.count > 0)
+        return counted;
+    // Valid, but most likely the wrong file or a build step that did not run.
+    return { ...counted, warnings: [...counted.warnings, `${origin} lists no commands, so a command count of 0 is sent.`] };
 }
 /**
  * The accepted shapes, all seen in real projects: an array of command objects (what a

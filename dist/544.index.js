@@ -202,7 +202,7 @@ function refuseBan(answer) {
 }
 function explainDiscordFailure(answer, path) {
     const message = answer.json?.message;
-    const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${message.slice(0, 200)}")` : ''}`;
+    const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${(0,_http_js__WEBPACK_IMPORTED_MODULE_1__/* .excerpt */ .Kb)(message)}")` : ''}`;
     if (answer.status === 401 || answer.status === 403) {
         return (`${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +
             'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.');

@@ -224,3 +224,9 @@ export function retryAfterMs(answer: HttpAnswer): number | undefined {
     .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
   return seconds === undefined ? undefined : Math.ceil(seconds * 1000)
 }
+
+/** Text from an answer, for a message: on one line, cut short. */
+export function excerpt(text: string, max = 200): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim()
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
+}

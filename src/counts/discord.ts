@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, realPace, sendWithRetry, type HttpAnswer, type Pace, type RetryPolicy } from '../http.js'
+import { NetworkError, excerpt, realPace, sendWithRetry, type HttpAnswer, type Pace, type RetryPolicy } from '../http.js'
 import { PROJECT_URL, ACTION_VERSION } from '../version.js'
 import { countCommands, type CommandCount } from './commands.js'
 
@@ -106,7 +106,7 @@ function refuseBan(answer: HttpAnswer): Error | undefined {
 
 function explainDiscordFailure(answer: HttpAnswer, path: string): string {
   const message = (answer.json as { message?: unknown } | undefined)?.message
-  const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${message.slice(0, 200)}")` : ''}`
+  const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${excerpt(message)}")` : ''}`
   if (answer.status === 401 || answer.status === 403) {
     return (
       `${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +

@@ -88,7 +88,10 @@ function tooLarge(origin: string): ActionError {
 
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
-  return countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
+  const counted = countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
+  if (counted.count > 0) return counted
+  // Valid, but most likely the wrong file or a build step that did not run.
+  return { ...counted, warnings: [...counted.warnings, `${origin} lists no commands, so a command count of 0 is sent.`] }
 }
 
 /**

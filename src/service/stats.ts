@@ -1,6 +1,6 @@
 import { ActionError, ServiceError } from '../errors.js'
 import { USER_AGENT } from '../version.js'
-import { NetworkError, retryAfterMs, send, type HttpAnswer } from '../http.js'
+import { NetworkError, excerpt, retryAfterMs, send, type HttpAnswer } from '../http.js'
 
 /** The service accepts one stats update per bot per 6 hours. */
 export const COOLDOWN_MS = 6 * 60 * 60 * 1000
@@ -211,7 +211,7 @@ export function cooldownEnds(record: PublicRecord): Date | undefined {
 /** The service's `error` text when it sent one, else a short description of a non-JSON answer. */
 export function serviceMessage(answer: HttpAnswer): string | undefined {
   const json = answer.json as { error?: unknown } | undefined
-  if (typeof json?.error === 'string' && json.error.trim() !== '') return clip(json.error.trim(), 300)
+  if (typeof json?.error === 'string' && json.error.trim() !== '') return excerpt(json.error, 300)
   if (answer.text.trim() === '' || answer.json !== undefined) return undefined
   const type = String(answer.headers['content-type'] ?? 'unknown type').split(';')[0]
   const size = answer.truncated ? 'a large body' : `${Buffer.byteLength(answer.text)} bytes`
@@ -267,9 +267,4 @@ function asDate(value: unknown): Date | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined
   const date = new Date(value)
   return Number.isNaN(date.getTime()) ? undefined : date
-}
-
-function clip(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, ' ')
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
 }

@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, realPace, retryAfterMs, send, type HttpAnswer, type Pace } from '../http.js'
+import { NetworkError, excerpt, realPace, retryAfterMs, send, type HttpAnswer, type Pace } from '../http.js'
 import { USER_AGENT } from '../version.js'
 
 /** One user's vote, as the `votes` output reports it. */
@@ -91,7 +91,7 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
 async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, pace: Pace, on429: () => void): Promise<HttpAnswer> {
   let failures = 0
   for (;;) {
-    await limiter.acquire(pace)
+    const ticket = await limiter.acquire(pace)
     let answer: HttpAnswer
     try {
       answer = await send({
@@ -101,13 +101,13 @@ async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, pa
         timeoutMs: plan.timeoutMs
       })
     } catch (error) {
-      limiter.settle(undefined)
+      limiter.settle(ticket, undefined)
       if (!(error instanceof NetworkError)) throw error
       if (++failures >= ATTEMPTS) throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${ATTEMPTS} tries).`)
       await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
       continue
     }
-    limiter.settle(answer)
+    limiter.settle(ticket, answer)
     if (answer.status === 429) {
       on429()
       continue
@@ -129,7 +129,7 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
     const lastVote = typeof body.lastVote === 'number' && Number.isFinite(body.lastVote) ? new Date(body.lastVote) : null
     return { voted: body.voted, votes, lastVote }
   }
-  const said = typeof body?.error === 'string' ? ` with "${body.error.slice(0, 200)}"` : ''
+  const said = typeof body?.error === 'string' ? ` with "${excerpt(body.error)}"` : ''
   const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`
   switch (answer.status) {
     case 200:
@@ -145,15 +145,31 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
   }
 }
 
+/** A check's place in a rate-limit window, from acquire() to settle(). */
+export interface Ticket {
+  readonly window: number
+  /** 1 for the window's first check of ours, 2 for the second, ... */
+  readonly seq: number
+}
+
 /**
- * Shares the service's rate-limit window between concurrent checks. It spends only what
- * the `RateLimit-Remaining` header announces, less the checks still in flight (they may
- * not be counted in it yet), then holds every check until `RateLimit-Reset`. While the
- * window is unknown (at the start, after a reset) one check goes alone to learn it.
+ * Shares the service's rate-limit window between concurrent checks. While a window is
+ * unknown (at the start, after a reset) one check goes alone; its answer's `RateLimit-Limit`
+ * and `RateLimit-Remaining` tell the window's size and what others already used of it. From
+ * then on the checks of ours in the window are counted here, exactly, rather than read
+ * back from headers that lag behind the checks in flight; the window is spent when the
+ * count (or a lower `RateLimit-Remaining`) says so, and every check waits for `RateLimit-Reset`.
  */
 export class WindowPacer {
-  private remaining: number | undefined
-  private windowEndsAt = 0
+  private window = 0
+  private limit: number | undefined
+  /** Checks others made in this window before ours. */
+  private used = 0
+  private sent = 0
+  /** The lowest `RateLimit-Remaining` an answer in this window gave. */
+  private lowest = Number.POSITIVE_INFINITY
+  /** When the current window ends; unknown (infinite) until an answer tells. */
+  private windowEndsAt = Number.POSITIVE_INFINITY
   private inFlight = 0
   private waited = 0
   /** Checks waiting for an answer in flight to tell them the window. */
@@ -164,15 +180,24 @@ export class WindowPacer {
     private readonly maxWaitMs: number
   ) {}
 
+  private get remaining(): number | undefined {
+    if (this.limit === undefined) return Number.isFinite(this.windowEndsAt) ? 0 : undefined
+    return Math.min(this.limit - this.used - this.sent, this.lowest)
+  }
+
   /** Waits until the window allows one more check, and takes it. */
-  async acquire(pace: Pace): Promise<void> {
+  async acquire(pace: Pace): Promise<Ticket> {
     for (;;) {
-      if (this.remaining !== undefined && this.remaining > 0) {
-        this.remaining -= 1
-        break
+      const remaining = this.remaining
+      if (remaining === undefined ? this.inFlight === 0 : remaining > 0) break
+      if (remaining === undefined) {
+        // Another check is learning the window: wait for its answer.
+        await new Promise<void>(resolve => this.waiting.push(resolve))
+        continue
       }
-      if (this.remaining === undefined && this.inFlight === 0) break
-      const wait = this.remaining === 0 ? this.windowEndsAt - this.now() : 0
+      // Spent. Without a reset time, look again in a second.
+      const end = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : this.now() + 1_000
+      const wait = end - this.now()
       if (wait > 0) {
         if (this.waited + wait > this.maxWaitMs) {
           throw new ActionError(
@@ -182,31 +207,51 @@ export class WindowPacer {
         }
         this.waited += wait
         await pace.sleep(wait)
-        this.remaining = undefined
-      } else if (this.remaining === 0 && this.inFlight === 0) {
-        this.remaining = undefined
-      } else {
-        // Another check is learning the window: wait for its answer.
-        await new Promise<void>(resolve => this.waiting.push(resolve))
       }
+      if (this.now() >= end) this.newWindow()
     }
+    this.sent += 1
     this.inFlight += 1
+    return { window: this.window, seq: this.sent }
   }
 
-  /** Ends a check taken with acquire(); learns the window from its answer, if one came. */
-  settle(answer: HttpAnswer | undefined): void {
+  /**
+   * Ends a check; learns the window from its answer, if one came. Answers from an earlier
+   * window only free their place. A reset in whole seconds is never early, so the
+   * earliest end any answer gives is the best.
+   */
+  settle(ticket: Ticket, answer: HttpAnswer | undefined): void {
     this.inFlight -= 1
-    const remaining = Number(answer?.headers['ratelimit-remaining'] ?? Number.NaN)
-    const reset = Number(answer?.headers['ratelimit-reset'] ?? Number.NaN)
-    if (Number.isFinite(remaining)) this.remaining = Math.max(0, remaining - this.inFlight)
-    if (Number.isFinite(reset)) this.windowEndsAt = this.now() + reset * 1000
-    if (answer?.status === 429) this.blockFor(retryAfterMs(answer) ?? 1_000)
+    if (answer !== undefined && ticket.window === this.window) {
+      const header = (name: string): number => Number(answer.headers[name] ?? Number.NaN)
+      const [limit, remaining, reset] = [header('ratelimit-limit'), header('ratelimit-remaining'), header('ratelimit-reset')]
+      if (this.limit === undefined) {
+        // Without rate-limit headers there is nothing to pace by: 429s are waited out instead.
+        const size = Number.isFinite(limit) ? limit : Number.isFinite(remaining) ? remaining + ticket.seq : Number.POSITIVE_INFINITY
+        this.limit = size
+        this.used = Number.isFinite(remaining) ? Math.max(0, size - remaining - ticket.seq) : 0
+      }
+      if (Number.isFinite(remaining)) this.lowest = Math.min(this.lowest, remaining)
+      if (Number.isFinite(reset)) this.windowEndsAt = Math.min(this.windowEndsAt, this.now() + reset * 1000)
+      if (answer.status === 429) this.blockFor(retryAfterMs(answer) ?? 1_000)
+    }
     for (const wake of this.waiting.splice(0)) wake()
   }
 
-  /** Holds every check for a wait the service asked for. */
+  /** Holds every check until a wait the service asked for has passed. */
   blockFor(ms: number): void {
-    this.remaining = 0
-    this.windowEndsAt = Math.max(this.windowEndsAt, this.now() + ms)
+    this.lowest = 0
+    this.limit ??= 0
+    const asked = this.now() + ms
+    this.windowEndsAt = Number.isFinite(this.windowEndsAt) ? Math.max(this.windowEndsAt, asked) : asked
+  }
+
+  private newWindow(): void {
+    this.window += 1
+    this.limit = undefined
+    this.used = 0
+    this.sent = 0
+    this.lowest = Number.POSITIVE_INFINITY
+    this.windowEndsAt = Number.POSITIVE_INFINITY
   }
 }

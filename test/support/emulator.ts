@@ -46,6 +46,13 @@ interface BotState {
   voters: Record<string, { vote: number; lastVote: Date | null }>
 }
 
+export interface RateWindow {
+  route: RouteKind
+  start: number
+  count: number
+  refused: number
+}
+
 export interface RateLimit {
   limit: number
   windowMs: number
@@ -74,7 +81,9 @@ const DEFAULT_LIMITS: Record<RouteKind, RateLimit> = {
 
 export class ServiceEmulator {
   private readonly bots = new Map<string, BotState>()
-  private readonly windows = new Map<string, { start: number; count: number }>()
+  private readonly windows = new Map<RouteKind, RateWindow>()
+  /** Every rate-limit window opened, with the requests it counted and the 429s it answered. */
+  readonly windowLog: RateWindow[] = []
   private readonly server: FakeServer<RouteKind>
   private readonly prefix: string
   private readonly limits: Record<RouteKind, RateLimit>
@@ -165,8 +174,9 @@ export class ServiceEmulator {
     const now = this.now()
     let window = this.windows.get(route)
     if (window === undefined || now - window.start >= windowMs) {
-      window = { start: now, count: 0 }
+      window = { route, start: now, count: 0, refused: 0 }
       this.windows.set(route, window)
+      this.windowLog.push(window)
     }
     window.count += 1
     const reset = Math.max(0, Math.ceil((window.start + windowMs - now) / 1000))
@@ -174,6 +184,7 @@ export class ServiceEmulator {
     res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)))
     res.setHeader('RateLimit-Reset', String(reset))
     if (window.count <= limit) return undefined
+    window.refused += 1
     return {
       status: 429,
       headers: { 'Retry-After': String(reset) },
