@@ -1,0 +1,932 @@
+/**
+ * vote-check mode, unit level: reading one answer (both answer styles of the service),
+ * the rate-limit window shared by concurrent checks, the checks themselves against a
+ * loopback node:http server, and the job summary of a vote check.
+ *
+ * Contract: issue 4, ../shared/spec/interface.md and the service's OpenAPI document
+ * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
+ */
+import * as fs from 'node:fs'
+import * as http from 'node:http'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import type { AddressInfo, Socket } from 'node:net'
+import * as core from '@actions/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ActionError } from '../src/errors.js'
+import type { HttpAnswer, Pace } from '../src/http.js'
+import { renderSummary, writeOutputs, type RunState } from '../src/report.js'
+import { checkVotes, readVote, WindowPacer, type Vote, type VoteOutcome, type VotePlan } from '../src/service/votes.js'
+import { parseSettings, type Settings } from '../src/settings.js'
+
+const BOT_ID = '123456789012345678'
+const KEY = 'dp_v0te-K3y.s3cr3t_42'
+/** 2023-09-10T11:30:00Z, the `lastVote` example of the OpenAPI document. */
+const LAST_VOTE_MS = 1694345400000
+const TOO_MANY = 'Too many requests, please try again later.'
+
+/** Distinct, valid user IDs (18 digits). */
+const user = (n: number): string => `9${String(n).padStart(17, '0')}`
+const users = (count: number): string[] => Array.from({ length: count }, (_, i) => user(i + 1))
+
+// ---------------------------------------------------------------------------------------
+// readVote
+// ---------------------------------------------------------------------------------------
+
+/** An answer as `send` returns it. */
+function answer(status: number, body: unknown = undefined, headers: Record<string, string> = {}): HttpAnswer {
+  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)
+  let json: unknown
+  try {
+    json = /^\s*[[{]/.test(text) ? (JSON.parse(text) as unknown) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status, headers, text, truncated: false, json }
+}
+
+const serviceError = (status: number, error: string): unknown => ({ success: false, error, status })
+
+function refusal(a: HttpAnswer, userId = user(7)): ActionError {
+  try {
+    const vote = readVote(a, userId, { botId: BOT_ID })
+    throw new Error(`expected an error, got a vote: ${JSON.stringify(vote)}`)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionError)
+    return error as ActionError
+  }
+}
+
+describe('readVote', () => {
+  const U = user(7)
+
+  it('reads 204 No Content as voted, with no count or time', () => {
+    expect(readVote(answer(204), U, { botId: BOT_ID })).toEqual({ voted: true, votes: null, lastVote: null })
+  })
+
+  it('reads 200 JSON with voted: true, its vote count and lastVote (epoch ms)', () => {
+    const vote = readVote(answer(200, { voted: true, vote: 3, lastVote: LAST_VOTE_MS }), U, { botId: BOT_ID })
+    expect(vote.voted).toBe(true)
+    expect(vote.votes).toBe(3)
+    expect(vote.lastVote).toBeInstanceOf(Date)
+    expect(vote.lastVote?.getTime()).toBe(LAST_VOTE_MS)
+    expect(vote.lastVote?.toISOString()).toBe('2023-09-10T11:30:00.000Z')
+  })
+
+  it('reads 200 JSON with voted: false as not voted', () => {
+    expect(readVote(answer(200, { voted: false, vote: 0, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+      voted: false,
+      votes: 0,
+      lastVote: null
+    })
+  })
+
+  it('refuses a 200 without a "voted" field', () => {
+    const error = refusal(answer(200, { vote: 3, lastVote: LAST_VOTE_MS }))
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('refuses a 200 with an HTML body (a wrong base-url), never reading it as "not voted"', () => {
+    const error = refusal(answer(200, '<!doctype html><html><body><h1>Welcome</h1></body></html>'))
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  const failures: [status: number, said: string, hint: RegExp | undefined][] = [
+    [401, 'Invalid API key.', /api-key/],
+    [404, 'Bot not found.', /bot-id/],
+    [410, 'This API key has been revoked.', /generat\w* a new/i],
+    [500, 'Internal server error.', undefined],
+    [403, 'Forbidden.', undefined],
+    [503, 'Service unavailable.', undefined]
+  ]
+
+  it.each(failures)('refuses %i with a one-line message naming the user and quoting the service', (status, said, hint) => {
+    const error = refusal(answer(status, serviceError(status, said)), U)
+    expect(error.message).toContain(U)
+    expect(error.message).toContain(said)
+    expect(error.message).toContain(String(status))
+    expect(error.message).not.toMatch(/[\r\n]/)
+    if (hint !== undefined) expect(error.message).toMatch(hint)
+  })
+
+  it.each([401, 404, 410, 500, 403])('refuses %i without a JSON body too', status => {
+    const error = refusal(answer(status, '<html>nope</html>'), U)
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('keeps a multi-line service error on one line', () => {
+    const error = refusal(answer(500, serviceError(500, 'first line\nsecond line')), U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// WindowPacer
+// ---------------------------------------------------------------------------------------
+
+/** A clock that only moves when the pacer sleeps (or the test advances it). */
+function fakeTime(): { now: () => number; pace: Pace; sleeps: number[]; advance: (ms: number) => void } {
+  let clock = 1_700_000_000_000
+  const sleeps: number[] = []
+  const pace: Pace = {
+    sleep: async ms => {
+      sleeps.push(ms)
+      clock += ms
+    },
+    random: () => 0.5
+  }
+  return { now: () => clock, pace, sleeps, advance: ms => (clock += ms) }
+}
+
+/** An answer carrying the service's rate-limit headers, as the live service sends them. */
+const limited = (remaining: number, reset?: number, limit = 10): HttpAnswer =>
+  answer(200, { voted: true, vote: 1, lastVote: null }, {
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(remaining),
+    ...(reset === undefined ? {} : { 'ratelimit-reset': String(reset) })
+  })
+
+/** An answer that says nothing about the rate limit. */
+const plain = (): HttpAnswer => answer(204)
+
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0)
+
+/** Lets pending promise callbacks and I/O callbacks run. */
+const settleDown = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
+
+/** Whether a promise has settled yet. */
+async function isDone(promise: Promise<unknown>): Promise<boolean> {
+  let done = false
+  promise.then(
+    () => (done = true),
+    () => (done = true)
+  )
+  await settleDown()
+  return done
+}
+
+describe('WindowPacer', () => {
+  it('lets checks through while the window is unknown', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    for (let i = 0; i < 10; i++) pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(t.sleeps).toEqual([])
+  })
+
+  it('spends exactly the announced remaining checks, then waits for RateLimit-Reset', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(2, 5))
+    // Two more go out at once (and are still in flight)...
+    const first = await pacer.acquire(t.pace)
+    const second = await pacer.acquire(t.pace)
+    expect(t.sleeps).toEqual([])
+    // ...and the third, counted locally, waits for the window to reset: 5 s.
+    const third = pacer.acquire(t.pace)
+    await settleDown()
+    expect(sum(t.sleeps)).toBe(5_000)
+    pacer.settle(first, undefined)
+    pacer.settle(second, undefined)
+    pacer.settle(await third, plain())
+    expect(sum(t.sleeps)).toBe(5_000)
+    expect(t.sleeps.length).toBeLessThanOrEqual(2)
+  })
+
+  it('paces by RateLimit-Remaining and RateLimit-Reset alone, without RateLimit-Limit', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    const announced = answer(200, { voted: true, vote: 1, lastVote: null }, { 'ratelimit-remaining': '2', 'ratelimit-reset': '5' })
+    pacer.settle(await pacer.acquire(t.pace), announced)
+    const first = await pacer.acquire(t.pace)
+    const second = await pacer.acquire(t.pace)
+    expect(t.sleeps).toEqual([])
+    const third = pacer.acquire(t.pace)
+    await settleDown()
+    expect(sum(t.sleeps)).toBe(5_000)
+    pacer.settle(first, undefined)
+    pacer.settle(second, undefined)
+    pacer.settle(await third, plain())
+    expect(sum(t.sleeps)).toBe(5_000)
+  })
+
+  it('does not wait for a window whose reset time has already passed', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(2, 5))
+    pacer.settle(await pacer.acquire(t.pace), undefined)
+    pacer.settle(await pacer.acquire(t.pace), undefined)
+    t.advance(6_000)
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(t.sleeps).toEqual([])
+  })
+
+  it('waits RateLimit-Reset seconds after an answer with RateLimit-Remaining: 0, then goes on', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(0, 5))
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(5_000)
+    expect(t.sleeps.length).toBe(1)
+    // The window has reset: the next checks go out without another wait.
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(5_000)
+  })
+
+  it('counts only the time still to wait when part of the window has passed', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(0, 5))
+    t.advance(2_000)
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(3_000)
+  })
+
+  it('holds the next check for blockFor(ms)', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    pacer.blockFor(1_500)
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(1_500)
+    expect(t.sleeps.length).toBe(1)
+  })
+
+  it('waits Retry-After after a 429 answer', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 60_000)
+    const tooMany = answer(429, { success: false, error: TOO_MANY, status: 429, retry_after: 2 }, { 'retry-after': '2' })
+    pacer.settle(await pacer.acquire(t.pace), tooMany)
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(2_000)
+  })
+
+  it('rejects, mentioning rate-limit-wait, once the waits would pass the maximum in all', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 3_000)
+    pacer.blockFor(2_000)
+    pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(2_000)
+    pacer.blockFor(2_000)
+    const error = await pacer.acquire(t.pace).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(error).toBeInstanceOf(ActionError)
+    expect((error as ActionError).message).toMatch(/rate-limit-wait/)
+    expect((error as ActionError).message).not.toMatch(/[\r\n]/)
+    // It did not sleep past the maximum before giving up.
+    expect(sum(t.sleeps)).toBeLessThanOrEqual(3_000)
+  })
+
+  it('rejects a single wait longer than the maximum without sleeping it', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 10_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(0, 60))
+    await expect(pacer.acquire(t.pace)).rejects.toThrow(/rate-limit-wait/)
+    expect(sum(t.sleeps)).toBeLessThanOrEqual(10_000)
+  })
+
+  it('never busy-loops: a long window is one sleep, not many', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 600_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(0, 300))
+    for (let i = 0; i < 5; i++) pacer.settle(await pacer.acquire(t.pace), plain())
+    expect(sum(t.sleeps)).toBe(300_000)
+    expect(t.sleeps.length).toBeLessThanOrEqual(2)
+  })
+
+  it('never busy-loops on a spent window without a reset time', async () => {
+    const t = fakeTime()
+    const pacer = new WindowPacer(t.now, 600_000)
+    pacer.settle(await pacer.acquire(t.pace), limited(0))
+    const next = pacer.acquire(t.pace)
+    expect(await isDone(next)).toBe(true)
+    pacer.settle(await next, plain())
+    expect(t.sleeps.length).toBeLessThanOrEqual(3)
+    for (const ms of t.sleeps) expect(ms).toBeGreaterThanOrEqual(100)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// checkVotes against a loopback server
+// ---------------------------------------------------------------------------------------
+
+interface Seen {
+  method: string
+  path: string
+  userId: string | undefined
+  headers: http.IncomingHttpHeaders
+  /** This user's request number, from 1. */
+  nth: number
+}
+
+type Reply = { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number } | 'destroy'
+
+interface VoteServer {
+  url: string
+  requests: Seen[]
+  maxInFlight: () => number
+  forUser: (id: string) => Seen[]
+}
+
+const servers: { close: () => Promise<void> }[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(s => s.close()))
+})
+
+/** A node:http server on 127.0.0.1 at a free port; `handler` answers each vote check. */
+async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> {
+  const requests: Seen[] = []
+  const perUser = new Map<string, number>()
+  const sockets = new Set<Socket>()
+  let inFlight = 0
+  let maxInFlight = 0
+  const server = http.createServer((req, res) => {
+    inFlight += 1
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    let done = false
+    const finish = (): void => {
+      if (!done) inFlight -= 1
+      done = true
+    }
+    res.on('close', finish)
+    req.resume()
+    req.on('end', () => {
+      const urlPath = (req.url ?? '/').split('?')[0] ?? '/'
+      const userId = new RegExp(`^/api/bots/${BOT_ID}/voters/(\\d+)$`).exec(urlPath)?.[1]
+      const nth = (perUser.get(userId ?? '') ?? 0) + 1
+      perUser.set(userId ?? '', nth)
+      const seen: Seen = { method: req.method ?? '', path: urlPath, userId, headers: req.headers, nth }
+      requests.push(seen)
+      const reply: Reply = req.method === 'GET' && userId !== undefined ? handler(seen) : { status: 404, body: serviceError(404, 'Not found.') }
+      const respond = (): void => {
+        if (reply === 'destroy') {
+          finish()
+          req.socket.destroy()
+          return
+        }
+        const headers: Record<string, string> = { ...reply.headers }
+        let text = ''
+        if (reply.body !== undefined) {
+          headers['Content-Type'] ??= 'application/json; charset=utf-8'
+          text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
+        }
+        res.writeHead(reply.status, headers).end(reply.status === 204 ? undefined : text)
+      }
+      const delay = reply === 'destroy' ? 0 : (reply.delayMs ?? 0)
+      if (delay > 0) setTimeout(respond, delay)
+      else respond()
+    })
+  })
+  server.on('connection', socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  servers.push({
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+    }
+  })
+  return {
+    url: `http://127.0.0.1:${port}/api`,
+    requests,
+    maxInFlight: () => maxInFlight,
+    forUser: id => requests.filter(r => r.userId === id)
+  }
+}
+
+/**
+ * Virtual time for checkVotes: a sleep records the delay asked for, lasts a few real
+ * milliseconds (so that checks already sent reach the server first, as they would in
+ * real time), then moves the clock to its end. Sleeps that overlap (concurrent checks
+ * waiting for the same window) end together, as real timers would: the clock moves to
+ * the latest end, not to the sum.
+ */
+function virtualTime(): { now: () => number; pace: Pace; sleeps: number[] } {
+  let clock = 1_700_000_000_000
+  const sleeps: number[] = []
+  return {
+    now: () => clock,
+    sleeps,
+    pace: {
+      sleep: ms => {
+        sleeps.push(ms)
+        const end = clock + ms
+        return new Promise<void>(resolve =>
+          setTimeout(() => {
+            clock = Math.max(clock, end)
+            resolve()
+          }, 15)
+        )
+      },
+      random: () => 0.5
+    }
+  }
+}
+
+interface Run {
+  outcome: VoteOutcome
+  sleeps: number[]
+  logs: string[]
+  now: () => number
+}
+
+async function run(server: VoteServer, userIds: string[], over: Partial<VotePlan> = {}, time = virtualTime()): Promise<Run> {
+  const logs: string[] = []
+  const plan: VotePlan = {
+    baseUrl: server.url,
+    botId: BOT_ID,
+    apiKey: KEY,
+    userIds,
+    timeoutMs: 2_000,
+    rateLimitWaitMs: 60_000,
+    ...over
+  }
+  const outcome = await checkVotes(plan, { pace: time.pace, now: time.now, log: line => logs.push(line) })
+  for (const line of logs) expect(line).not.toContain(KEY)
+  if (outcome.error !== undefined) expect(outcome.error.message).not.toContain(KEY)
+  return { outcome, sleeps: time.sleeps, logs, now: time.now }
+}
+
+/** A reply sent after a delay. */
+function later(reply: Reply, delayMs: number): Reply {
+  return reply === 'destroy' ? reply : { ...reply, delayMs }
+}
+
+const yes = (vote = 1, lastVote: number | null = LAST_VOTE_MS): Reply => ({ status: 200, body: { voted: true, vote, lastVote } })
+const no = (vote = 0, lastVote: number | null = null): Reply => ({ status: 200, body: { voted: false, vote, lastVote } })
+
+/** Every user is either checked or listed as unchecked, never both, never lost. */
+function expectAccounted(outcome: VoteOutcome, userIds: string[]): void {
+  const checked = [...outcome.votes.keys()]
+  for (const id of outcome.unchecked) expect(checked).not.toContain(id)
+  expect([...checked, ...outcome.unchecked].sort()).toEqual([...userIds].sort())
+}
+
+describe('checkVotes', () => {
+  it('checks mixed users in both answer styles and keeps the input order', async () => {
+    const [a, b, c, d, e] = users(5) as [string, string, string, string, string]
+    const older = LAST_VOTE_MS - 30 * 3_600_000
+    // Later users answer first, so the order of the answers is not the order of the input.
+    const replies = new Map<string, Reply>([
+      [a, { status: 204, delayMs: 60 }],
+      [b, later(no(0, null), 45)],
+      [c, later(yes(3, LAST_VOTE_MS), 30)],
+      [d, later(no(2, older), 15)],
+      [e, { status: 204 }]
+    ])
+    const server = await startServer(seen => replies.get(seen.userId!)!)
+    const { outcome, sleeps } = await run(server, [a, b, c, d, e], { concurrency: 5 })
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.unchecked).toEqual([])
+    expect(outcome.rateLimited).toBe(0)
+    expect([...outcome.votes.keys()]).toEqual([a, b, c, d, e])
+    const expected: [string, Vote][] = [
+      [a, { voted: true, votes: null, lastVote: null }],
+      [b, { voted: false, votes: 0, lastVote: null }],
+      [c, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+      [d, { voted: false, votes: 2, lastVote: new Date(older) }],
+      [e, { voted: true, votes: null, lastVote: null }]
+    ]
+    expect([...outcome.votes]).toEqual(expected)
+    expect([200, 204]).toContain(outcome.status)
+    expect(sleeps).toEqual([])
+  })
+
+  it('sends one GET per user, with the bare key, and never a PATCH', async () => {
+    const ids = users(6)
+    const server = await startServer(seen => (Number(seen.userId!.slice(-1)) % 2 === 0 ? yes() : no()))
+    const { outcome } = await run(server, ids, { concurrency: 3 })
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.votes.size).toBe(6)
+    expect(server.requests.map(r => r.path).sort()).toEqual(ids.map(id => `/api/bots/${BOT_ID}/voters/${id}`).sort())
+    for (const request of server.requests) {
+      expect(request.method).toBe('GET')
+      expect(request.headers.authorization).toBe(KEY)
+      expect(request.headers['user-agent']).toMatch(/discord-place-bot-stats\/\d+\.\d+\.\d+/)
+    }
+    expect(server.requests.filter(r => r.method === 'PATCH')).toEqual([])
+  })
+
+  it('retries a 503, after one backoff sleep', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen =>
+      seen.nth === 1 ? { status: 503, body: serviceError(503, 'Service unavailable.') } : yes(4, LAST_VOTE_MS)
+    )
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(outcome.votes.get(a)).toEqual({ voted: true, votes: 4, lastVote: new Date(LAST_VOTE_MS) })
+    expect(outcome.status).toBe(200)
+    expect(sleeps).toHaveLength(1)
+    expect(sleeps[0]).toBeGreaterThan(0)
+    expect(sleeps[0]).toBeLessThan(30_000)
+  })
+
+  it('retries after a network failure (the server drops the connection)', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === a && seen.nth === 1 ? 'destroy' : yes()))
+    const { outcome, sleeps } = await run(server, [a, b], { concurrency: 1 })
+
+    expect(outcome.error).toBeUndefined()
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(server.forUser(b)).toHaveLength(1)
+    expect([...outcome.votes.keys()]).toEqual([a, b])
+    expect(outcome.votes.get(a)?.voted).toBe(true)
+    expect(sleeps).toHaveLength(1)
+    expect(sleeps[0]).toBeGreaterThan(0)
+  })
+
+  it('fails after 3 consecutive 503s, with growing backoff, listing the user as unchecked', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen =>
+      seen.userId === a && seen.nth <= 3 ? { status: 503, body: serviceError(503, 'Service unavailable.') } : yes()
+    )
+    const { outcome, sleeps, logs } = await run(server, [a, b], { concurrency: 1 })
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain(a)
+    expect(outcome.error?.message).toContain('503')
+    expect(outcome.error?.message).not.toMatch(/[\r\n]/)
+    expect(server.forUser(a)).toHaveLength(3)
+    expect(outcome.votes.has(a)).toBe(false)
+    expect(outcome.unchecked).toContain(a)
+    expectAccounted(outcome, [a, b])
+    expect(sleeps).toHaveLength(2)
+    expect(sleeps[0]).toBeGreaterThan(0)
+    expect(sleeps[1]).toBeGreaterThanOrEqual(sleeps[0]!)
+    expect(logs.join('\n')).toContain(a)
+  })
+
+  it('fails after repeated network failures, listing the user as unchecked', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(() => 'destroy')
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain(a)
+    expect(outcome.unchecked).toEqual([a])
+    expect(outcome.votes.size).toBe(0)
+    expect(server.forUser(a).length).toBeGreaterThanOrEqual(2)
+    expect(server.forUser(a).length).toBeLessThanOrEqual(5)
+    expect(sleeps.length).toBe(server.forUser(a).length - 1)
+  })
+
+  it('waits Retry-After on a 429, then retries', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen =>
+      seen.nth === 1
+        ? {
+            status: 429,
+            headers: { 'Retry-After': '2', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2' },
+            body: { success: false, error: TOO_MANY, status: 429, retry_after: 2 }
+          }
+        : no(0, null)
+    )
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.rateLimited).toBe(1)
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(outcome.votes.get(a)).toEqual({ voted: false, votes: 0, lastVote: null })
+    expect(sleeps).toContain(2_000)
+    expect(sum(sleeps)).toBeLessThan(3_000)
+  })
+
+  it.each([
+    ['the Retry-After header alone', { 'Retry-After': '3' }, { success: false, error: TOO_MANY, status: 429 }],
+    ['retry_after in the body alone', {}, { success: false, error: TOO_MANY, status: 429, retry_after: 3 }]
+  ])('waits a 429 out from %s', async (_label, headers, body) => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen => (seen.nth === 1 ? { status: 429, headers, body } : yes()))
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.rateLimited).toBe(1)
+    expect(sleeps).toContain(3_000)
+    expect(sum(sleeps)).toBeLessThan(4_000)
+  })
+
+  it('fails, listing the users not checked, when the rate limit asks for more than rate-limit-wait', async () => {
+    const ids = users(3)
+    const server = await startServer(() => ({
+      status: 429,
+      headers: { 'Retry-After': '60' },
+      body: { success: false, error: TOO_MANY, status: 429, retry_after: 60 }
+    }))
+    const { outcome, sleeps } = await run(server, ids, { concurrency: 1, rateLimitWaitMs: 10_000 })
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toMatch(/rate-limit-wait/)
+    expect(outcome.unchecked).toEqual(ids)
+    expect(outcome.votes.size).toBe(0)
+    expect(sum(sleeps)).toBeLessThanOrEqual(10_000)
+    expect(server.requests.length).toBeLessThanOrEqual(3)
+  })
+
+  it('stops on a 404 (bot not found) with an error, never a "not voted"', async () => {
+    const [a, b, c, d] = users(4) as [string, string, string, string]
+    const server = await startServer(seen =>
+      seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : no()
+    )
+    const { outcome } = await run(server, [a, b, c, d], { concurrency: 1 })
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain('bot-id')
+    expect(outcome.error?.message).toContain('Bot not found.')
+    expect(outcome.error?.message).toContain(b)
+    expect(outcome.votes.has(b)).toBe(false)
+    expect(outcome.unchecked).toContain(b)
+    expect(outcome.status === 404 || outcome.status === 200).toBe(true)
+    expectAccounted(outcome, [a, b, c, d])
+    // Not retried, and the run stopped: the users after it were not asked about.
+    expect(server.forUser(b)).toHaveLength(1)
+    expect(server.forUser(c)).toHaveLength(0)
+    expect(server.forUser(d)).toHaveLength(0)
+    expect(outcome.unchecked).toEqual([b, c, d])
+  })
+
+  it.each([
+    [401, 'Invalid API key.', /api-key/],
+    [410, 'API key revoked.', /generat\w* a new/i]
+  ])('stops on %i without retrying it', async (status, said, hint) => {
+    const ids = users(3)
+    const server = await startServer(() => ({ status, body: serviceError(status, said) }))
+    const { outcome } = await run(server, ids, { concurrency: 1 })
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toMatch(hint)
+    expect(outcome.error?.message).toContain(said)
+    expect(outcome.votes.size).toBe(0)
+    expect(outcome.unchecked).toEqual(ids)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('keeps at most `concurrency` checks in flight', async () => {
+    const ids = users(12)
+    // The live service's window (100 checks per 5 minutes), far from spent here.
+    let served = 0
+    const server = await startServer(() => {
+      served += 1
+      const headers = { 'RateLimit-Limit': '100', 'RateLimit-Remaining': String(100 - served), 'RateLimit-Reset': '300' }
+      return { status: 200, headers, body: { voted: true, vote: 1, lastVote: null }, delayMs: 50 }
+    })
+    const { outcome } = await run(server, ids, { concurrency: 4 })
+
+    expect(outcome.error).toBeUndefined()
+    expect([...outcome.votes.keys()]).toEqual(ids)
+    expect(server.requests).toHaveLength(12)
+    expect(server.maxInFlight()).toBeLessThanOrEqual(4)
+    // And the bound is used: checks do overlap.
+    expect(server.maxInFlight()).toBeGreaterThanOrEqual(2)
+  })
+
+  it('checks concurrently, within the bound, when the service sends no rate-limit headers', async () => {
+    const ids = users(12)
+    const server = await startServer(() => later({ status: 204 }, 50))
+    const { outcome, sleeps } = await run(server, ids, { concurrency: 4 })
+
+    expect(outcome.error).toBeUndefined()
+    expect([...outcome.votes.keys()]).toEqual(ids)
+    expect(server.requests).toHaveLength(12)
+    expect(server.maxInFlight()).toBeLessThanOrEqual(4)
+    expect(server.maxInFlight()).toBeGreaterThanOrEqual(2)
+    expect(sleeps).toEqual([])
+  })
+
+  describe('pacing by a rate limit of 5 checks per 2-second window', () => {
+    const LIMIT = 5
+    const WINDOW_MS = 2_000
+
+    /** The service's fixed-window limiter, on the same virtual clock as the checks. */
+    async function limitedServer(now: () => number): Promise<{ server: VoteServer; windows: { start: number; count: number; refused: number }[] }> {
+      const windows: { start: number; count: number; refused: number }[] = []
+      const server = await startServer(() => {
+        const t = now()
+        let window = windows.at(-1)
+        if (window === undefined || t >= window.start + WINDOW_MS) {
+          window = { start: t, count: 0, refused: 0 }
+          windows.push(window)
+        }
+        window.count += 1
+        const reset = String(Math.ceil((window.start + WINDOW_MS - t) / 1000))
+        const remaining = Math.max(0, LIMIT - window.count)
+        const headers = { 'RateLimit-Limit': String(LIMIT), 'RateLimit-Remaining': String(remaining), 'RateLimit-Reset': reset }
+        if (window.count > LIMIT) {
+          window.refused += 1
+          return {
+            status: 429,
+            headers: { ...headers, 'Retry-After': reset },
+            body: { success: false, error: TOO_MANY, status: 429, retry_after: Number(reset) },
+            delayMs: 5
+          }
+        }
+        return { status: 200, headers, body: { voted: true, vote: 1, lastVote: null }, delayMs: 5 }
+      })
+      return { server, windows }
+    }
+
+    const cases: [label: string, concurrency: number | undefined][] = [
+      ['one at a time', 1],
+      ['4 at a time', 4],
+      ['the default concurrency', undefined]
+    ]
+
+    for (const [label, concurrency] of cases) {
+      it(`checks 12 users ${label} with at most one 429 per window`, async () => {
+        const ids = users(12)
+        const time = virtualTime()
+        const start = time.now()
+        const { server, windows } = await limitedServer(time.now)
+        const { outcome, sleeps } = await run(server, ids, concurrency === undefined ? {} : { concurrency }, time)
+
+        expect(outcome.error).toBeUndefined()
+        expect(outcome.unchecked).toEqual([])
+        expect([...outcome.votes.keys()]).toEqual(ids)
+        expect(windows.map(w => w.refused).filter(n => n > 1)).toEqual([])
+        expect(outcome.rateLimited).toBe(sum(windows.map(w => w.refused)))
+        // 12 checks at 5 per window need 3 windows: it waited for the resets...
+        expect(windows.length).toBeGreaterThanOrEqual(3)
+        expect(sleeps.some(ms => ms >= WINDOW_MS / 2 && ms <= WINDOW_MS + 1_000)).toBe(true)
+        expect(time.now() - start).toBeGreaterThanOrEqual(2 * WINDOW_MS)
+        // ...and no longer than needed (the issue's target: within 1.2 times the minimum,
+        // here the start of the third window), without a busy loop.
+        expect(time.now() - start).toBeLessThanOrEqual(1.2 * 2 * WINDOW_MS)
+        for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(WINDOW_MS + 1_000)
+        expect(sleeps.length).toBeLessThanOrEqual(30)
+      })
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Job summary and outputs of a vote check
+// ---------------------------------------------------------------------------------------
+
+function voteSettings(userIds: string[], over: Record<string, string> = {}): Settings {
+  const inputs = new Map(
+    Object.entries({
+      mode: 'vote-check',
+      'count-subcommands': 'false',
+      'fail-if-not-voted': 'false',
+      'base-url': 'https://api.discord.place',
+      'dry-run': 'false',
+      'cooldown-check': 'true',
+      'discord-api-url': 'https://discord.com/api/v10',
+      'rate-limit-wait': '600',
+      'bot-id': BOT_ID,
+      'api-key': KEY,
+      'user-id': userIds.join(', '),
+      ...over
+    })
+  )
+  return parseSettings(
+    name => (inputs.get(name) ?? '').trim(),
+    () => undefined
+  )
+}
+
+function throughCore(state: RunState): string {
+  return core.summary.emptyBuffer().addRaw(renderSummary(state)).stringify()
+}
+
+/** A table row's cells, split on pipes not escaped by a backslash. */
+function cells(line: string): string[] {
+  const out: string[] = []
+  let current = ''
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (ch === '\\' && i + 1 < line.length) {
+      current += ch + line[i + 1]
+      i++
+    } else if (ch === '|') {
+      out.push(current.trim())
+      current = ''
+    } else current += ch
+  }
+  out.push(current.trim())
+  return out.slice(1, -1)
+}
+
+function rowOf(markdown: string, id: string): string[] {
+  const rows = markdown.split('\n').filter(line => line.startsWith('|') && line.includes(id))
+  expect(rows, `one row for ${id}`).toHaveLength(1)
+  return cells(rows[0]!)
+}
+
+function outcomeOf(votes: [string, Vote][], unchecked: string[] = [], error?: ActionError): VoteOutcome {
+  return { votes: new Map(votes), status: 200, rateLimited: 0, error, unchecked }
+}
+
+describe('the summary of a vote check', () => {
+  const [a, b, c] = users(3) as [string, string, string]
+
+  it('lists every user with yes/no, the vote count and the last vote time', () => {
+    const settings = voteSettings([a, b, c])
+    const state: RunState = {
+      settings,
+      votes: outcomeOf([
+        [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+        [b, { voted: false, votes: 0, lastVote: null }],
+        [c, { voted: true, votes: null, lastVote: null }]
+      ])
+    }
+    const markdown = throughCore(state)
+
+    const rowA = rowOf(markdown, a)
+    expect(rowA[1]).toBe('yes')
+    expect(rowA[2]).toBe('3')
+    expect(rowA[3]).toContain('2023-09-10')
+    expect(rowA[3]).toContain('11:30')
+    const rowB = rowOf(markdown, b)
+    expect(rowB[1]).toBe('no')
+    expect(rowB[2]).toBe('0')
+    expect(rowB[3]).toBe('')
+    const rowC = rowOf(markdown, c)
+    expect(rowC[1]).toBe('yes')
+    expect(rowC.slice(2)).toEqual(['', ''])
+    // Every row of the users' table has as many cells as its header.
+    const header = markdown.split('\n').find(line => line.startsWith('|') && /User/.test(line))
+    expect(header).toBeDefined()
+    for (const row of [rowA, rowB, rowC]) expect(row).toHaveLength(cells(header!).length)
+    expect(markdown).not.toContain(KEY)
+  })
+
+  it('shows users left unchecked as "not checked", and escapes the failure text', () => {
+    const settings = voteSettings([a, b, c])
+    const failure = 'Vote check for user 1 failed: the service answered 500 with "<b>boom</b> | *x*".'
+    const state: RunState = {
+      settings,
+      votes: outcomeOf([[a, { voted: true, votes: 1, lastVote: new Date(LAST_VOTE_MS) }]], [b, c], new ActionError(failure)),
+      failure
+    }
+    const markdown = throughCore(state)
+
+    expect(rowOf(markdown, a)[1]).toBe('yes')
+    expect(rowOf(markdown, b)[1]).toBe('not checked')
+    expect(rowOf(markdown, c)[1]).toBe('not checked')
+    expect(markdown).not.toContain('<b>')
+    expect(markdown).toContain('&lt;b&gt;')
+    expect(markdown).not.toContain(KEY)
+  })
+})
+
+describe('the outputs of a vote check', () => {
+  const [a, b] = users(2) as [string, string]
+  let dir: string | undefined
+  const saved = process.env['GITHUB_OUTPUT']
+
+  afterEach(() => {
+    if (saved === undefined) delete process.env['GITHUB_OUTPUT']
+    else process.env['GITHUB_OUTPUT'] = saved
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+    dir = undefined
+  })
+
+  /** Runs writeOutputs into a fresh GITHUB_OUTPUT file and reads it back. */
+  function outputs(state: RunState): Record<string, string> {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'votes-outputs-'))
+    const file = path.join(dir, 'output')
+    fs.writeFileSync(file, '')
+    process.env['GITHUB_OUTPUT'] = file
+    writeOutputs(state)
+    const text = fs.readFileSync(file, 'utf8')
+    const found: Record<string, string> = {}
+    for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) found[match[1]!] = match[3]!
+    return found
+  }
+
+  it('writes voted, result, votes (JSON per interface.md) and last-vote for one user', () => {
+    const out = outputs({ settings: voteSettings([a]), votes: outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]]) })
+    expect(out['result']).toBe('voted')
+    expect(out['voted']).toBe('true')
+    expect(out['last-vote']).toBe('2023-09-10T11:30:00.000Z')
+    expect(JSON.parse(out['votes']!)).toEqual({ [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' } })
+  })
+
+  it('writes voted: false and result not-voted when any user has not voted; no last-vote with several users', () => {
+    const out = outputs({
+      settings: voteSettings([a, b]),
+      votes: outcomeOf([
+        [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+        [b, { voted: false, votes: 0, lastVote: null }]
+      ])
+    })
+    expect(out['result']).toBe('not-voted')
+    expect(out['voted']).toBe('false')
+    expect(out['last-vote'] ?? '').toBe('')
+    expect(JSON.parse(out['votes']!)).toEqual({
+      [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' },
+      [b]: { voted: false, votes: 0, last_vote: null }
+    })
+  })
+})
