@@ -110,34 +110,23 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
 /* harmony export */ });
-/* unused harmony export DISCORD_POLICY */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7066);
-/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(311);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(160);
+/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5109);
+/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(311);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(160);
 
 
 
 
-/**
- * Discord's reads are retried on network errors, 5xx and 429 (waiting the `retry_after`
- * Discord asks for, up to a minute), a few times at most.
- */
-const DISCORD_POLICY = {
-    attempts: 4,
-    retryStatuses: [429, 500, 502, 503, 504],
-    retryNetworkErrors: true,
-    baseDelayMs: 500,
-    maxDelayMs: 5_000,
-    maxRetryAfterMs: 60_000
-};
+
 /**
  * Reads what the listing needs from Discord: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), and
  * the command count from the application's global commands. Only the calls needed.
  */
-async function readDiscordCounts(plan, pace = _http_js__WEBPACK_IMPORTED_MODULE_1__/* .realPace */ .Of) {
-    const application = await discordGet(plan, '/applications/@me', pace);
+async function readDiscordCounts(plan, requests) {
+    const application = await discordGet(plan, '/applications/@me', requests);
     const app = (typeof application === 'object' && application !== null ? application : {});
     let servers;
     if (plan.needServers) {
@@ -153,29 +142,27 @@ async function readDiscordCounts(plan, pace = _http_js__WEBPACK_IMPORTED_MODULE_
         if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
         }
-        const list = await discordGet(plan, `/applications/${id}/commands`, pace);
+        const list = await discordGet(plan, `/applications/${id}/commands`, requests);
         if (!Array.isArray(list))
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
         const origin = "Discord's global commands";
-        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
+        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
     }
     return { servers, commands };
 }
-async function discordGet(plan, path, pace) {
+async function discordGet(plan, path, requests) {
     let answer;
     try {
-        answer = await (0,_http_js__WEBPACK_IMPORTED_MODULE_1__/* .sendWithRetry */ .lx)({
+        answer = await requests.send({
             method: 'GET',
             url: `${plan.apiUrl}${path}`,
             headers: {
                 Authorization: `Bot ${plan.token}`,
                 Accept: 'application/json',
                 // The form Discord requires of bots' HTTP clients.
-                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_3__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_3__/* .ACTION_VERSION */ .Yt})`
-            },
-            timeoutMs: plan.timeoutMs,
-            maxBodyBytes: 4 * 1024 * 1024
-        }, DISCORD_POLICY, pace, refuseBan);
+                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
+            }
+        }, _requests_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
     }
     catch (error) {
         if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
@@ -210,7 +197,7 @@ function explainDiscordFailure(answer, path) {
     if (answer.status === 429)
         return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`;
     if (answer.status >= 500)
-        return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`;
+        return `${said} after ${_requests_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`;
     return `${said}. Nothing was sent to the service; check discord-api-url.`;
 }
 

@@ -154,68 +154,6 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
   return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected)
 }
 
-/**
- * How one kind of request is retried, as data. Reads retry; the stats update never does
- * (see service/stats.ts).
- */
-export interface RetryPolicy {
-  /** Tries in all, the first included. */
-  readonly attempts: number
-  readonly retryStatuses: readonly number[]
-  readonly retryNetworkErrors: boolean
-  /** Backoff before try n+1: a random delay up to base * 2^(n-1), capped. */
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
-  /** A server asking for a longer wait than this (Retry-After, retry_after) ends the retries. */
-  readonly maxRetryAfterMs: number
-}
-
-export interface Pace {
-  readonly sleep: (ms: number) => Promise<void>
-  readonly random: () => number
-}
-
-export const realPace: Pace = {
-  sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-  random: Math.random
-}
-
-/**
- * Sends a request, retrying per the policy. Returns the last answer (which may be a
- * failure for the caller to explain) or throws the last NetworkError. `refuse` can stop
- * the retries for an answer that must not be retried, by returning the error to throw.
- */
-export async function sendWithRetry(
-  request: HttpRequest,
-  policy: RetryPolicy,
-  pace: Pace = realPace,
-  refuse?: (answer: HttpAnswer) => Error | undefined
-): Promise<HttpAnswer> {
-  for (let attempt = 1; ; attempt++) {
-    const last = attempt >= policy.attempts
-    let answer: HttpAnswer
-    try {
-      answer = await send(request)
-    } catch (error) {
-      if (last || !policy.retryNetworkErrors || !(error instanceof NetworkError)) throw error
-      await pace.sleep(backoff(attempt, policy, pace))
-      continue
-    }
-    if (!policy.retryStatuses.includes(answer.status)) return answer
-    const refused = refuse?.(answer)
-    if (refused !== undefined) throw refused
-    if (last) return answer
-    const asked = retryAfterMs(answer)
-    if (asked !== undefined && asked > policy.maxRetryAfterMs) return answer
-    await pace.sleep(asked ?? backoff(attempt, policy, pace))
-  }
-}
-
-function backoff(attempt: number, policy: RetryPolicy, pace: Pace): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
-  return Math.round(ceiling / 2 + (pace.random() * ceiling) / 2)
-}
-
 /** The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else `RateLimit-Reset`. */
 export function retryAfterMs(answer: HttpAnswer): number | undefined {
   const body = answer.json as { retry_after?: unknown } | undefined

@@ -4,10 +4,9 @@ import { ActionError } from './errors.js'
 import { announce, announceVotes, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
+import { Requests } from './requests.js'
 import { readSettings, type Settings } from './settings.js'
 
-/** Per request: connect, send and read the whole answer. */
-const REQUEST_TIMEOUT_MS = 30_000
 const log = (line: string): void => core.info(line)
 
 /**
@@ -19,8 +18,9 @@ export async function run(): Promise<void> {
   const state: RunState = {}
   try {
     const settings = (state.settings = readSettings())
-    if (settings.mode === 'vote-check') await voteCheck(settings, state)
-    else await stats(settings, state)
+    const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs })
+    if (settings.mode === 'vote-check') await voteCheck(settings, requests, state)
+    else await stats(settings, requests, state)
   } catch (error) {
     state.failure = failureMessage(error)
     core.setFailed(state.failure)
@@ -30,8 +30,8 @@ export async function run(): Promise<void> {
   }
 }
 
-async function stats(settings: Settings, state: RunState): Promise<void> {
-  const counts = (state.counts = await resolveCounts(settings, { timeoutMs: REQUEST_TIMEOUT_MS, log }))
+async function stats(settings: Settings, requests: Requests, state: RunState): Promise<void> {
+  const counts = (state.counts = await resolveCounts(settings, { requests, log }))
   reportCounts(counts)
   const outcome = (state.outcome = await updateStats(
     {
@@ -40,16 +40,15 @@ async function stats(settings: Settings, state: RunState): Promise<void> {
       apiKey: settings.apiKey,
       body: { command_count: counts.command?.value, server_count: counts.server?.value },
       dryRun: settings.dryRun,
-      cooldownCheck: settings.cooldownCheck,
-      timeoutMs: REQUEST_TIMEOUT_MS
+      cooldownCheck: settings.cooldownCheck
     },
-    { now: () => new Date(), log }
+    { requests, log }
   ))
   if (outcome.error !== undefined) throw outcome.error
   announce(outcome)
 }
 
-async function voteCheck(settings: Settings, state: RunState): Promise<void> {
+async function voteCheck(settings: Settings, requests: Requests, state: RunState): Promise<void> {
   if (settings.dryRun || settings.apiKey === undefined) {
     log(`Dry run: would check the votes of ${settings.userIds.join(', ')}.`)
     return
@@ -60,10 +59,9 @@ async function voteCheck(settings: Settings, state: RunState): Promise<void> {
       botId: settings.botId,
       apiKey: settings.apiKey,
       userIds: settings.userIds,
-      timeoutMs: REQUEST_TIMEOUT_MS,
       rateLimitWaitMs: settings.rateLimitWaitMs
     },
-    { log }
+    { requests, log }
   ))
   if (outcome.error !== undefined) throw outcome.error
   announceVotes(outcome)

@@ -29,6 +29,10 @@ export interface Settings {
   readonly baseUrl: string
   readonly dryRun: boolean
   readonly cooldownCheck: boolean
+  /** One request attempt: connect, send, read the whole answer. */
+  readonly requestTimeoutMs: number
+  /** The whole step, waits and retries included. */
+  readonly timeoutMs: number
 }
 
 /** The service's accepted ranges (the OpenAPI document's `minimum`/`maximum`). */
@@ -77,9 +81,11 @@ export function parseSettings(
   const botId = parseSnowflake('bot-id', get('bot-id'))
   const baseUrl = parseBaseUrl(get('base-url'))
   const key = parseApiKey(apiKey, dryRun)
+  const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
+  const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
   const stats = mode === 'stats' ? parseStatsInputs(get, env) : refuseOtherMode(get, STATS_INPUTS, 'stats', NO_STATS)
   const votes = mode === 'vote-check' ? parseVoteInputs(get) : refuseOtherMode(get, VOTE_INPUTS, 'vote-check', NO_VOTES)
-  return Object.freeze({ mode, botId, apiKey: key, baseUrl, dryRun, cooldownCheck, ...stats, ...votes })
+  return Object.freeze({ mode, botId, apiKey: key, baseUrl, dryRun, cooldownCheck, requestTimeoutMs, timeoutMs, ...stats, ...votes })
 }
 
 type StatsInputs = Pick<Settings, 'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'>
@@ -156,6 +162,15 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       sha: env['GITHUB_SHA'] || undefined
     })
   }
+}
+
+export const MAX_TIMEOUT_SECONDS = 6 * 3_600
+
+/** A duration input in whole seconds, at least 1; the default when unset. */
+function seconds(input: string, raw: string, fallback: number, max: number): number {
+  const value = parseCount(input, raw, max) ?? fallback
+  if (value < 1) throw new InputError(input, 'is 0', `Give a number of seconds from 1 to ${max}.`)
+  return value * 1000
 }
 
 /** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */

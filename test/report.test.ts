@@ -26,6 +26,8 @@ function settings(baseUrl = 'https://api.discord.place', over: Partial<Settings>
     baseUrl,
     dryRun: false,
     cooldownCheck: true,
+    requestTimeoutMs: 30_000,
+    timeoutMs: 900_000,
     ...over
   })
 }

@@ -292,7 +292,9 @@ describe('parseSettings accepts', () => {
       rateLimitWaitMs: 0,
       baseUrl: 'https://api.discord.place',
       dryRun: false,
-      cooldownCheck: true
+      cooldownCheck: true,
+      requestTimeoutMs: 30_000,
+      timeoutMs: 900_000
     })
   })
 

@@ -14,7 +14,8 @@ import type { AddressInfo, Socket } from 'node:net'
 import * as core from '@actions/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ActionError } from '../src/errors.js'
-import type { HttpAnswer, Pace } from '../src/http.js'
+import type { HttpAnswer } from '../src/http.js'
+import { Requests, type Clock } from '../src/requests.js'
 import { renderSummary, writeOutputs, type RunState } from '../src/report.js'
 import { checkVotes, readVote, WindowPacer, type Vote, type VoteOutcome, type VotePlan } from '../src/service/votes.js'
 import { parseSettings, type Settings } from '../src/settings.js'
@@ -127,12 +128,18 @@ describe('readVote', () => {
 // WindowPacer
 // ---------------------------------------------------------------------------------------
 
+/** The request helper on a given clock, with a deadline far away. */
+function requestsOn(clock: Clock, attemptTimeoutMs = 5_000): Requests {
+  return new Requests({ attemptTimeoutMs, totalMs: 1e12 }, clock)
+}
+
 /** A clock that only moves when the pacer sleeps (or the test advances it). */
-function fakeTime(): { now: () => number; pace: Pace; sleeps: number[]; advance: (ms: number) => void } {
+function fakeTime(): { now: () => number; pace: Clock; sleeps: number[]; advance: (ms: number) => void } {
   let clock = 1_700_000_000_000
   const sleeps: number[] = []
-  const pace: Pace = {
-    sleep: async ms => {
+  const pace: Clock = {
+    now: () => clock,
+    sleep: async (ms: number) => {
       sleeps.push(ms)
       clock += ms
     },
@@ -171,21 +178,21 @@ async function isDone(promise: Promise<unknown>): Promise<boolean> {
 describe('WindowPacer', () => {
   it('lets checks through while the window is unknown', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
-    for (let i = 0; i < 10; i++) pacer.settle(await pacer.acquire(t.pace), plain())
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
+    for (let i = 0; i < 10; i++) pacer.settle(await pacer.acquire(), plain())
     expect(t.sleeps).toEqual([])
   })
 
   it('spends exactly the announced remaining checks, then waits for RateLimit-Reset', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(2, 5))
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
+    pacer.settle(await pacer.acquire(), limited(2, 5))
     // Two more go out at once (and are still in flight)...
-    const first = await pacer.acquire(t.pace)
-    const second = await pacer.acquire(t.pace)
+    const first = await pacer.acquire()
+    const second = await pacer.acquire()
     expect(t.sleeps).toEqual([])
     // ...and the third, counted locally, waits for the window to reset: 5 s.
-    const third = pacer.acquire(t.pace)
+    const third = pacer.acquire()
     await settleDown()
     expect(sum(t.sleeps)).toBe(5_000)
     pacer.settle(first, undefined)
@@ -197,13 +204,13 @@ describe('WindowPacer', () => {
 
   it('paces by RateLimit-Remaining and RateLimit-Reset alone, without RateLimit-Limit', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
     const announced = answer(200, { voted: true, vote: 1, lastVote: null }, { 'ratelimit-remaining': '2', 'ratelimit-reset': '5' })
-    pacer.settle(await pacer.acquire(t.pace), announced)
-    const first = await pacer.acquire(t.pace)
-    const second = await pacer.acquire(t.pace)
+    pacer.settle(await pacer.acquire(), announced)
+    const first = await pacer.acquire()
+    const second = await pacer.acquire()
     expect(t.sleeps).toEqual([])
-    const third = pacer.acquire(t.pace)
+    const third = pacer.acquire()
     await settleDown()
     expect(sum(t.sleeps)).toBe(5_000)
     pacer.settle(first, undefined)
@@ -214,63 +221,63 @@ describe('WindowPacer', () => {
 
   it('does not wait for a window whose reset time has already passed', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(2, 5))
-    pacer.settle(await pacer.acquire(t.pace), undefined)
-    pacer.settle(await pacer.acquire(t.pace), undefined)
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
+    pacer.settle(await pacer.acquire(), limited(2, 5))
+    pacer.settle(await pacer.acquire(), undefined)
+    pacer.settle(await pacer.acquire(), undefined)
     t.advance(6_000)
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), plain())
     expect(t.sleeps).toEqual([])
   })
 
   it('waits RateLimit-Reset seconds after an answer with RateLimit-Remaining: 0, then goes on', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(0, 5))
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
+    pacer.settle(await pacer.acquire(), limited(0, 5))
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(5_000)
     expect(t.sleeps.length).toBe(1)
     // The window has reset: the next checks go out without another wait.
-    pacer.settle(await pacer.acquire(t.pace), plain())
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), plain())
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(5_000)
   })
 
   it('counts only the time still to wait when part of the window has passed', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(0, 5))
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
+    pacer.settle(await pacer.acquire(), limited(0, 5))
     t.advance(2_000)
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(3_000)
   })
 
   it('holds the next check for blockFor(ms)', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
     pacer.blockFor(1_500)
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(1_500)
     expect(t.sleeps.length).toBe(1)
   })
 
   it('waits Retry-After after a 429 answer', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 60_000)
+    const pacer = new WindowPacer(requestsOn(t.pace), 60_000)
     const tooMany = answer(429, { success: false, error: TOO_MANY, status: 429, retry_after: 2 }, { 'retry-after': '2' })
-    pacer.settle(await pacer.acquire(t.pace), tooMany)
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), tooMany)
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(2_000)
   })
 
   it('rejects, mentioning rate-limit-wait, once the waits would pass the maximum in all', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 3_000)
+    const pacer = new WindowPacer(requestsOn(t.pace), 3_000)
     pacer.blockFor(2_000)
-    pacer.settle(await pacer.acquire(t.pace), plain())
+    pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(2_000)
     pacer.blockFor(2_000)
-    const error = await pacer.acquire(t.pace).then(
+    const error = await pacer.acquire().then(
       () => undefined,
       (e: unknown) => e
     )
@@ -283,26 +290,26 @@ describe('WindowPacer', () => {
 
   it('rejects a single wait longer than the maximum without sleeping it', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 10_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(0, 60))
-    await expect(pacer.acquire(t.pace)).rejects.toThrow(/rate-limit-wait/)
+    const pacer = new WindowPacer(requestsOn(t.pace), 10_000)
+    pacer.settle(await pacer.acquire(), limited(0, 60))
+    await expect(pacer.acquire()).rejects.toThrow(/rate-limit-wait/)
     expect(sum(t.sleeps)).toBeLessThanOrEqual(10_000)
   })
 
   it('never busy-loops: a long window is one sleep, not many', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 600_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(0, 300))
-    for (let i = 0; i < 5; i++) pacer.settle(await pacer.acquire(t.pace), plain())
+    const pacer = new WindowPacer(requestsOn(t.pace), 600_000)
+    pacer.settle(await pacer.acquire(), limited(0, 300))
+    for (let i = 0; i < 5; i++) pacer.settle(await pacer.acquire(), plain())
     expect(sum(t.sleeps)).toBe(300_000)
     expect(t.sleeps.length).toBeLessThanOrEqual(2)
   })
 
   it('never busy-loops on a spent window without a reset time', async () => {
     const t = fakeTime()
-    const pacer = new WindowPacer(t.now, 600_000)
-    pacer.settle(await pacer.acquire(t.pace), limited(0))
-    const next = pacer.acquire(t.pace)
+    const pacer = new WindowPacer(requestsOn(t.pace), 600_000)
+    pacer.settle(await pacer.acquire(), limited(0))
+    const next = pacer.acquire()
     expect(await isDone(next)).toBe(true)
     pacer.settle(await next, plain())
     expect(t.sleeps.length).toBeLessThanOrEqual(3)
@@ -408,13 +415,14 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
  * waiting for the same window) end together, as real timers would: the clock moves to
  * the latest end, not to the sum.
  */
-function virtualTime(): { now: () => number; pace: Pace; sleeps: number[] } {
+function virtualTime(): { now: () => number; pace: Clock; sleeps: number[] } {
   let clock = 1_700_000_000_000
   const sleeps: number[] = []
   return {
     now: () => clock,
     sleeps,
     pace: {
+      now: () => clock,
       sleep: ms => {
         sleeps.push(ms)
         const end = clock + ms
@@ -444,11 +452,10 @@ async function run(server: VoteServer, userIds: string[], over: Partial<VotePlan
     botId: BOT_ID,
     apiKey: KEY,
     userIds,
-    timeoutMs: 2_000,
     rateLimitWaitMs: 60_000,
     ...over
   }
-  const outcome = await checkVotes(plan, { pace: time.pace, now: time.now, log: line => logs.push(line) })
+  const outcome = await checkVotes(plan, { requests: requestsOn({ ...time.pace, now: time.now }, 2_000), log: line => logs.push(line) })
   for (const line of logs) expect(line).not.toContain(KEY)
   if (outcome.error !== undefined) expect(outcome.error.message).not.toContain(KEY)
   return { outcome, sleeps: time.sleeps, logs, now: time.now }

@@ -1,5 +1,6 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, excerpt, realPace, sendWithRetry, type HttpAnswer, type Pace, type RetryPolicy } from '../http.js'
+import { NetworkError, excerpt, type HttpAnswer } from '../http.js'
+import { POLICIES, type Requests } from '../requests.js'
 import { PROJECT_URL, ACTION_VERSION } from '../version.js'
 import { countCommands, type CommandCount } from './commands.js'
 
@@ -10,7 +11,6 @@ export interface DiscordPlan {
   readonly needServers: boolean
   readonly needCommands: boolean
   readonly countSubcommands: boolean
-  readonly timeoutMs: number
 }
 
 export interface DiscordCounts {
@@ -19,25 +19,12 @@ export interface DiscordCounts {
 }
 
 /**
- * Discord's reads are retried on network errors, 5xx and 429 (waiting the `retry_after`
- * Discord asks for, up to a minute), a few times at most.
- */
-export const DISCORD_POLICY: RetryPolicy = {
-  attempts: 4,
-  retryStatuses: [429, 500, 502, 503, 504],
-  retryNetworkErrors: true,
-  baseDelayMs: 500,
-  maxDelayMs: 5_000,
-  maxRetryAfterMs: 60_000
-}
-
-/**
  * Reads what the listing needs from Discord: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), and
  * the command count from the application's global commands. Only the calls needed.
  */
-export async function readDiscordCounts(plan: DiscordPlan, pace: Pace = realPace): Promise<DiscordCounts> {
-  const application = await discordGet(plan, '/applications/@me', pace)
+export async function readDiscordCounts(plan: DiscordPlan, requests: Requests): Promise<DiscordCounts> {
+  const application = await discordGet(plan, '/applications/@me', requests)
   const app = (typeof application === 'object' && application !== null ? application : {}) as Record<string, unknown>
   let servers: number | undefined
   if (plan.needServers) {
@@ -53,7 +40,7 @@ export async function readDiscordCounts(plan: DiscordPlan, pace: Pace = realPace
     if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
       throw new ActionError("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.")
     }
-    const list = await discordGet(plan, `/applications/${id}/commands`, pace)
+    const list = await discordGet(plan, `/applications/${id}/commands`, requests)
     if (!Array.isArray(list)) throw new ActionError("Discord's list of global commands was not a JSON array.")
     const origin = "Discord's global commands"
     commands = countCommands({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands)
@@ -61,10 +48,10 @@ export async function readDiscordCounts(plan: DiscordPlan, pace: Pace = realPace
   return { servers, commands }
 }
 
-async function discordGet(plan: DiscordPlan, path: string, pace: Pace): Promise<unknown> {
+async function discordGet(plan: DiscordPlan, path: string, requests: Requests): Promise<unknown> {
   let answer: HttpAnswer
   try {
-    answer = await sendWithRetry(
+    answer = await requests.send(
       {
         method: 'GET',
         url: `${plan.apiUrl}${path}`,
@@ -73,13 +60,10 @@ async function discordGet(plan: DiscordPlan, path: string, pace: Pace): Promise<
           Accept: 'application/json',
           // The form Discord requires of bots' HTTP clients.
           'User-Agent': `DiscordBot (${PROJECT_URL}, ${ACTION_VERSION})`
-        },
-        timeoutMs: plan.timeoutMs,
-        maxBodyBytes: 4 * 1024 * 1024
+        }
       },
-      DISCORD_POLICY,
-      pace,
-      refuseBan
+      POLICIES.discord,
+      { refuse: refuseBan }
     )
   } catch (error) {
     if (error instanceof NetworkError) throw new ActionError(`Could not read counts from Discord: ${error.message}.`, { cause: error })
@@ -114,6 +98,6 @@ function explainDiscordFailure(answer: HttpAnswer, path: string): string {
     )
   }
   if (answer.status === 429) return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
-  if (answer.status >= 500) return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`
+  if (answer.status >= 500) return `${said} after ${POLICIES.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`
   return `${said}. Nothing was sent to the service; check discord-api-url.`
 }

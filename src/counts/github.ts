@@ -1,4 +1,6 @@
 import { getOctokit } from '@actions/github'
+import type { HttpAnswer } from '../http.js'
+import { POLICIES, type Requests } from '../requests.js'
 
 export interface RepositoryFile {
   readonly token: string
@@ -6,25 +8,25 @@ export interface RepositoryFile {
   readonly repository: string
   readonly ref: string
   readonly path: string
-  readonly timeoutMs: number
 }
 
 /**
  * Reads one file of the repository at a commit through GitHub's contents API (raw media
  * type, so files over 1 MB come whole). Loaded only when a manifest is not in the workspace.
- * The API address comes from GITHUB_API_URL, so GitHub Enterprise Server works too.
+ * The API address comes from GITHUB_API_URL, so GitHub Enterprise Server works too. Octokit's
+ * requests go through the action's own request helper, under the same policy, deadline and
+ * proxy settings as every other request.
  */
-export async function readRepositoryFile(file: RepositoryFile): Promise<string> {
+export async function readRepositoryFile(file: RepositoryFile, requests: Requests): Promise<string> {
   const [owner, repo] = file.repository.split('/')
-  const octokit = getOctokit(file.token)
+  const octokit = getOctokit(file.token, { request: { fetch: policyFetch(requests) } })
   try {
     const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
       owner: owner ?? '',
       repo: repo ?? '',
       path: file.path,
       ref: file.ref,
-      headers: { accept: 'application/vnd.github.raw+json' },
-      request: { signal: AbortSignal.timeout(file.timeoutMs) }
+      headers: { accept: 'application/vnd.github.raw+json' }
     })
     if (typeof response.data !== 'string') throw new Error('the path is not a file')
     return response.data
@@ -32,6 +34,29 @@ export async function readRepositoryFile(file: RepositoryFile): Promise<string> 
     // Octokit's errors carry the request; only the status and GitHub's words are passed on.
     const status = (error as { status?: unknown }).status
     const message = error instanceof Error ? error.message.split(' - ')[0] : String(error)
-    throw new Error(typeof status === 'number' ? `${status}: ${message}` : message)
+    throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message)
+  }
+}
+
+/** A `fetch` for Octokit that sends through the request helper. */
+function policyFetch(requests: Requests): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    const answer: HttpAnswer = await requests.send(
+      {
+        method: 'GET',
+        url,
+        headers: Object.fromEntries(new Headers(init?.headers).entries()),
+        body: typeof init?.body === 'string' ? init.body : undefined
+      },
+      POLICIES.github
+    )
+    if (answer.truncated) throw new Error(`the file is larger than ${POLICIES.github.maxBodyBytes - 1} bytes`)
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+    }
+    const empty = answer.status === 204 || answer.status === 304
+    return new Response(empty ? null : answer.text, { status: answer.status, headers })
   }
 }

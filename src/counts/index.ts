@@ -1,3 +1,5 @@
+import type { Requests } from '../requests.js'
+
 /** A count and where it came from, so the log and the summary can say so. */
 export interface ResolvedCount {
   readonly value: number
@@ -29,7 +31,7 @@ export interface CountInputs {
 }
 
 export interface CountDeps {
-  readonly timeoutMs: number
+  readonly requests: Requests
   readonly log: (line: string) => void
 }
 
@@ -61,9 +63,8 @@ export async function resolveCounts(inputs: CountInputs, deps: CountDeps): Promi
       token: inputs.discordToken,
       needServers: server === undefined,
       needCommands: command === undefined,
-      countSubcommands: inputs.countSubcommands,
-      timeoutMs: deps.timeoutMs
-    })
+      countSubcommands: inputs.countSubcommands
+    }, deps.requests)
     warnings.push(...(discord.commands?.warnings ?? []))
     return {
       command: command ?? (discord.commands && { value: discord.commands.count, source: "Discord (global commands)" }),
@@ -90,7 +91,7 @@ async function readManifest(inputs: CountInputs, deps: CountDeps) {
       ? async path => {
           deps.log(`${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`)
           const { readRepositoryFile } = await import('./github.js')
-          return readRepositoryFile({ token, repository, ref: sha, path, timeoutMs: deps.timeoutMs })
+          return readRepositoryFile({ token, repository, ref: sha, path }, deps.requests)
         }
       : undefined
   })

@@ -1,6 +1,7 @@
 import { ActionError, ServiceError } from '../errors.js'
 import { USER_AGENT } from '../version.js'
-import { NetworkError, excerpt, retryAfterMs, send, type HttpAnswer } from '../http.js'
+import { NetworkError, excerpt, retryAfterMs, type HttpAnswer } from '../http.js'
+import { POLICIES, type Requests } from '../requests.js'
 
 /** The service accepts one stats update per bot per 6 hours. */
 export const COOLDOWN_MS = 6 * 60 * 60 * 1000
@@ -48,11 +49,10 @@ export interface StatsPlan {
   readonly body: StatsBody
   readonly dryRun: boolean
   readonly cooldownCheck: boolean
-  readonly timeoutMs: number
 }
 
 export interface StatsDeps {
-  readonly now: () => Date
+  readonly requests: Requests
   readonly log: (line: string) => void
 }
 
@@ -60,16 +60,17 @@ export interface StatsDeps {
  * Updates the bot's stats within the service's rules: reads the public record first (when
  * asked) and skips an update the service would refuse as too early.
  *
- * The PATCH is sent at most once and never repeated: an update the service refuses as
- * early is a strike against the key, and 5 strikes within 6 hours revoke it (410). So a
- * 429 is reported as `cooldown`, and a failure after the request may have been delivered
- * is reported, not retried.
+ * The PATCH is never repeated after an answer: an update the service refuses as early is
+ * a strike against the key, and 5 strikes within 6 hours revoke it (410). So a 429 is
+ * reported as `cooldown`. The request policy (see requests.ts) sends it again only when
+ * the connection failed before it could reach the service; after a failure that may have
+ * delivered it, a fresh read of the public record decides (see `confirmDelivery`).
  */
 export async function updateStats(plan: StatsPlan, deps: StatsDeps): Promise<StatsOutcome> {
   const base = { body: plan.body, sent: false, answer: undefined, error: undefined }
   const record = plan.cooldownCheck ? await readPublicRecord(plan, deps) : undefined
   const cooldownEnd = record?.ok ? cooldownEnds(record.record) : undefined
-  const waiting = cooldownEnd !== undefined && cooldownEnd.getTime() > deps.now().getTime()
+  const waiting = cooldownEnd !== undefined && cooldownEnd.getTime() > now(deps).getTime()
 
   if (plan.dryRun) {
     if (waiting) deps.log(`Dry run: a real run would skip the update until ${cooldownEnd.toISOString()}.`)
@@ -87,32 +88,95 @@ async function sendStats(
   record: RecordRead | undefined,
   cooldownEnd: Date | undefined
 ): Promise<StatsOutcome> {
-  if (plan.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
-  deps.log(`Sending PATCH ${plan.baseUrl}/bots/${plan.botId}/stats with ${JSON.stringify(plan.body)}`)
   let answer: HttpAnswer
+  const sentAt = now(deps).getTime()
   try {
-    answer = await send({
-      method: 'PATCH',
-      url: `${plan.baseUrl}/bots/${plan.botId}/stats`,
-      headers: {
-        Authorization: plan.apiKey,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-        'User-Agent': USER_AGENT
-      },
-      body: JSON.stringify(plan.body),
-      timeoutMs: plan.timeoutMs
-    })
+    answer = await patch(plan, deps)
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
-    const after = error.delivered
-      ? ' The update may have reached the service, so it was not sent again: a second update within 6 hours ' +
-        "would count as a strike against the key. Check the bot's page; the next run will update it if needed."
-      : ' Nothing reached the service. Check base-url and the runner\'s network; the next run will try again.'
+    const delivery = error.delivered ? await confirmDelivery(plan, deps, error, sentAt) : 'absent'
+    if (delivery === 'resend') {
+      deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
+      return sendOnce(plan, deps, record, cooldownEnd)
+    }
+    if (delivery === 'arrived') {
+      deps.log("The connection failed after the update was sent, but the public record shows it arrived.")
+      return outcome(plan, record, {
+        result: 'updated',
+        status: undefined,
+        answer: 'no answer (the connection failed), but the public record shows the update',
+        nextUpdateAt: new Date(now(deps).getTime() + COOLDOWN_MS)
+      })
+    }
+    const after =
+      delivery === 'unknown'
+        ? ' The update may have reached the service, so it was not sent again: a second update within 6 hours ' +
+          "would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+        : " Nothing reached the service. Check base-url and the runner's network; the next run will try again."
     const failure = new ActionError(`Stats update failed: ${error.message}.${after}`)
     return outcome(plan, record, { result: 'failed', sent: error.delivered, status: undefined, error: failure })
   }
+  return interpretAnswer(plan, deps, record, cooldownEnd, answer)
+}
 
+/** The one resend a confirmed non-delivery allows: whatever happens, it is not repeated. */
+async function sendOnce(plan: StatsPlan, deps: StatsDeps, record: RecordRead | undefined, cooldownEnd: Date | undefined): Promise<StatsOutcome> {
+  try {
+    return interpretAnswer(plan, deps, record, cooldownEnd, await patch(plan, deps))
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error
+    const failure = new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`)
+    return outcome(plan, record, { result: 'failed', sent: true, status: undefined, error: failure })
+  }
+}
+
+function patch(plan: StatsPlan, deps: StatsDeps): Promise<HttpAnswer> {
+  if (plan.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
+  deps.log(`Sending PATCH ${plan.baseUrl}/bots/${plan.botId}/stats with ${JSON.stringify(plan.body)}`)
+  return deps.requests.send(
+    {
+      method: 'PATCH',
+      url: `${plan.baseUrl}/bots/${plan.botId}/stats`,
+      headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT },
+      body: JSON.stringify(plan.body)
+    },
+    POLICIES.stats
+  )
+}
+
+/**
+ * After a failure that may have delivered the update, reads the public record again:
+ * - `arrived`: a count was updated since just before the PATCH went out;
+ * - `resend`: no update within 6 hours, so it did not arrive and a resend cannot be early;
+ * - `unknown`: anything else (an earlier update within the window, an unreadable record).
+ */
+async function confirmDelivery(
+  plan: StatsPlan,
+  deps: StatsDeps,
+  error: NetworkError,
+  sentAt: number
+): Promise<'arrived' | 'resend' | 'unknown'> {
+  deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`)
+  const fresh = await readPublicRecord(plan, deps)
+  if (!fresh.ok) return 'unknown'
+  const times = [plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt, plan.body.server_count !== undefined && fresh.record.serversUpdatedAt]
+  // A minute of leeway for the runner's clock against the service's.
+  if (times.some(time => time instanceof Date && time.getTime() >= sentAt - 60_000)) return 'arrived'
+  const end = cooldownEnds(fresh.record)
+  return end !== undefined && end.getTime() <= now(deps).getTime() ? 'resend' : 'unknown'
+}
+
+function now(deps: StatsDeps): Date {
+  return new Date(deps.requests.clock.now())
+}
+
+function interpretAnswer(
+  plan: StatsPlan,
+  deps: StatsDeps,
+  record: RecordRead | undefined,
+  cooldownEnd: Date | undefined,
+  answer: HttpAnswer
+): StatsOutcome {
   const serviceText = serviceMessage(answer)
   deps.log(`The service answered ${answer.status}${serviceText === undefined ? '' : `: ${serviceText}`}`)
   if (answer.status >= 200 && answer.status < 300) {
@@ -120,13 +184,13 @@ async function sendStats(
       result: 'updated',
       status: answer.status,
       answer: serviceText,
-      nextUpdateAt: new Date(deps.now().getTime() + COOLDOWN_MS)
+      nextUpdateAt: new Date(now(deps).getTime() + COOLDOWN_MS)
     })
   }
   if (answer.status === 429) {
     const wait = retryAfterMs(answer)
-    const fromHeaders = wait === undefined ? undefined : new Date(deps.now().getTime() + wait)
-    const fromRecord = cooldownEnd !== undefined && cooldownEnd > deps.now() ? cooldownEnd : undefined
+    const fromHeaders = wait === undefined ? undefined : new Date(now(deps).getTime() + wait)
+    const fromRecord = cooldownEnd !== undefined && cooldownEnd > now(deps) ? cooldownEnd : undefined
     return outcome(plan, record, {
       result: 'cooldown',
       status: 429,
@@ -150,22 +214,13 @@ function outcome(
  * Reads the bot's public record. Never fails the run: when the record cannot be read the
  * update goes ahead, and the service's own cooldown answer (429) still protects the key.
  */
-export async function readPublicRecord(
-  plan: Pick<StatsPlan, 'baseUrl' | 'botId' | 'timeoutMs'>,
-  deps: StatsDeps
-): Promise<RecordRead> {
+export async function readPublicRecord(plan: Pick<StatsPlan, 'baseUrl' | 'botId'>, deps: StatsDeps): Promise<RecordRead> {
   const url = `${plan.baseUrl}/bots/${plan.botId}`
   deps.log(`Reading the bot's public record: GET ${url}`)
   let read: RecordRead
   try {
     // The public record needs no key, and none is sent.
-    const answer = await send({
-      method: 'GET',
-      url,
-      headers: { Accept: 'application/json', 'User-Agent': USER_AGENT },
-      timeoutMs: plan.timeoutMs,
-      maxBodyBytes: 1024 * 1024
-    })
+    const answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } }, POLICIES.record)
     read = interpretRecord(answer)
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error

@@ -1,5 +1,6 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, excerpt, realPace, retryAfterMs, send, type HttpAnswer, type Pace } from '../http.js'
+import { NetworkError, excerpt, retryAfterMs, type HttpAnswer } from '../http.js'
+import { POLICIES, type Gate, type Requests } from '../requests.js'
 import { USER_AGENT } from '../version.js'
 
 /** One user's vote, as the `votes` output reports it. */
@@ -15,7 +16,6 @@ export interface VotePlan {
   readonly botId: string
   readonly apiKey: string
   readonly userIds: readonly string[]
-  readonly timeoutMs: number
   /** The longest time, in all, spent waiting for the service's rate limit. */
   readonly rateLimitWaitMs: number
   /** Checks in flight at once. */
@@ -35,14 +35,10 @@ export interface VoteOutcome {
 }
 
 export interface VoteDeps {
-  readonly pace?: Pace
-  readonly now?: () => number
+  readonly requests: Requests
   readonly log: (line: string) => void
 }
 
-/** Vote checks are reads: network errors and 5xx are retried, with backoff, this many times in all. */
-const ATTEMPTS = 3
-const BACKOFF_MS = 500
 const DEFAULT_CONCURRENCY = 6
 
 /**
@@ -53,13 +49,10 @@ const DEFAULT_CONCURRENCY = 6
  * `rateLimitWaitMs`; what is not checked by then is reported, not guessed.
  */
 export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
-  const pace = deps.pace ?? realPace
-  const now = deps.now ?? Date.now
-  const limiter = new WindowPacer(now, plan.rateLimitWaitMs)
+  const limiter = new WindowPacer(deps.requests, plan.rateLimitWaitMs)
   const votes = new Map<string, Vote>()
   const queue = [...plan.userIds]
   let status: number | undefined
-  let rateLimited = 0
   let failure: ActionError | undefined
 
   const worker = async (): Promise<void> => {
@@ -67,7 +60,7 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
       const userId = queue.shift()
       if (userId === undefined) return
       try {
-        const answer = await checkOne(plan, userId, limiter, pace, () => (rateLimited += 1))
+        const answer = await checkOne(plan, userId, limiter, deps.requests)
         status = answer.status
         votes.set(userId, readVote(answer, userId, plan))
       } catch (error) {
@@ -84,39 +77,24 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
   if (failure !== undefined && unchecked.length > 0) {
     deps.log(`Not checked: ${unchecked.join(', ')}`)
   }
-  return { votes: ordered, status, rateLimited, error: failure, unchecked }
+  return { votes: ordered, status, rateLimited: limiter.rateLimited, error: failure, unchecked }
 }
 
-/** One user's check, with retries for 429, 5xx and network errors. */
-async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, pace: Pace, on429: () => void): Promise<HttpAnswer> {
-  let failures = 0
-  for (;;) {
-    const ticket = await limiter.acquire(pace)
-    let answer: HttpAnswer
-    try {
-      answer = await send({
+/** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
+async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, requests: Requests): Promise<HttpAnswer> {
+  try {
+    return await requests.send(
+      {
         method: 'GET',
         url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`,
-        headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT },
-        timeoutMs: plan.timeoutMs
-      })
-    } catch (error) {
-      limiter.settle(ticket, undefined)
-      if (!(error instanceof NetworkError)) throw error
-      if (++failures >= ATTEMPTS) throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${ATTEMPTS} tries).`)
-      await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
-      continue
-    }
-    limiter.settle(ticket, answer)
-    if (answer.status === 429) {
-      on429()
-      continue
-    }
-    if (answer.status >= 500 && ++failures < ATTEMPTS) {
-      await pace.sleep(BACKOFF_MS * 2 ** (failures - 1) * (0.5 + pace.random() / 2))
-      continue
-    }
-    return answer
+        headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT }
+      },
+      POLICIES.vote,
+      { gate: limiter }
+    )
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error
+    throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${POLICIES.vote.attempts} tries).`)
   }
 }
 
@@ -160,7 +138,9 @@ export interface Ticket {
  * back from headers that lag behind the checks in flight; the window is spent when the
  * count (or a lower `RateLimit-Remaining`) says so, and every check waits for `RateLimit-Reset`.
  */
-export class WindowPacer {
+export class WindowPacer implements Gate<Ticket> {
+  /** 429 answers met. */
+  rateLimited = 0
   private window = 0
   private limit: number | undefined
   /** Checks others made in this window before ours. */
@@ -176,9 +156,13 @@ export class WindowPacer {
   private waiting: (() => void)[] = []
 
   constructor(
-    private readonly now: () => number,
+    private readonly requests: Pick<Requests, 'clock' | 'sleep'>,
     private readonly maxWaitMs: number
   ) {}
+
+  private now(): number {
+    return this.requests.clock.now()
+  }
 
   private get remaining(): number | undefined {
     if (this.limit === undefined) return Number.isFinite(this.windowEndsAt) ? 0 : undefined
@@ -186,7 +170,7 @@ export class WindowPacer {
   }
 
   /** Waits until the window allows one more check, and takes it. */
-  async acquire(pace: Pace): Promise<Ticket> {
+  async acquire(): Promise<Ticket> {
     for (;;) {
       const remaining = this.remaining
       if (remaining === undefined ? this.inFlight === 0 : remaining > 0) break
@@ -206,7 +190,7 @@ export class WindowPacer {
           )
         }
         this.waited += wait
-        await pace.sleep(wait)
+        await this.requests.sleep(wait)
       }
       if (this.now() >= end) this.newWindow()
     }
@@ -233,7 +217,10 @@ export class WindowPacer {
       }
       if (Number.isFinite(remaining)) this.lowest = Math.min(this.lowest, remaining)
       if (Number.isFinite(reset)) this.windowEndsAt = Math.min(this.windowEndsAt, this.now() + reset * 1000)
-      if (answer.status === 429) this.blockFor(retryAfterMs(answer) ?? 1_000)
+      if (answer.status === 429) {
+        this.rateLimited += 1
+        this.blockFor(retryAfterMs(answer) ?? 1_000)
+      }
     }
     for (const wake of this.waiting.splice(0)) wake()
   }

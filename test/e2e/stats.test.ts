@@ -221,8 +221,35 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(result.outputs['status']).toBeUndefined()
   })
 
-  it('does not send an update twice when the connection drops after the request went out', async () => {
+  it('sends the update once more when the connection dropped and the record shows it did not arrive', async () => {
     const service = await start()
+    service.inject('stats', { kind: 'reset' })
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url, 'cooldown-check': 'false' }
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(service.requests.map(r => `${r.route} ${r.status}`)).toEqual(['stats 0', 'record 200', 'stats 200'])
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'updated', status: '200' })
+  })
+
+  it('does not send the update again when the record shows it arrived before the connection dropped', async () => {
+    const service = await start()
+    service.inject('stats', { kind: 'reset-after-handling' })
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url, 'cooldown-check': 'false' }
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(service.requests.map(r => r.route)).toEqual(['stats', 'record'])
+    expect(service.bot(BOT).commands).toBe(5)
+    expect(result.outputs['result']).toBe('updated')
+    expect(result.outputs['status']).toBeUndefined()
+  })
+
+  it('does not send the update again when the record cannot tell whether it arrived', async () => {
+    const service = await start({ verified: false })
     service.inject('stats', { kind: 'reset' })
     const result = await runAction({
       node,
@@ -232,6 +259,7 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(service.received('stats')).toHaveLength(1)
     expect(errorLines(result)[0]).toMatch(/may have reached the service, so it was not sent again/)
   })
+
 })
 
 describe('answers the live service and the original description leave open', () => {

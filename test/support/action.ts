@@ -84,8 +84,24 @@ export function inputVariable(name: string): string {
   return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 }
 
-/** Runs dist/index.js once and collects everything a workflow would see. */
-export async function runAction(options: RunOptions): Promise<RunResult> {
+/**
+ * Everything a run needs before the process starts, as the runner sets it up: a temporary
+ * directory with the workspace (and its files), the `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`
+ * files, and the environment (`INPUT_*` with action.yml's defaults applied). `cleanup`
+ * removes the directory. Exported for the benchmark, which starts the process itself.
+ */
+export interface PreparedRun {
+  node: string
+  bundle: string
+  env: Record<string, string>
+  /** The workspace: the working directory of the process. */
+  workspace: string
+  outputFile: string
+  summaryFile: string
+  cleanup: () => Promise<void>
+}
+
+export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   const meta = await actionMetadata()
   const unknown = Object.keys(options.inputs).filter(name => !(name in meta.inputs))
   if (unknown.length > 0) throw new Error(`inputs not declared in action.yml: ${unknown.join(', ')}`)
@@ -122,15 +138,22 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
 
   const node = options.node ?? process.execPath
   if (!existsSync(node)) throw new Error(`no Node binary at ${node}: run npm ci`)
+  const cleanup = (): Promise<void> => rm(work, { recursive: true, force: true })
+  return { node, bundle: options.bundle ?? BUNDLE, env, workspace, outputFile, summaryFile, cleanup }
+}
+
+/** Runs dist/index.js once and collects everything a workflow would see. */
+export async function runAction(options: RunOptions): Promise<RunResult> {
+  const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } = await prepareRun(options)
   const started = performance.now()
   try {
-    const { code, stdout, stderr } = await spawnBundle(node, options.bundle ?? BUNDLE, env, workspace, options.timeoutMs ?? 30_000)
+    const { code, stdout, stderr } = await spawnBundle(node, bundle, env, workspace, options.timeoutMs ?? 30_000)
     const durationMs = performance.now() - started
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')
     return { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
   } finally {
-    await rm(work, { recursive: true, force: true })
+    await cleanup()
   }
 }
 

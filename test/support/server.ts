@@ -19,6 +19,8 @@ export interface RecordedRequest<Route extends string = string> {
 export type Fault =
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body: string }
   | { kind: 'reset' }
+  /** Handles the request as usual (its effects happen), then drops the connection unanswered. */
+  | { kind: 'reset-after-handling' }
   | { kind: 'hang' }
 
 export interface Answer {
@@ -87,6 +89,11 @@ export class FakeServer<Route extends string> {
       const fault = this.faults.get(route)?.shift()
       if (fault?.kind === 'hang') return
       if (fault?.kind === 'reset') {
+        req.socket.destroy()
+        return
+      }
+      if (fault?.kind === 'reset-after-handling') {
+        entry.status = reply(req, body, res).status
         req.socket.destroy()
         return
       }

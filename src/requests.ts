@@ -1,0 +1,150 @@
+import { ActionError } from './errors.js'
+import { NetworkError, retryAfterMs, send, type HttpAnswer, type HttpRequest } from './http.js'
+
+/** How one kind of request is sent and retried. */
+export interface Policy {
+  /** For messages: what the request is. */
+  readonly name: string
+  /** Tries in all, the first included. */
+  readonly attempts: number
+  /** Answers that are retried (after their Retry-After, or a backoff). */
+  readonly retryStatuses: readonly number[]
+  /** `any`: every network failure is retried; `undelivered`: only one that cannot have reached the server. */
+  readonly retryNetwork: 'any' | 'undelivered'
+  /** Backoff before try n+1: a random delay between half and all of base * 2^(n-1), capped. */
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+  /** A server asking for a longer wait than this ends the retries. */
+  readonly maxRetryAfterMs: number
+  /** Bytes of an answer kept; the rest is not read. */
+  readonly maxBodyBytes: number
+}
+
+const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, maxBodyBytes: 64 * 1024 } as const
+
+/**
+ * Every request the action makes, and how it is retried.
+ *
+ * Reads (the public record, vote checks, Discord, GitHub) retry on network errors, 429
+ * and 5xx. The stats update does not: the service allows one update per 6 hours, an
+ * update it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is
+ * sent again only when the connection failed before the request could reach the service
+ * (refused, DNS, TLS handshake), never after any answer; and after a failure that may
+ * have delivered it (a reset or a timeout once the request was out), only when a fresh
+ * read of the public record shows it did not arrive (see service/stats.ts).
+ */
+export const POLICIES = {
+  // The record only saves a refused update; a long rate-limit wait for it is not worth it.
+  record: { ...READ, name: "the bot's public record", attempts: 3, retryStatuses: [429, 500, 502, 503, 504], maxRetryAfterMs: 10_000, maxBodyBytes: 1024 * 1024 },
+  stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered' },
+  // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
+  vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },
+  discord: { ...READ, name: "Discord's API", attempts: 4, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 4 * 1024 * 1024 },
+  github: { ...READ, name: "GitHub's API", attempts: 3, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 5 * 1024 * 1024 + 1 }
+} as const satisfies Record<string, Policy>
+
+export interface Clock {
+  readonly now: () => number
+  readonly sleep: (ms: number) => Promise<void>
+  readonly random: () => number
+}
+
+export const realClock: Clock = {
+  now: Date.now,
+  sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+  random: Math.random
+}
+
+/** Something that admits attempts one at a time, such as a rate-limit pacer. */
+export interface Gate<Ticket> {
+  acquire(): Promise<Ticket>
+  settle(ticket: Ticket, answer: HttpAnswer | undefined): void
+}
+
+/** The step ran out of its time; an expected failure with the input to change. */
+export class DeadlineError extends ActionError {}
+
+export interface Limits {
+  /** One attempt: connect, send, and read the whole answer. */
+  readonly attemptTimeoutMs: number
+  /** The whole step; no attempt or wait goes past it. */
+  readonly totalMs: number
+}
+
+/** The one request helper: every request goes through it, under the step's deadline. */
+export class Requests {
+  private readonly deadlineAt: number
+
+  constructor(
+    private readonly limits: Limits,
+    readonly clock: Clock = realClock
+  ) {
+    this.deadlineAt = clock.now() + limits.totalMs
+  }
+
+  /**
+   * Sends a request under its policy. Returns the last answer, which may be a failure for
+   * the caller to explain, or throws the last NetworkError. `refuse` stops the retries of
+   * an answer that must not be retried; a `gate` admits each attempt and waits out 429s.
+   */
+  async send<Ticket>(
+    request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes'>,
+    policy: Policy,
+    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
+  ): Promise<HttpAnswer> {
+    const { gate, refuse } = options
+    for (let failures = 0; ; ) {
+      const ticket = await gate?.acquire()
+      let answer: HttpAnswer
+      try {
+        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes })
+      } catch (error) {
+        if (gate) gate.settle(ticket as Ticket, undefined)
+        if (!(error instanceof NetworkError)) throw error
+        const retry = policy.retryNetwork === 'any' || !error.delivered
+        if (!retry || ++failures >= policy.attempts) throw error
+        await this.sleep(this.backoff(failures, policy), policy)
+        continue
+      }
+      if (gate) gate.settle(ticket as Ticket, answer)
+      if (!policy.retryStatuses.includes(answer.status)) return answer
+      const refused = refuse?.(answer)
+      if (refused !== undefined) throw refused
+      if (answer.status === 429 && gate) continue
+      if (++failures >= policy.attempts) return answer
+      const asked = retryAfterMs(answer)
+      if (asked !== undefined && asked > policy.maxRetryAfterMs) return answer
+      await this.sleep(asked ?? this.backoff(failures, policy), policy)
+    }
+  }
+
+  /** Waits, unless the wait would end past the step's deadline. */
+  async sleep(ms: number, policy?: Policy): Promise<void> {
+    if (this.clock.now() + ms > this.deadlineAt) throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`)
+    await this.clock.sleep(ms)
+  }
+
+  /** Time left before the step's deadline. */
+  remainingMs(): number {
+    return this.deadlineAt - this.clock.now()
+  }
+
+  private attemptTimeout(policy: Policy): number {
+    const left = this.remainingMs()
+    if (left <= 0) throw this.deadlineError(policy, 'another attempt')
+    return Math.min(this.limits.attemptTimeoutMs, left)
+  }
+
+  private backoff(failures: number, policy: Policy): number {
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1))
+    return Math.round(ceiling / 2 + (this.clock.random() * ceiling) / 2)
+  }
+
+  private deadlineError(policy: Policy | undefined, what: string): DeadlineError {
+    const during = policy === undefined ? '' : ` during ${policy.name}`
+    return new DeadlineError(
+      `The step's time limit of ${Math.round(this.limits.totalMs / 1000)} s (input 'timeout') leaves no room for ${what}${during}. ` +
+        'Raise timeout, or look at the network and the service.'
+    )
+  }
+}
