@@ -304,6 +304,12 @@ function adviceFor(status: number, serviceText: string | undefined, plan: Pick<S
         'action at most once every 6 hours with cooldown-check: true.'
       )
     default:
+      if (status >= 300 && status < 400) {
+        return (
+          'A redirect is not followed: a request carrying the API key never goes to another address. ' +
+          "Set base-url to the service's own address."
+        )
+      }
       if (status >= 500) {
         return (
           'The service failed on its side; nothing in the workflow needs to change. The update was not repeated ' +

@@ -151,10 +151,23 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     const durationMs = performance.now() - started
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')
-    return { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
+    const result = { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
+    sweepSecrets(result, env)
+    return result
   } finally {
     await cleanup()
   }
+}
+
+/**
+ * The secrets sweep: every run of every end-to-end test is checked for the secrets it was
+ * given (the API key, the Discord token, the GitHub token), in stdout, stderr, the summary
+ * and the outputs. A leak fails the test that made the run, whatever it asserts itself.
+ */
+function sweepSecrets(result: RunResult, env: Record<string, string>): void {
+  const secrets = ['api-key', 'discord-token', 'github-token'].map(name => env[inputVariable(name)] ?? '').filter(s => s.length >= 6)
+  const leaks = findLeaks(result, secrets)
+  if (leaks.length > 0) throw new Error(`secrets sweep: a secret given to the run showed up (${leaks.join(', ')}):\n${result.stdout}`)
 }
 
 function spawnBundle(

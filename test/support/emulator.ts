@@ -68,6 +68,8 @@ export interface EmulatorOptions {
   /** Vote check style: the live service's 200 JSON (default), or 204 for a vote as the original description has it. */
   voteStyle?: 'json' | 'no-content'
   now?: () => number
+  /** Serve https with this key and certificate. */
+  tls?: { key: string; cert: string }
 }
 
 export type { Fault } from './server.js'
@@ -96,7 +98,7 @@ export class ServiceEmulator {
     this.now = options.now ?? Date.now
     this.voteStyle = options.voteStyle ?? 'json'
     for (const seed of options.bots ?? []) this.addBot(seed)
-    this.server = new FakeServer<RouteKind>((method, path) => this.route(method, path))
+    this.server = new FakeServer<RouteKind>((method, path) => this.route(method, path), options.tls)
   }
 
   /** Starts an emulator on 127.0.0.1 at a free port. */
@@ -104,6 +106,11 @@ export class ServiceEmulator {
     const emulator = new ServiceEmulator(options)
     await emulator.server.listen(emulator.prefix)
     return emulator
+  }
+
+  /** The port listened on. */
+  get port(): number {
+    return this.server.port
   }
 
   /** The service's base address, prefix included. */

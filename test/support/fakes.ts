@@ -12,6 +12,8 @@ export interface DiscordFakeOptions {
   guildCount: number
   /** The application's global commands, as GET /applications/{id}/commands returns them. */
   commands: unknown[]
+  /** Serve https with this key and certificate. */
+  tls?: { key: string; cert: string }
 }
 
 /** Discord's API under `/api/v10`, with its `X-RateLimit-*` headers on every answer. */
@@ -19,7 +21,7 @@ export class DiscordFake {
   private readonly server: FakeServer<DiscordRoute>
 
   private constructor(private readonly options: DiscordFakeOptions) {
-    this.server = new FakeServer<DiscordRoute>((method, path) => this.route(method, path))
+    this.server = new FakeServer<DiscordRoute>((method, path) => this.route(method, path), options.tls)
   }
 
   static async start(options: DiscordFakeOptions): Promise<DiscordFake> {
@@ -30,6 +32,10 @@ export class DiscordFake {
 
   get url(): string {
     return this.server.url
+  }
+
+  get port(): number {
+    return this.server.port
   }
 
   get requests(): RecordedRequest<DiscordRoute>[] {

@@ -4,6 +4,7 @@
  * request, and can replace its next answer on a route with a fault.
  */
 import * as http from 'node:http'
+import * as https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 
 export interface RecordedRequest<Route extends string = string> {
@@ -22,6 +23,12 @@ export type Fault =
   /** Handles the request as usual (its effects happen), then drops the connection unanswered. */
   | { kind: 'reset-after-handling' }
   | { kind: 'hang' }
+  /** Sends the status and headers, then the body a few bytes at a time, slowly. */
+  | { kind: 'drip'; status: number; body: string; intervalMs: number }
+  /** Sends the status, headers and the start of the body, then drops the connection. */
+  | { kind: 'partial'; status: number; body: string }
+  /** Sends a body of this many bytes (or until the client goes away). */
+  | { kind: 'huge'; status: number; bytes: number; contentType?: string }
 
 export interface Answer {
   status: number
@@ -40,12 +47,23 @@ export type Router<Route extends string> = (
 export class FakeServer<Route extends string> {
   readonly requests: RecordedRequest<Route>[] = []
   url = ''
+  /** The port listened on, once listening. */
+  get port(): number {
+    return (this.server.address() as AddressInfo).port
+  }
   private readonly faults = new Map<string, Fault[]>()
   private readonly sockets = new Set<Socket>()
-  private readonly server: http.Server
+  private readonly server: http.Server | https.Server
+  private readonly scheme: 'http' | 'https'
 
-  constructor(private readonly router: Router<Route>) {
-    this.server = http.createServer((req, res) => this.handle(req, res))
+  /** With `tls`, an https server with that key and certificate. */
+  constructor(
+    private readonly router: Router<Route>,
+    tls?: { key: string; cert: string }
+  ) {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res)
+    this.server = tls ? https.createServer(tls, handler) : http.createServer(handler)
+    this.scheme = tls ? 'https' : 'http'
     this.server.on('connection', socket => {
       this.sockets.add(socket)
       socket.on('close', () => this.sockets.delete(socket))
@@ -56,7 +74,7 @@ export class FakeServer<Route extends string> {
   async listen(path = ''): Promise<void> {
     await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))
     const { port } = this.server.address() as AddressInfo
-    this.url = `http://127.0.0.1:${port}${path}`
+    this.url = `${this.scheme}://127.0.0.1:${port}${path}`
   }
 
   async close(): Promise<void> {
@@ -95,6 +113,43 @@ export class FakeServer<Route extends string> {
       if (fault?.kind === 'reset-after-handling') {
         entry.status = reply(req, body, res).status
         req.socket.destroy()
+        return
+      }
+      if (fault?.kind === 'drip') {
+        entry.status = fault.status
+        res.writeHead(fault.status, { 'Content-Type': 'application/json' })
+        let at = 0
+        const timer = setInterval(() => {
+          if (res.destroyed || at >= fault.body.length) {
+            clearInterval(timer)
+            if (!res.destroyed) res.end()
+            return
+          }
+          res.write(fault.body.slice(at, at + 2))
+          at += 2
+        }, fault.intervalMs)
+        res.on('close', () => clearInterval(timer))
+        return
+      }
+      if (fault?.kind === 'partial') {
+        entry.status = fault.status
+        res.writeHead(fault.status, { 'Content-Type': 'application/json', 'Content-Length': String(fault.body.length * 2) })
+        res.write(fault.body, () => setTimeout(() => req.socket.destroy(), 20))
+        return
+      }
+      if (fault?.kind === 'huge') {
+        entry.status = fault.status
+        res.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'text/html' })
+        const chunk = Buffer.alloc(64 * 1024, '<p>spam</p>')
+        let sent = 0
+        const pump = (): void => {
+          while (sent < fault.bytes && !res.destroyed) {
+            sent += chunk.length
+            if (!res.write(chunk)) return void res.once('drain', pump)
+          }
+          if (!res.destroyed) res.end()
+        }
+        pump()
         return
       }
       const answer: Answer =
