@@ -9,7 +9,9 @@ export const modules = {
 /* harmony export */   readRepositoryFile: () => (/* binding */ readRepositoryFile)
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2413);
-/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5109);
+/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7066);
+/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5109);
+
 
 
 /**
@@ -37,7 +39,8 @@ async function readRepositoryFile(file, requests) {
     catch (error) {
         // Octokit's errors carry the request; only the status and GitHub's words are passed on.
         const status = error.status;
-        const message = error instanceof Error ? error.message.split(' - ')[0] : String(error);
+        const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
+        const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_http_js__WEBPACK_IMPORTED_MODULE_1__/* .excerpt */ .Kb)(raw);
         throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
     }
 }
@@ -50,9 +53,9 @@ function policyFetch(requests) {
             url,
             headers: Object.fromEntries(new Headers(init?.headers).entries()),
             body: typeof init?.body === 'string' ? init.body : undefined
-        }, _requests_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.github);
+        }, _requests_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.github);
         if (answer.truncated)
-            throw new Error(`the file is larger than ${_requests_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
+            throw new Error(`the file is larger than ${_requests_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
         const headers = new Headers();
         for (const [name, value] of Object.entries(answer.headers)) {
             if (value !== undefined)

@@ -3,12 +3,19 @@
  * Node 24, against the loopback emulator, and prints figures with PASS/FAIL against the
  * budgets stated in the README.
  *
+ * One stats update (scripts/bench/processes.ts): the bundled action with and without the
+ * cooldown check, a one-file fetch script (the reference), a node:http script (the floor)
+ * and `node -e 0`, timed as whole processes, interleaved; what the run loads from dist/;
+ * and the time from process start to the first request byte. BENCH_RUNS (default 15) and
+ * BENCH_WARMUP (default 2) set the rounds, BENCH_VOTE_RUNS (default 3) the vote-check runs.
+ *
  * Vote-check pacing: 300 users against a limiter scaled to 100 checks per 2-second window.
  * The fastest that limiter allows is two full windows (the third batch of 100 cannot start
  * before 4 s); the budget is 1.2x that, with at most one 429 per window.
  */
 import { NODES, runAction } from '../test/support/action.js'
 import { ServiceEmulator } from '../test/support/emulator.js'
+import { processBenchmark } from './bench/processes.js'
 
 const node24 = NODES[1]!.path
 const results: { name: string; pass: boolean }[] = []
@@ -54,6 +61,11 @@ function verdict(name: string, pass: boolean): void {
   console.log(`  ${pass ? 'PASS' : 'FAIL'}  ${name}`)
 }
 
+try {
+  await processBenchmark(node24, NODES[1]!.name, verdict)
+} catch (error) {
+  verdict(`one stats update: the benchmark could not run: ${error instanceof Error ? error.message : String(error)}`, false)
+}
 await votePacing(Number(process.env['BENCH_VOTE_RUNS'] ?? 3))
 
 console.log(`\n${results.filter(r => r.pass).length} of ${results.length} budget lines PASS`)

@@ -1,5 +1,5 @@
 import { getOctokit } from '@actions/github'
-import type { HttpAnswer } from '../http.js'
+import { excerpt, type HttpAnswer } from '../http.js'
 import { POLICIES, type Requests } from '../requests.js'
 
 export interface RepositoryFile {
@@ -33,7 +33,8 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
   } catch (error) {
     // Octokit's errors carry the request; only the status and GitHub's words are passed on.
     const status = (error as { status?: unknown }).status
-    const message = error instanceof Error ? error.message.split(' - ')[0] : String(error)
+    const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)
+    const message = /^\s*</.test(raw) ? 'an HTML error page' : excerpt(raw)
     throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message)
   }
 }

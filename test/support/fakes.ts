@@ -154,6 +154,10 @@ export class GitHubFake {
     return this.server.url
   }
 
+  inject(route: GitHubRoute, fault: Fault): void {
+    this.server.inject(route, fault)
+  }
+
   get requests(): RecordedRequest<GitHubRoute>[] {
     return this.server.requests
   }
