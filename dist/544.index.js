@@ -9,7 +9,7 @@ export const modules = {
 /* harmony export */   e: () => (/* binding */ countCommands)
 /* harmony export */ });
 /* unused harmony export MAX_COMMANDS */
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(916);
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
 const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
@@ -104,15 +104,15 @@ function kind(value) {
 
 /***/ }),
 
-/***/ 9544:
+/***/ 544:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7066);
-/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5109);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(916);
+/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(734);
+/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(109);
 /* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(311);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(160);
 

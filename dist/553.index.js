@@ -2,15 +2,15 @@ export const id = 553;
 export const ids = [553];
 export const modules = {
 
-/***/ 6553:
+/***/ 553:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   readRepositoryFile: () => (/* binding */ readRepositoryFile)
 /* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2413);
-/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7066);
-/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5109);
+/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(413);
+/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(734);
+/* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(109);
 
 
 

@@ -211,9 +211,13 @@ function countRow(label: string, count: ResolvedCount | undefined, before: numbe
   return `| ${label} | ${number(count.value)} | ${escape(count.source)} | ${before === undefined ? 'unknown' : number(before)} | ${change} |`
 }
 
-/** `1,260`: thousands separated, as a bot page shows them. */
+/**
+ * `1,260`: thousands separated, as a bot page shows them. Written out rather than with
+ * toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run.
+ */
 export function number(value: number): string {
-  return value.toLocaleString('en-US')
+  const digits = String(Math.abs(Math.trunc(value)))
+  return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`
 }
 
 function signed(delta: number): string {
