@@ -5,12 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const script = JSON.parse(readFileSync('package.json', 'utf8')).scripts.bundle
-if (!/ -o dist\b/.test(script)) throw new Error('the bundle script must write to dist with "-o dist"')
 const fresh = mkdtempSync(join(tmpdir(), 'dist-check-'))
 try {
-  const command = script.replace(/ -o dist\b/, ` -o ${fresh}`)
-  execFileSync('sh', ['-c', command.replace(/^ncc /, 'npx --no-install ncc ')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync(process.execPath, ['scripts/bundle.mjs', fresh], { stdio: ['ignore', 'ignore', 'inherit'] })
   const files = new Set([...readdirSync('dist'), ...readdirSync(fresh)])
   const stale = [...files].filter(file => {
     try {

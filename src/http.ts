@@ -1,6 +1,4 @@
 import * as http from 'node:http'
-import * as https from 'node:https'
-import { HttpClient } from '@actions/http-client'
 
 /** One HTTP request, sent exactly once: retries are the caller's decision, per operation. */
 export interface HttpRequest {
@@ -56,16 +54,35 @@ const CONNECT_ERRORS = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID'
 ])
 
-// @actions/http-client picks the agent: direct, or tunnelled through HTTPS_PROXY /
-// HTTP_PROXY with NO_PROXY honoured, as self-hosted runners behind a proxy need. The
-// request itself is ours, so that the deadline and the body limit are real. One client
-// per protocol: a client keeps the first agent it made, whatever the protocol.
-const agents = { 'http:': new HttpClient(undefined, [], { keepAlive: false }), 'https:': new HttpClient(undefined, [], { keepAlive: false }) }
+type Transport = typeof import('node:http')
+
+/**
+ * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a
+ * run's start) only for https, and @actions/http-client only when a proxy variable is set.
+ * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
+ * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. One client
+ * per protocol: a client keeps the first agent it made, whatever the protocol.
+ */
+async function route(url: URL): Promise<{ transport: Transport; agent: http.Agent }> {
+  const secure = url.protocol === 'https:'
+  const transport = (secure ? process.getBuiltinModule('node:https') : http) as Transport
+  const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
+  if (!proxyVariable.some(name => process.env[name])) {
+    directAgents[url.protocol] ??= new transport.Agent({ keepAlive: false })
+    return { transport, agent: directAgents[url.protocol]! }
+  }
+  const { HttpClient } = await import('@actions/http-client')
+  proxyClients[url.protocol] ??= new HttpClient(undefined, [], { keepAlive: false })
+  return { transport, agent: proxyClients[url.protocol]!.getAgent(url.href) }
+}
+
+const directAgents: Record<string, http.Agent> = {}
+const proxyClients: Record<string, import('@actions/http-client').HttpClient> = {}
 
 /** Sends one request and reads its answer, bounded in time and size. */
-export function send(request: HttpRequest): Promise<HttpAnswer> {
+export async function send(request: HttpRequest): Promise<HttpAnswer> {
   const url = new URL(request.url)
-  const transport = url.protocol === 'https:' ? https : http
+  const { transport, agent } = await route(url)
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = { ...request.headers }
   if (body !== undefined) headers['Content-Length'] = body.length
@@ -80,7 +97,7 @@ export function send(request: HttpRequest): Promise<HttpAnswer> {
       clearTimeout(timer)
       reject(toNetworkError(error, url, connected, request.timeoutMs))
     }
-    const req = transport.request(url, { method: request.method, headers, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'].getAgent(url.href) }, res => {
+    const req = transport.request(url, { method: request.method, headers, agent }, res => {
       const chunks: Buffer[] = []
       let kept = 0
       let truncated = false

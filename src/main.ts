@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as runner from './runner.js'
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
 import { announce, announceVotes, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
@@ -7,7 +7,7 @@ import { checkVotes } from './service/votes.js'
 import { Requests } from './requests.js'
 import { readSettings, type Settings } from './settings.js'
 
-const log = (line: string): void => core.info(line)
+const log = (line: string): void => runner.info(line)
 
 /**
  * The action: settings -> counts -> service -> report (or, in vote-check mode, settings ->
@@ -23,10 +23,10 @@ export async function run(): Promise<void> {
     else await stats(settings, requests, state)
   } catch (error) {
     state.failure = failureMessage(error)
-    core.setFailed(state.failure)
+    runner.setFailed(state.failure)
   } finally {
     writeOutputs(state)
-    await writeSummary(state)
+    writeSummary(state)
   }
 }
 
@@ -74,7 +74,7 @@ async function voteCheck(settings: Settings, requests: Requests, state: RunState
 /** Expected failures carry a message for the user; anything else is a bug, reported as one. */
 function failureMessage(error: unknown): string {
   if (error instanceof ActionError) return error.message
-  if (error instanceof Error && error.stack !== undefined) core.debug(error.stack)
+  if (error instanceof Error && error.stack !== undefined) runner.debug(error.stack)
   const detail = error instanceof Error ? error.message : String(error)
   return `Unexpected internal error: ${detail}. Please report it with this log.`
 }

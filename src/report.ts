@@ -1,4 +1,4 @@
-import * as core from '@actions/core'
+import * as runner from './runner.js'
 import type { Counts, ResolvedCount } from './counts/index.js'
 import { DEFAULT_BASE_URL, type Settings } from './settings.js'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
@@ -23,11 +23,11 @@ export function writeOutputs(state: RunState): void {
   if (state.settings?.mode === 'vote-check') return writeVoteOutputs(state)
   const { counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : outcome?.result
-  if (result !== undefined) core.setOutput('result', result)
-  if (counts?.command !== undefined) core.setOutput('command-count', counts.command.value)
-  if (counts?.server !== undefined) core.setOutput('server-count', counts.server.value)
-  if (outcome?.status !== undefined) core.setOutput('status', outcome.status)
-  if (outcome?.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+  if (result !== undefined) runner.setOutput('result', result)
+  if (counts?.command !== undefined) runner.setOutput('command-count', counts.command.value)
+  if (counts?.server !== undefined) runner.setOutput('server-count', counts.server.value)
+  if (outcome?.status !== undefined) runner.setOutput('status', outcome.status)
+  if (outcome?.nextUpdateAt !== undefined) runner.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
 }
 
 /**
@@ -35,15 +35,15 @@ export function writeOutputs(state: RunState): void {
  * checked; otherwise the result is `failed` and `votes` holds the users that were.
  */
 function writeVoteOutputs(state: RunState): void {
-  core.setOutput('result', voteResult(state))
+  runner.setOutput('result', voteResult(state))
   const votes = state.votes
   if (votes === undefined) return
-  if (votes.status !== undefined) core.setOutput('status', votes.status)
+  if (votes.status !== undefined) runner.setOutput('status', votes.status)
   const all = [...votes.votes.values()]
-  if (votes.unchecked.length === 0 && all.length > 0) core.setOutput('voted', all.every(vote => vote.voted))
-  core.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
+  if (votes.unchecked.length === 0 && all.length > 0) runner.setOutput('voted', all.every(vote => vote.voted))
+  runner.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
   const only = all.length === 1 && votes.unchecked.length === 0 ? all[0] : undefined
-  if (only?.lastVote) core.setOutput('last-vote', only.lastVote.toISOString())
+  if (only?.lastVote) runner.setOutput('last-vote', only.lastVote.toISOString())
 }
 
 function voteResult(state: RunState): string {
@@ -63,9 +63,9 @@ export function announceVotes(outcome: VoteOutcome): void {
     const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${vote.lastVote.toISOString()}` : '']
       .filter(Boolean)
       .join(', ')
-    core.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
+    runner.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
   }
-  if (outcome.rateLimited > 0) core.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
+  if (outcome.rateLimited > 0) runner.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
 }
 
 /** Logs each count with its source, and the warnings met while resolving them. */
@@ -74,9 +74,9 @@ export function reportCounts(counts: Counts): void {
     ['Command count', counts.command],
     ['Server count', counts.server]
   ] as const) {
-    if (count !== undefined) core.info(`${label}: ${count.value} (${count.source})`)
+    if (count !== undefined) runner.info(`${label}: ${count.value} (${count.source})`)
   }
-  for (const warning of counts.warnings) core.warning(warning)
+  for (const warning of counts.warnings) runner.warning(warning)
 }
 
 /** The log line or annotation that says how a successful run ended. */
@@ -84,17 +84,17 @@ export function announce(outcome: StatsOutcome): void {
   const next = outcome.nextUpdateAt?.toISOString()
   switch (outcome.result) {
     case 'updated':
-      core.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
+      runner.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
-      core.notice(
+      runner.notice(
         `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
           `per 6 hours. The next update is accepted from ${next}.`,
         { title: 'Update skipped (cooldown)' }
       )
       break
     case 'cooldown':
-      core.warning(
+      runner.warning(
         `The service refused the update as too early (429${outcome.answer ? `: "${outcome.answer}"` : ''}). ` +
           `${next ? `The next update is allowed from ${next}.` : 'When the next update is allowed is unknown.'} ` +
           'It was not retried. Refused updates count as strikes (5 within 6 hours revoke the key): schedule this ' +
@@ -103,7 +103,7 @@ export function announce(outcome: StatsOutcome): void {
       )
       break
     case 'dry-run':
-      core.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
+      runner.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
       break
     case 'failed':
       break
@@ -115,11 +115,11 @@ function describeBody(outcome: StatsOutcome): string {
 }
 
 /** Writes the job summary section; a missing summary file (a local run) is not an error. */
-export async function writeSummary(state: RunState): Promise<void> {
+export function writeSummary(state: RunState): void {
   try {
-    await core.summary.addRaw(renderSummary(state), true).write()
+    if (!runner.appendSummary(renderSummary(state))) runner.debug('No job summary written: GITHUB_STEP_SUMMARY is not set.')
   } catch (error) {
-    core.debug(`No job summary written: ${error instanceof Error ? error.message : String(error)}`)
+    runner.warning(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import * as core from '@actions/core'
+import * as runner from './runner.js'
 import { ActionError, InputError } from './errors.js'
 
 export type Mode = 'stats' | 'vote-check'
@@ -55,10 +55,10 @@ export type InputReader = (name: string) => string
 
 /**
  * Reads and validates every input, masking the secrets before anything else happens.
- * The only caller of `core.getInput` in the action.
+ * The only caller of `runner.getInput` in the action.
  */
 export function readSettings(): Settings {
-  return parseSettings(name => core.getInput(name), core.setSecret, process.env)
+  return parseSettings(runner.getInput, runner.setSecret, process.env)
 }
 
 /**
