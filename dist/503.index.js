@@ -231,7 +231,9 @@ function parseJson(text, origin) {
         const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
         const offset = jsonErrorOffset(text);
         const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, { input: 'commands-file' });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, {
+            input: 'commands-file'
+        });
     }
 }
 function locate(text, offset) {
@@ -283,8 +285,10 @@ function jsonErrorOffset(text) {
             const close = char === '{' ? '}' : ']';
             at++;
             space();
-            if (text[at] === close)
-                return void at++;
+            if (text[at] === close) {
+                at++;
+                return;
+            }
             for (;;) {
                 if (close === '}') {
                     space();
@@ -298,11 +302,14 @@ function jsonErrorOffset(text) {
                     at++;
                     continue;
                 }
-                return expect(close);
+                expect(close);
+                return;
             }
         }
-        if (char === '"')
-            return string();
+        if (char === '"') {
+            string();
+            return;
+        }
         const word = ['true', 'false', 'null'].find(w => w[0] === char);
         if (word !== undefined) {
             for (const letter of word)

@@ -31,13 +31,25 @@ async function votePacing(runs: number): Promise<void> {
   let worst429 = 0
   for (let run = 0; run < runs; run++) {
     const emulator = await ServiceEmulator.start({
-      bots: [{ id: '123456789012345678', apiKey: 'bench-key', voters: Object.fromEntries(users.map((u, i) => [u, { vote: i % 3, lastVote: i % 2 ? new Date() : null }])) }],
+      bots: [
+        {
+          id: '123456789012345678',
+          apiKey: 'bench-key',
+          voters: Object.fromEntries(users.map((u, i) => [u, { vote: i % 3, lastVote: i % 2 ? new Date() : null }]))
+        }
+      ],
       rateLimits: { votes: { limit, windowMs } }
     })
     try {
       const result = await runAction({
         node: node24,
-        inputs: { 'bot-id': '123456789012345678', 'api-key': 'bench-key', mode: 'vote-check', 'user-id': users.join(','), 'base-url': emulator.url },
+        inputs: {
+          'bot-id': '123456789012345678',
+          'api-key': 'bench-key',
+          mode: 'vote-check',
+          'user-id': users.join(','),
+          'base-url': emulator.url
+        },
         timeoutMs: 60_000
       })
       if (result.code !== 0) throw new Error(`the action failed:\n${result.stdout}`)
@@ -45,7 +57,9 @@ async function votePacing(runs: number): Promise<void> {
       const per429 = windows.map(w => w.refused)
       worst429 = Math.max(worst429, ...per429)
       times.push(result.durationMs)
-      console.log(`  run ${run + 1}: ${(result.durationMs / 1000).toFixed(2)} s, ${windows.length} windows, 429s per window: ${per429.join(' ')}`)
+      console.log(
+        `  run ${run + 1}: ${(result.durationMs / 1000).toFixed(2)} s, ${windows.length} windows, 429s per window: ${per429.join(' ')}`
+      )
     } finally {
       await emulator.close()
     }

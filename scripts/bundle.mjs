@@ -7,6 +7,19 @@ const out = process.argv[2] ?? 'dist'
 rmSync(out, { recursive: true, force: true })
 execFileSync(
   'npx',
-  ['--no-install', 'ncc', 'build', 'src/index.ts', '-o', out, '--minify', '--target', 'es2022', '--no-source-map-register', '--license', 'licenses.txt'],
+  [
+    '--no-install',
+    'ncc',
+    'build',
+    'src/index.ts',
+    '-o',
+    out,
+    '--minify',
+    '--target',
+    'es2022',
+    '--no-source-map-register',
+    '--license',
+    'licenses.txt'
+  ],
   { stdio: 'inherit' }
 )

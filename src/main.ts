@@ -1,10 +1,10 @@
-import * as runner from './runner.js'
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
-import { announce, announceVotes, reportCounts, writeOutputs, writeSummary, type RunState } from './report.js'
+import { announce, announceVotes, type RunState, reportCounts, writeOutputs, writeSummary } from './report.js'
+import { Requests } from './requests.js'
+import * as runner from './runner.js'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
-import { Requests } from './requests.js'
 import { readSettings, type Settings } from './settings.js'
 
 const log = (line: string): void => runner.info(line)
@@ -17,7 +17,8 @@ const log = (line: string): void => runner.info(line)
 export async function run(): Promise<void> {
   const state: RunState = {}
   try {
-    const settings = (state.settings = readSettings())
+    const settings = readSettings()
+    state.settings = settings
     const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs })
     if (settings.mode === 'vote-check') await voteCheck(settings, requests, state)
     else await stats(settings, requests, state)
@@ -31,9 +32,10 @@ export async function run(): Promise<void> {
 }
 
 async function stats(settings: Settings, requests: Requests, state: RunState): Promise<void> {
-  const counts = (state.counts = await resolveCounts(settings, { requests, log }))
+  const counts = await resolveCounts(settings, { requests, log })
+  state.counts = counts
   reportCounts(counts)
-  const outcome = (state.outcome = await updateStats(
+  const outcome = await updateStats(
     {
       baseUrl: settings.baseUrl,
       botId: settings.botId,
@@ -43,7 +45,8 @@ async function stats(settings: Settings, requests: Requests, state: RunState): P
       cooldownCheck: settings.cooldownCheck
     },
     { requests, log }
-  ))
+  )
+  state.outcome = outcome
   if (outcome.error !== undefined) throw outcome.error
   announce(outcome)
 }
@@ -53,7 +56,7 @@ async function voteCheck(settings: Settings, requests: Requests, state: RunState
     log(`Dry run: would check the votes of ${settings.userIds.join(', ')}.`)
     return
   }
-  const outcome = (state.votes = await checkVotes(
+  const outcome = await checkVotes(
     {
       baseUrl: settings.baseUrl,
       botId: settings.botId,
@@ -62,7 +65,8 @@ async function voteCheck(settings: Settings, requests: Requests, state: RunState
       rateLimitWaitMs: settings.rateLimitWaitMs
     },
     { requests, log }
-  ))
+  )
+  state.votes = outcome
   if (outcome.error !== undefined) throw outcome.error
   announceVotes(outcome)
   const missing = [...outcome.votes].filter(([, vote]) => !vote.voted).map(([id]) => id)

@@ -1,8 +1,8 @@
-import * as runner from './runner.js'
 import type { Counts, ResolvedCount } from './counts/index.js'
-import { DEFAULT_BASE_URL, type Settings } from './settings.js'
+import * as runner from './runner.js'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
+import { DEFAULT_BASE_URL, type Settings } from './settings.js'
 
 /** What the run knows at its end, however far it got. */
 export interface RunState {
@@ -20,7 +20,10 @@ export interface RunState {
  * with `if: always()` can use it.
  */
 export function writeOutputs(state: RunState): void {
-  if (state.settings?.mode === 'vote-check') return writeVoteOutputs(state)
+  if (state.settings?.mode === 'vote-check') {
+    writeVoteOutputs(state)
+    return
+  }
   const { counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : outcome?.result
   if (result !== undefined) runner.setOutput('result', result)
@@ -40,7 +43,11 @@ function writeVoteOutputs(state: RunState): void {
   if (votes === undefined) return
   if (votes.status !== undefined) runner.setOutput('status', votes.status)
   const all = [...votes.votes.values()]
-  if (votes.unchecked.length === 0 && all.length > 0) runner.setOutput('voted', all.every(vote => vote.voted))
+  if (votes.unchecked.length === 0 && all.length > 0)
+    runner.setOutput(
+      'voted',
+      all.every(vote => vote.voted)
+    )
   runner.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
   const only = all.length === 1 && votes.unchecked.length === 0 ? all[0] : undefined
   if (only?.lastVote) runner.setOutput('last-vote', only.lastVote.toISOString())
@@ -140,7 +147,7 @@ export function renderSummary(state: RunState): string {
 
   const facts: [string, string][] = []
   if (settings !== undefined) {
-    facts.push(['Bot', botLink(settings)], ['Service', escape(settings.baseUrl)])
+    facts.push(['Bot', botLink(settings)], ['Service', escapeText(settings.baseUrl)])
   }
   if (outcome !== undefined) {
     facts.push(['Record read', recordLine(outcome)])
@@ -160,7 +167,7 @@ export function renderSummary(state: RunState): string {
     lines.push(countRow('Servers', counts.server, record?.servers))
     lines.push('')
   }
-  if (state.failure !== undefined) lines.push(`> **Error:** ${escape(state.failure)}`, '')
+  if (state.failure !== undefined) lines.push(`> **Error:** ${escapeText(state.failure)}`, '')
   return lines.join('\n')
 }
 
@@ -168,30 +175,34 @@ function renderVoteSummary(state: RunState): string {
   const settings = state.settings!
   const result = voteResult(state)
   const lines = [`### Vote check: ${result}`, '', '| | |', '|---|---|']
-  lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${escape(settings.baseUrl)} |`, `| Result | **${result}** |`, '')
+  lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${escapeText(settings.baseUrl)} |`, `| Result | **${result}** |`, '')
   const votes = state.votes
   if (votes !== undefined && (votes.votes.size > 0 || votes.unchecked.length > 0)) {
     lines.push('| User | Voted in the last 24 hours | Votes | Last vote |', '|---|---|--:|---|')
     for (const [id, vote] of votes.votes) {
-      lines.push(`| \`${id}\` | ${vote.voted ? 'yes' : 'no'} | ${vote.votes === null ? '' : number(vote.votes)} | ${vote.lastVote ? when(vote.lastVote) : ''} |`)
+      lines.push(
+        `| \`${id}\` | ${vote.voted ? 'yes' : 'no'} | ${vote.votes === null ? '' : number(vote.votes)} | ${vote.lastVote ? when(vote.lastVote) : ''} |`
+      )
     }
     for (const id of votes.unchecked) lines.push(`| \`${id}\` | not checked | | |`)
     lines.push('')
   } else if (settings.dryRun) {
     lines.push(`Dry run: ${settings.userIds.length} user(s) would be checked: ${settings.userIds.map(id => `\`${id}\``).join(', ')}.`, '')
   }
-  if (state.failure !== undefined) lines.push(`> **Error:** ${escape(state.failure)}`, '')
+  if (state.failure !== undefined) lines.push(`> **Error:** ${escapeText(state.failure)}`, '')
   return lines.join('\n')
 }
 
 function botLink(settings: Settings): string {
-  return settings.baseUrl === DEFAULT_BASE_URL ? `[${settings.botId}](https://discord.place/bots/${settings.botId})` : `\`${settings.botId}\``
+  return settings.baseUrl === DEFAULT_BASE_URL
+    ? `[${settings.botId}](https://discord.place/bots/${settings.botId})`
+    : `\`${settings.botId}\``
 }
 
 function recordLine(outcome: StatsOutcome): string {
   const read = outcome.record
   if (read === undefined) return 'no (cooldown-check: false)'
-  if (!read.ok) return `no: ${escape(read.reason)}`
+  if (!read.ok) return `no: ${escapeText(read.reason)}`
   return `yes, last update ${lastUpdate(read.record)}`
 }
 
@@ -202,13 +213,13 @@ function lastUpdate(record: PublicRecord): string {
 
 function answerLine(outcome: StatsOutcome): string {
   if (outcome.status === undefined) return 'none (the connection failed)'
-  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${escape(outcome.answer)}`}`
+  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${escapeText(outcome.answer)}`}`
 }
 
 function countRow(label: string, count: ResolvedCount | undefined, before: number | undefined): string {
   if (count === undefined) return `| ${label} | | not sent | ${before === undefined ? '' : number(before)} | |`
   const change = before === undefined ? '' : `${number(before)} → ${number(count.value)} (${signed(count.value - before)})`
-  return `| ${label} | ${number(count.value)} | ${escape(count.source)} | ${before === undefined ? 'unknown' : number(before)} | ${change} |`
+  return `| ${label} | ${number(count.value)} | ${escapeText(count.source)} | ${before === undefined ? 'unknown' : number(before)} | ${change} |`
 }
 
 /**
@@ -232,7 +243,7 @@ function when(date: Date): string {
  * Escapes text from outside (the service's words, paths, reasons) for a Markdown table
  * cell or quote: HTML is neutralised, Markdown syntax shown as typed, one line.
  */
-export function escape(text: string): string {
+export function escapeText(text: string): string {
   return text
     .replace(/\s+/g, ' ')
     .replace(/&/g, '&amp;')

@@ -1,5 +1,5 @@
 import { ActionError } from './errors.js'
-import { NetworkError, retryAfterMs, send, type HttpAnswer, type HttpRequest } from './http.js'
+import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from './http.js'
 
 /** How one kind of request is sent and retried. */
 export interface Policy {
@@ -35,7 +35,14 @@ const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetr
  */
 export const POLICIES = {
   // The record only saves a refused update; a long rate-limit wait for it is not worth it.
-  record: { ...READ, name: "the bot's public record", attempts: 3, retryStatuses: [429, 500, 502, 503, 504], maxRetryAfterMs: 10_000, maxBodyBytes: 1024 * 1024 },
+  record: {
+    ...READ,
+    name: "the bot's public record",
+    attempts: 3,
+    retryStatuses: [429, 500, 502, 503, 504],
+    maxRetryAfterMs: 10_000,
+    maxBodyBytes: 1024 * 1024
+  },
   stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered' },
   // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
   vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
-import * as runner from './runner.js'
 import { ActionError, InputError } from './errors.js'
+import * as runner from './runner.js'
 
 export type Mode = 'stats' | 'vote-check'
 
@@ -88,7 +88,10 @@ export function parseSettings(
   return Object.freeze({ mode, botId, apiKey: key, baseUrl, dryRun, cooldownCheck, requestTimeoutMs, timeoutMs, ...stats, ...votes })
 }
 
-type StatsInputs = Pick<Settings, 'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'>
+type StatsInputs = Pick<
+  Settings,
+  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
+>
 type VoteInputs = Pick<Settings, 'userIds' | 'failIfNotVoted' | 'rateLimitWaitMs'>
 
 /** Inputs that belong to one mode, and what each holds when it is unused. */
@@ -188,7 +191,11 @@ function parseVoteInputs(get: InputReader): VoteInputs {
 export function parseUserIds(raw: string): readonly string[] {
   const ids = raw.split(/[\s,]+/).filter(id => id !== '')
   if (ids.length === 0) {
-    throw new InputError('user-id', 'is empty, and mode: vote-check needs at least one user', 'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.')
+    throw new InputError(
+      'user-id',
+      'is empty, and mode: vote-check needs at least one user',
+      'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.'
+    )
   }
   ids.forEach((id, i) => {
     if (!/^\d{17,20}$/.test(id)) {
@@ -201,7 +208,11 @@ export function parseUserIds(raw: string): readonly string[] {
   })
   const unique = [...new Set(ids)]
   if (unique.length > MAX_USERS) {
-    throw new InputError('user-id', `lists ${unique.length} users, more than the ${MAX_USERS} one run checks`, 'Split the users over several steps or runs.')
+    throw new InputError(
+      'user-id',
+      `lists ${unique.length} users, more than the ${MAX_USERS} one run checks`,
+      'Split the users over several steps or runs.'
+    )
   }
   return Object.freeze(unique)
 }
@@ -220,21 +231,29 @@ function maskSecret(secret: string, mask: (secret: string) => void): void {
 function parseMode(raw: string): Mode {
   if (raw === 'stats') return 'stats'
   if (raw === 'vote-check') return 'vote-check'
-  throw new InputError('mode', `must be "stats" or "vote-check", got ${show(raw)}`, 'Use mode: stats to update the counts, or mode: vote-check to check votes.')
+  throw new InputError(
+    'mode',
+    `must be "stats" or "vote-check", got ${show(raw)}`,
+    'Use mode: stats to update the counts, or mode: vote-check to check votes.'
+  )
 }
 
 /** A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. */
 function parseDiscordToken(token: string): string | undefined {
   if (token === '') return undefined
   if (/^Bot\s/i.test(token)) {
-    throw new InputError('discord-token', 'starts with "Bot "', 'Store only the token itself in the secret; the action adds the "Bot " prefix.')
+    throw new InputError(
+      'discord-token',
+      'starts with "Bot "',
+      'Store only the token itself in the secret; the action adds the "Bot " prefix.'
+    )
   }
   const bad = [...token].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
   if (bad >= 0) {
     throw new InputError(
       'discord-token',
       `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`,
-      "Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line."
+      'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
     )
   }
   return token
@@ -289,6 +308,7 @@ function parseApiKey(key: string, dryRun: boolean): string | undefined {
     throw new InputError(
       'api-key',
       'is empty',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, shown as it is written
       "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
         "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
     )

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './support/action.js'
-import { SIX_HOURS, ServiceEmulator } from './support/emulator.js'
+import { ServiceEmulator, SIX_HOURS } from './support/emulator.js'
 
 const BOT = '123456789012345678'
 const KEY = 'emulator-test-key'
@@ -46,7 +46,10 @@ afterEach(async () => {
   emulator = undefined
 })
 
-async function patch(body: unknown, headers: Record<string, string> = { Authorization: KEY }): Promise<{ status: number; json: any; headers: Headers }> {
+async function patch(
+  body: unknown,
+  headers: Record<string, string> = { Authorization: KEY }
+): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(`${emulator!.url}/bots/${BOT}/stats`, {
     method: 'PATCH',
     headers: { 'Content-Type': 'application/json', ...headers },

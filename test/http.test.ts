@@ -1,7 +1,7 @@
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { NetworkError, send, type HttpRequest } from '../src/http.js'
+import { type HttpRequest, NetworkError, send } from '../src/http.js'
 
 /** A real server on a free loopback port; every one is closed after its test. */
 const servers: http.Server[] = []

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { countManifest, countManifestText, type ManifestPlan } from '../src/counts/manifest.js'
 import { ActionError } from '../src/errors.js'
 
@@ -66,12 +66,12 @@ describe('countManifestText: fixtures', () => {
     expect(countManifestText(text, ORIGIN, true).count).toBe(withSubcommands)
   })
 
-  it.each(table.filter(([name]) => name !== 'duplicates.json'))('%s gives no warnings', (name) => {
+  it.each(table.filter(([name]) => name !== 'duplicates.json'))('%s gives no warnings', name => {
     expect(countManifestText(fixture(name), ORIGIN, false).warnings).toEqual([])
     expect(countManifestText(fixture(name), ORIGIN, true).warnings).toEqual([])
   })
 
-  it.each([false, true])('duplicates.json warns once, naming "ping" (count-subcommands %s)', (countSubcommands) => {
+  it.each([false, true])('duplicates.json warns once, naming "ping" (count-subcommands %s)', countSubcommands => {
     const { warnings } = countManifestText(fixture('duplicates.json'), ORIGIN, countSubcommands)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain('"ping"')
@@ -81,14 +81,17 @@ describe('countManifestText: fixtures', () => {
   })
 
   it('treats an absent "type" as chat input when looking for duplicates', () => {
-    const text = JSON.stringify([{ name: 'ping', description: 'a' }, { type: 1, name: 'ping', description: 'b' }])
+    const text = JSON.stringify([
+      { name: 'ping', description: 'a' },
+      { type: 1, name: 'ping', description: 'b' }
+    ])
     const { count, warnings } = countManifestText(text, ORIGIN, false)
     expect(count).toBe(1)
     expect(warnings).toHaveLength(1)
   })
 
   it('accepts a UTF-8 byte order mark', () => {
-    const text = '\uFEFF' + fixture('discordjs-v2.json')
+    const text = `\uFEFF${fixture('discordjs-v2.json')}`
     expect(countManifestText(text, ORIGIN, false)).toEqual({ count: 6, warnings: [] })
     expect(countManifestText(text, ORIGIN, true).count).toBe(8)
   })
@@ -115,7 +118,7 @@ describe('countManifestText: limits', () => {
     expect(countManifestText(commands(MAX_COMMANDS), ORIGIN, true).count).toBe(MAX_COMMANDS)
   })
 
-  it.each([false, true])(`refuses ${MAX_COMMANDS + 1} commands (count-subcommands %s)`, (countSubcommands) => {
+  it.each([false, true])(`refuses ${MAX_COMMANDS + 1} commands (count-subcommands %s)`, countSubcommands => {
     const message = actionError(() => countManifestText(commands(MAX_COMMANDS + 1), ORIGIN, countSubcommands))
     expect(message).toMatch(/1,?000/)
   })
@@ -161,7 +164,7 @@ describe('countManifestText: invalid JSON', () => {
 
   it('reports the same line and column after a byte order mark', () => {
     const { line, column } = trailingCommaLocation(invalid)
-    expect(actionError(() => countManifestText('\uFEFF' + invalid, ORIGIN, false))).toContain(`line ${line}, column ${column}`)
+    expect(actionError(() => countManifestText(`\uFEFF${invalid}`, ORIGIN, false))).toContain(`line ${line}, column ${column}`)
   })
 
   // Known gap, reported rather than fixed (src/ is not ours): for these mistakes V8, on Node 20
@@ -171,9 +174,9 @@ describe('countManifestText: invalid JSON', () => {
   const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
   it.each([
     // what, text, the offending character's offset
-    ['a trailing comma in an array', twoCommands + ',\n]', (t: string) => t.lastIndexOf(']')],
-    ['a // comment', '[\n  // utility commands\n' + twoCommands.slice(2) + '\n]', (t: string) => t.indexOf('/')],
-    ['a misspelt literal', twoCommands.slice(0, -1) + ', "nsfw": tru}\n]', (t: string) => t.lastIndexOf('}')]
+    ['a trailing comma in an array', `${twoCommands},\n]`, (t: string) => t.lastIndexOf(']')],
+    ['a // comment', `[\n  // utility commands\n${twoCommands.slice(2)}\n]`, (t: string) => t.indexOf('/')],
+    ['a misspelt literal', `${twoCommands.slice(0, -1)}, "nsfw": tru}\n]`, (t: string) => t.lastIndexOf('}')]
   ])('reports the line and column of %s', (_, text, offender) => {
     const message = actionError(() => countManifestText(text, ORIGIN, false))
     expect(message).toContain(endOf(text.slice(0, offender(text))))
@@ -216,7 +219,12 @@ describe('countManifestText: wrong shapes', () => {
     ['a name that is not a string', '[{"name":42}]', false, [/\[0\]/, /"name"/]],
     ['an unknown command type', '[{"name":"ping","description":"Pong","type":7}]', false, [/\[0\]/, /"type"/, /7/]],
     ['a type that is a string', '[{"name":"ping","description":"Pong","type":"CHAT_INPUT"}]', false, [/\[0\]/, /"type"/]],
-    ['options that are not an array', '[{"name":"ping","description":"Pong","options":{"type":3}}]', false, [/\[0\]/, /"options"/, /array/]],
+    [
+      'options that are not an array',
+      '[{"name":"ping","description":"Pong","options":{"type":3}}]',
+      false,
+      [/\[0\]/, /"options"/, /array/]
+    ],
     [
       'a subcommand option without an integer type',
       '[{"name":"ping","description":"Pong"},{"name":"config","description":"Configure","options":[{"type":1,"name":"show","description":"Show"},{"name":"reset","description":"Reset"}]}]',
@@ -314,7 +322,7 @@ describe('countManifest: files', () => {
   })
 
   it('refuses text from the repository over 5 MB', async () => {
-    const fromRepository = async (): Promise<string> => '[' + ' '.repeat(FIVE_MB) + ']'
+    const fromRepository = async (): Promise<string> => `[${' '.repeat(FIVE_MB)}]`
     const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
     expect(message).toContain('larger than 5 MB')
   })
@@ -369,7 +377,7 @@ describe('countManifest: files', () => {
   })
 
   it('accepts a file with a byte order mark', async () => {
-    await writeFile(join(workspace, 'commands.json'), '\uFEFF' + fixture('wrapped.json'))
+    await writeFile(join(workspace, 'commands.json'), `\uFEFF${fixture('wrapped.json')}`)
     expect(await countManifest(plan('commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
   })
 })

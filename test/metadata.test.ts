@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js'
-import { ROOT, actionMetadata } from './support/action.js'
+import { actionMetadata, ROOT } from './support/action.js'
 
 /** Rows of the Markdown table under a `## heading` of interface.md: first cell (unquoted), second cell. */
 async function interfaceTable(heading: string): Promise<[string, string][]> {

@@ -1,8 +1,8 @@
 import * as core from '@actions/core'
 import { describe, expect, it } from 'vitest'
 import type { Counts } from '../src/counts/index.js'
-import { escape, renderSummary, type RunState } from '../src/report.js'
-import type { StatsOutcome, RecordRead } from '../src/service/stats.js'
+import { escapeText, type RunState, renderSummary } from '../src/report.js'
+import type { RecordRead, StatsOutcome } from '../src/service/stats.js'
 import type { Settings } from '../src/settings.js'
 
 const BOT_ID = '123456789012345678'
@@ -224,7 +224,7 @@ describe('the summary of a dry run', () => {
 
 describe('the summary of a run that failed before any request', () => {
   it('still explains itself', () => {
-    const markdown = throughCore({ failure: "Input 'bot-id' must be a Discord ID of 17 to 20 digits, got \"42\"." })
+    const markdown = throughCore({ failure: 'Input \'bot-id\' must be a Discord ID of 17 to 20 digits, got "42".' })
     expect(markdown).toMatch(/failed/)
     expect(markdown).toContain('bot-id')
     expect(markdown).toContain('17 to 20 digits')
@@ -245,17 +245,15 @@ describe('escape', () => {
     ['an HTML entity, shown as typed', '&lt;', '&amp;lt;'],
     ['angle brackets', '<b>', '&lt;b&gt;']
   ])('%s', (_label, input, expected) => {
-    expect(escape(input)).toBe(expected)
+    expect(escapeText(input)).toBe(expected)
   })
 
-  it.each([
-    '<script>alert(1)</script>',
-    '<img src=x onerror=alert(1)>',
-    '<!-- comment -->',
-    '</td></tr></table>'
-  ])('leaves no HTML tag in %s', input => {
-    expect(escape(input)).not.toMatch(/[<>]/)
-  })
+  it.each(['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '<!-- comment -->', '</td></tr></table>'])(
+    'leaves no HTML tag in %s',
+    input => {
+      expect(escapeText(input)).not.toMatch(/[<>]/)
+    }
+  )
 
   it.each([
     ['a link', '[click](https://evil.example)', /(^|[^\\])\[click\]/],
@@ -263,14 +261,14 @@ describe('escape', () => {
     ['a heading marker', '# Title', /^#/],
     ['strike-through', '~~gone~~', /(^|[^\\])~~/]
   ])('neutralises %s', (_label, input, active) => {
-    expect(escape(input)).not.toMatch(active)
+    expect(escapeText(input)).not.toMatch(active)
   })
 
   it.each(['a|b', 'a\\|b', 'a\\\\|b', '\\', '|||', 'x\\'])('leaves no pipe that splits a cell in %j', input => {
-    expect(cellPipes(escape(input))).toBe(0)
+    expect(cellPipes(escapeText(input))).toBe(0)
   })
 
   it('keeps the result on one line', () => {
-    expect(escape('one\ntwo\r\nthree\u2028four')).not.toMatch(/[\r\n]/)
+    expect(escapeText('one\ntwo\r\nthree\u2028four')).not.toMatch(/[\r\n]/)
   })
 })

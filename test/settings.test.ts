@@ -30,7 +30,10 @@ function inputs(withBlock: Record<string, string>): Map<string, string> {
 function parse(withBlock: Record<string, string>): { settings: Settings; masked: string[] } {
   const map = inputs(withBlock)
   const masked: string[] = []
-  const settings = parseSettings(name => (map.get(name) ?? '').trim(), secret => masked.push(secret))
+  const settings = parseSettings(
+    name => (map.get(name) ?? '').trim(),
+    secret => masked.push(secret)
+  )
   return { settings, masked }
 }
 
@@ -39,7 +42,10 @@ function refuse(withBlock: Record<string, string>): { error: ActionError; masked
   const map = inputs(withBlock)
   const masked: string[] = []
   try {
-    parseSettings(name => (map.get(name) ?? '').trim(), secret => masked.push(secret))
+    parseSettings(
+      name => (map.get(name) ?? '').trim(),
+      secret => masked.push(secret)
+    )
   } catch (error) {
     expect(error).toBeInstanceOf(ActionError)
     return { error: error as ActionError, masked }
@@ -76,26 +82,20 @@ describe('parseSettings refuses', () => {
 
   const countFormats = ['-1', '12.5', '1e3', '0x10', 'twelve', '+5', '1,260', ' 5 6', '٥', '5\n6']
   const counts: Refusal[] = [
-    ...countFormats.map((raw): Refusal => [
-      `command-count ${JSON.stringify(raw)}`,
-      withValid({ 'command-count': raw }),
-      'command-count',
-      /\b1,?000\b/
-    ]),
-    ...countFormats.map((raw): Refusal => [
-      `server-count ${JSON.stringify(raw)}`,
-      withValid({ 'command-count': '', 'server-count': raw }),
-      'server-count',
-      /\b10,?000,?000\b/
-    ]),
+    ...countFormats.map(
+      (raw): Refusal => [`command-count ${JSON.stringify(raw)}`, withValid({ 'command-count': raw }), 'command-count', /\b1,?000\b/]
+    ),
+    ...countFormats.map(
+      (raw): Refusal => [
+        `server-count ${JSON.stringify(raw)}`,
+        withValid({ 'command-count': '', 'server-count': raw }),
+        'server-count',
+        /\b10,?000,?000\b/
+      ]
+    ),
     ['command-count 1001', withValid({ 'command-count': '1001' }), 'command-count', /\b1,?000\b/],
     ['server-count 10000001', withValid({ 'server-count': '10000001' }), 'server-count', /\b10,?000,?000\b/],
-    [
-      'server-count beyond any integer',
-      withValid({ 'server-count': '99999999999999999999999' }),
-      'server-count',
-      /\b10,?000,?000\b/
-    ]
+    ['server-count beyond any integer', withValid({ 'server-count': '99999999999999999999999' }), 'server-count', /\b10,?000,?000\b/]
   ]
 
   const noCount: Refusal[] = [
@@ -152,17 +152,24 @@ describe('parseSettings refuses', () => {
     ['fail-if-not-voted', VOTE]
   ]
   const booleans: Refusal[] = booleanInputs.flatMap(([input, base]) =>
-    ['yes', '1', 'on', 'tru', 'false!'].map((raw): Refusal => [
-      `${input} ${JSON.stringify(raw)}`,
-      { ...base, [input]: raw },
-      input,
-      /true or false/
-    ])
+    ['yes', '1', 'on', 'tru', 'false!'].map(
+      (raw): Refusal => [`${input} ${JSON.stringify(raw)}`, { ...base, [input]: raw }, input, /true or false/]
+    )
   )
 
   const sources: Refusal[] = [
-    ['commands-file with command-count', withValid({ 'commands-file': 'commands.json' }), 'commands-file', /cannot be combined with 'command-count'/],
-    ['discord-token with the "Bot " prefix', withValid({ 'discord-token': 'Bot MTIz.discord-token.xyz' }), 'discord-token', /starts with "Bot "/],
+    [
+      'commands-file with command-count',
+      withValid({ 'commands-file': 'commands.json' }),
+      'commands-file',
+      /cannot be combined with 'command-count'/
+    ],
+    [
+      'discord-token with the "Bot " prefix',
+      withValid({ 'discord-token': 'Bot MTIz.discord-token.xyz' }),
+      'discord-token',
+      /starts with "Bot "/
+    ],
     ['discord-token with a line break', withValid({ 'discord-token': 'MTIz.discord\r\nX: y' }), 'discord-token', /whitespace/],
     [
       'discord-api-url over plain http to a remote host',
@@ -170,13 +177,28 @@ describe('parseSettings refuses', () => {
       'discord-api-url',
       /plain http/
     ],
-    ['discord-api-url not absolute', withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'discord.com' }), 'discord-api-url', /absolute/]
+    [
+      'discord-api-url not absolute',
+      withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'discord.com' }),
+      'discord-api-url',
+      /absolute/
+    ]
   ]
 
   const otherMode: Refusal[] = [
     ['user-id in stats mode', withValid({ 'user-id': '987654321098765432' }), 'user-id', /belongs to mode: vote-check/],
-    ['fail-if-not-voted=true in stats mode', withValid({ 'fail-if-not-voted': 'true' }), 'fail-if-not-voted', /belongs to mode: vote-check/],
-    ['count-subcommands=true without a source', withValid({ 'count-subcommands': 'true' }), 'count-subcommands', /commands-file or discord-token/],
+    [
+      'fail-if-not-voted=true in stats mode',
+      withValid({ 'fail-if-not-voted': 'true' }),
+      'fail-if-not-voted',
+      /belongs to mode: vote-check/
+    ],
+    [
+      'count-subcommands=true without a source',
+      withValid({ 'count-subcommands': 'true' }),
+      'count-subcommands',
+      /commands-file or discord-token/
+    ],
     ['command-count in vote-check mode', { ...VOTE, 'command-count': '3' }, 'command-count', /belongs to mode: stats/],
     ['discord-token in vote-check mode', { ...VOTE, 'discord-token': 'MTIz.abc.def' }, 'discord-token', /belongs to mode: stats/],
     ['commands-file in vote-check mode', { ...VOTE, 'commands-file': 'c.json' }, 'commands-file', /belongs to mode: stats/]
@@ -210,9 +232,7 @@ describe('parseSettings refuses', () => {
   ])('%s', (_group, table) => {
     it.each(table)('%s', (_label, withBlock, input, problem) => {
       const { error } = refuse(withBlock)
-      const secrets = [KEY, withBlock['api-key'], withBlock['discord-token']].filter(
-        (s): s is string => s !== undefined && s.length > 0
-      )
+      const secrets = [KEY, withBlock['api-key'], withBlock['discord-token']].filter((s): s is string => s !== undefined && s.length > 0)
       expectRefusal(error, input, secrets)
       expect(error.message).toMatch(problem)
     })
@@ -301,20 +321,31 @@ describe('parseSettings accepts', () => {
   it('a commands-file resolved against the workspace, with the repository context', () => {
     const map = inputs({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'build/commands.json', 'github-token': 'ghs_x' })
     const env = { GITHUB_WORKSPACE: '/home/runner/work/bot/bot', GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: 'abc123' }
-    const settings = parseSettings(name => (map.get(name) ?? '').trim(), () => {}, env)
+    const settings = parseSettings(
+      name => (map.get(name) ?? '').trim(),
+      () => {},
+      env
+    )
     expect(settings.commandsFile).toEqual({ given: 'build/commands.json', path: '/home/runner/work/bot/bot/build/commands.json' })
     expect(settings.github).toEqual({ token: 'ghs_x', workspace: '/home/runner/work/bot/bot', repository: 'example/bot', sha: 'abc123' })
     expect(settings.commandCount).toBeUndefined()
   })
 
   it('a discord-token as the only source, with a loopback discord-api-url', () => {
-    const settings = parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'discord-token': 'MTIz.abc.def', 'discord-api-url': 'http://127.0.0.1:9/api/v10/' }).settings
+    const settings = parse({
+      'bot-id': BOT_ID,
+      'api-key': KEY,
+      'discord-token': 'MTIz.abc.def',
+      'discord-api-url': 'http://127.0.0.1:9/api/v10/'
+    }).settings
     expect(settings.discordToken).toBe('MTIz.abc.def')
     expect(settings.discordApiUrl).toBe('http://127.0.0.1:9/api/v10')
   })
 
   it('count-subcommands with a commands-file', () => {
-    expect(parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'c.json', 'count-subcommands': 'true' }).settings.countSubcommands).toBe(true)
+    expect(
+      parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'c.json', 'count-subcommands': 'true' }).settings.countSubcommands
+    ).toBe(true)
   })
 
   it.each([
@@ -444,15 +475,27 @@ describe('parseSettings in vote-check mode', () => {
   it.each([
     ['one user', '987654321098765432', ['987654321098765432']],
     ['commas', '987654321098765432,887654321098765432', ['987654321098765432', '887654321098765432']],
-    ['commas and spaces', '987654321098765432, 887654321098765432  787654321098765432', ['987654321098765432', '887654321098765432', '787654321098765432']],
+    [
+      'commas and spaces',
+      '987654321098765432, 887654321098765432  787654321098765432',
+      ['987654321098765432', '887654321098765432', '787654321098765432']
+    ],
     ['newlines, as a YAML block gives them', '987654321098765432\n887654321098765432\n', ['987654321098765432', '887654321098765432']],
-    ['duplicates, dropped in order', '987654321098765432,887654321098765432,987654321098765432', ['987654321098765432', '887654321098765432']]
+    [
+      'duplicates, dropped in order',
+      '987654321098765432,887654321098765432,987654321098765432',
+      ['987654321098765432', '887654321098765432']
+    ]
   ])('reads user-id with %s', (_label, raw, expected) => {
     expect(parse({ ...VOTE, 'user-id': raw }).settings.userIds).toEqual(expected)
   })
 
   it('takes fail-if-not-voted and rate-limit-wait (default 600 s)', () => {
-    expect(parse({ ...VOTE, 'fail-if-not-voted': 'true' }).settings).toMatchObject({ mode: 'vote-check', failIfNotVoted: true, rateLimitWaitMs: 600_000 })
+    expect(parse({ ...VOTE, 'fail-if-not-voted': 'true' }).settings).toMatchObject({
+      mode: 'vote-check',
+      failIfNotVoted: true,
+      rateLimitWaitMs: 600_000
+    })
     expect(parse({ ...VOTE, 'rate-limit-wait': '0' }).settings.rateLimitWaitMs).toBe(0)
   })
 

@@ -1,14 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { retryAfterMs, type HttpAnswer } from '../src/http.js'
-import {
-  cooldownEnds,
-  explainFailure,
-  interpretRecord,
-  serviceMessage,
-  type PublicRecord,
-  type StatsBody
-} from '../src/service/stats.js'
+import { type HttpAnswer, retryAfterMs } from '../src/http.js'
+import { cooldownEnds, explainFailure, interpretRecord, type PublicRecord, type StatsBody, serviceMessage } from '../src/service/stats.js'
 
 const HOUR = 60 * 60 * 1000
 const BOT_ID = '123456789012345678'
@@ -160,11 +153,7 @@ describe('retryAfterMs', () => {
     ['retry_after 0', tooMany({ retry_after: 0 }), 0],
     ['a Retry-After header', tooMany({}, { 'retry-after': '120' }), 120_000],
     ['a RateLimit-Reset header', tooMany({}, { 'ratelimit-reset': '30' }), 30_000],
-    [
-      'all three: the body wins',
-      tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }),
-      60_000
-    ],
+    ['all three: the body wins', tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }), 60_000],
     ['both headers: Retry-After wins', tooMany({}, { 'retry-after': '120', 'ratelimit-reset': '30' }), 120_000],
     ['an unusable retry_after: the headers are used', tooMany({ retry_after: 'soon' }, { 'retry-after': '120' }), 120_000],
     ['a negative retry_after: the headers are used', tooMany({ retry_after: -5 }, { 'ratelimit-reset': '30' }), 30_000],
@@ -251,7 +240,11 @@ describe('explainFailure', () => {
     [400, 'Commands count must be between 0 and 1,000.', { command_count: 12 }],
     [401, 'Invalid API key.', { command_count: 12 }],
     [404, 'Bot not found.', { command_count: 12 }],
-    [410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.', { command_count: 12 }],
+    [
+      410,
+      'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+      { command_count: 12 }
+    ],
     [500, 'Could not fetch server count.', { server_count: 1260 }]
   ])('for %d', (status, text, body) => {
     const message = explain(serviceError(status, text), body)

@@ -8,16 +8,16 @@
  */
 import * as fs from 'node:fs'
 import * as http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import type { AddressInfo, Socket } from 'node:net'
 import * as core from '@actions/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ActionError } from '../src/errors.js'
 import type { HttpAnswer } from '../src/http.js'
-import { Requests, type Clock } from '../src/requests.js'
-import { renderSummary, writeOutputs, type RunState } from '../src/report.js'
-import { checkVotes, readVote, WindowPacer, type Vote, type VoteOutcome, type VotePlan } from '../src/service/votes.js'
+import { type RunState, renderSummary, writeOutputs } from '../src/report.js'
+import { type Clock, Requests } from '../src/requests.js'
+import { checkVotes, readVote, type Vote, type VoteOutcome, type VotePlan, WindowPacer } from '../src/service/votes.js'
 import { parseSettings, type Settings } from '../src/settings.js'
 
 const BOT_ID = '123456789012345678'
@@ -150,11 +150,15 @@ function fakeTime(): { now: () => number; pace: Clock; sleeps: number[]; advance
 
 /** An answer carrying the service's rate-limit headers, as the live service sends them. */
 const limited = (remaining: number, reset?: number, limit = 10): HttpAnswer =>
-  answer(200, { voted: true, vote: 1, lastVote: null }, {
-    'ratelimit-limit': String(limit),
-    'ratelimit-remaining': String(remaining),
-    ...(reset === undefined ? {} : { 'ratelimit-reset': String(reset) })
-  })
+  answer(
+    200,
+    { voted: true, vote: 1, lastVote: null },
+    {
+      'ratelimit-limit': String(limit),
+      'ratelimit-remaining': String(remaining),
+      ...(reset === undefined ? {} : { 'ratelimit-reset': String(reset) })
+    }
+  )
 
 /** An answer that says nothing about the rate limit. */
 const plain = (): HttpAnswer => answer(204)
@@ -368,7 +372,8 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
       perUser.set(userId ?? '', nth)
       const seen: Seen = { method: req.method ?? '', path: urlPath, userId, headers: req.headers, nth }
       requests.push(seen)
-      const reply: Reply = req.method === 'GET' && userId !== undefined ? handler(seen) : { status: 404, body: serviceError(404, 'Not found.') }
+      const reply: Reply =
+        req.method === 'GET' && userId !== undefined ? handler(seen) : { status: 404, body: serviceError(404, 'Not found.') }
       const respond = (): void => {
         if (reply === 'destroy') {
           finish()
@@ -642,9 +647,7 @@ describe('checkVotes', () => {
 
   it('stops on a 404 (bot not found) with an error, never a "not voted"', async () => {
     const [a, b, c, d] = users(4) as [string, string, string, string]
-    const server = await startServer(seen =>
-      seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : no()
-    )
+    const server = await startServer(seen => (seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : no()))
     const { outcome } = await run(server, [a, b, c, d], { concurrency: 1 })
 
     expect(outcome.error).toBeInstanceOf(ActionError)
@@ -715,7 +718,9 @@ describe('checkVotes', () => {
     const WINDOW_MS = 2_000
 
     /** The service's fixed-window limiter, on the same virtual clock as the checks. */
-    async function limitedServer(now: () => number): Promise<{ server: VoteServer; windows: { start: number; count: number; refused: number }[] }> {
+    async function limitedServer(
+      now: () => number
+    ): Promise<{ server: VoteServer; windows: { start: number; count: number; refused: number }[] }> {
       const windows: { start: number; count: number; refused: number }[] = []
       const server = await startServer(() => {
         const t = now()
@@ -913,7 +918,10 @@ describe('the outputs of a vote check', () => {
   }
 
   it('writes voted, result, votes (JSON per interface.md) and last-vote for one user', () => {
-    const out = outputs({ settings: voteSettings([a]), votes: outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]]) })
+    const out = outputs({
+      settings: voteSettings([a]),
+      votes: outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]])
+    })
     expect(out['result']).toBe('voted')
     expect(out['voted']).toBe('true')
     expect(out['last-vote']).toBe('2023-09-10T11:30:00.000Z')

@@ -66,11 +66,7 @@ function findPython(): string | undefined {
 const python = findPython()
 const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 
-export const METHOD = python
-  ? `wait4(2) rusage through ${python}`
-  : gnuTime
-    ? 'GNU time (/usr/bin/time -f): CPU time to 10 ms'
-    : undefined
+export const METHOD = python ? `wait4(2) rusage through ${python}` : gnuTime ? 'GNU time (/usr/bin/time -f): CPU time to 10 ms' : undefined
 
 /** Starts `argv` (argv[0] an absolute path) with exactly `env` in `cwd`, and measures it. */
 export function measure(argv: string[], env: Record<string, string>, cwd: string, timeoutMs = 60_000): Promise<Measured> {

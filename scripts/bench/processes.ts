@@ -3,14 +3,15 @@
  * node:http floor and `node -e 0`, all on Node 24 against the loopback service emulator;
  * and the size of what a stats run loads from dist/.
  */
+
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import * as net from 'node:net'
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { BUNDLE, ROOT, parseOutputFile, prepareRun } from '../../test/support/action.js'
+import { BUNDLE, parseOutputFile, prepareRun, ROOT } from '../../test/support/action.js'
 import { ServiceEmulator } from '../../test/support/emulator.js'
-import { METHOD, measure, type Measured } from './measure.js'
+import { METHOD, type Measured, measure } from './measure.js'
 
 export type Verdict = (name: string, pass: boolean) => void
 
@@ -187,13 +188,13 @@ const median = (values: number[]): number => {
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
-const range = (values: number[], digits: number): string =>
-  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
+const range = (values: number[], digits: number): string => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
 
 /** Prints rows as columns: the first left-aligned, the others right-aligned. */
 function table(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map(r => (r[i] ?? '').length)))
-  for (const row of rows) console.log(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd())
+  for (const row of rows)
+    console.log(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd())
 }
 
 /**
@@ -242,8 +243,7 @@ export async function processBenchmark(node: string, nodeName: string, verdict: 
       ])
     ])
 
-    const paired = (key: string, pick: (s: Sample) => number): number[] =>
-      of(key).map((s, i) => pick(s) / pick(of('fetch')[i]!))
+    const paired = (key: string, pick: (s: Sample) => number): number[] => of(key).map((s, i) => pick(s) / pick(of('fetch')[i]!))
     const ratios = (key: string, pick: (s: Sample) => number): string[] => {
       const values = paired(key, pick)
       return [`${median(values).toFixed(2)}x`, range(values, 2)]
@@ -304,7 +304,7 @@ async function loadedJavaScript(node: string, service: Service): Promise<number>
     const hook = pathToFileURL(join(HERE, 'trace-loads.mjs')).href
     const traced: Variant = { ...variant, argv: n => [n, '--import', hook, BUNDLE] }
     await runOnce(node, traced, service, { BENCH_LOAD_LOG: log })
-    const distUrl = pathToFileURL(DIST).href + '/'
+    const distUrl = `${pathToFileURL(DIST).href}/`
     const urls = [...new Set((await readFile(log, 'utf8')).split('\n').filter(u => u.startsWith(distUrl)))]
     const files = urls.map(u => fileURLToPath(u)).filter(f => f.endsWith('.js'))
     const sizes = await Promise.all(files.map(async f => ({ name: basename(f), bytes: (await stat(f)).size })))
@@ -321,9 +321,13 @@ async function loadedJavaScript(node: string, service: Service): Promise<number>
       (error: Error) => `FAILS: ${error.message.split('\n')[0]}`
     )
 
-    console.log(`\n  What a stats-from-inputs run loads from dist/ (module hook; dist/ holds ${all.length} .js files, ${allBytes.toLocaleString('en-US')} bytes):`)
+    console.log(
+      `\n  What a stats-from-inputs run loads from dist/ (module hook; dist/ holds ${all.length} .js files, ${allBytes.toLocaleString('en-US')} bytes):`
+    )
     for (const f of sizes) console.log(`    ${f.name.padEnd(14)} ${f.bytes.toLocaleString('en-US').padStart(10)} bytes`)
-    console.log(`    ${'in all'.padEnd(14)} ${total.toLocaleString('en-US').padStart(10)} bytes; a run with only these files in dist/ ${standalone}`)
+    console.log(
+      `    ${'in all'.padEnd(14)} ${total.toLocaleString('en-US').padStart(10)} bytes; a run with only these files in dist/ ${standalone}`
+    )
     return total
   } finally {
     await rm(scratch, { recursive: true, force: true })

@@ -1,8 +1,8 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, excerpt, type HttpAnswer } from '../http.js'
+import { excerpt, type HttpAnswer, NetworkError } from '../http.js'
 import { POLICIES, type Requests } from '../requests.js'
-import { PROJECT_URL, ACTION_VERSION } from '../version.js'
-import { countCommands, type CommandCount } from './commands.js'
+import { ACTION_VERSION, PROJECT_URL } from '../version.js'
+import { type CommandCount, countCommands } from './commands.js'
 
 export interface DiscordPlan {
   /** Discord's API base address, without a trailing slash. */
@@ -30,7 +30,9 @@ export async function readDiscordCounts(plan: DiscordPlan, requests: Requests): 
   if (plan.needServers) {
     const count = app['approximate_guild_count']
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-      throw new ActionError("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.")
+      throw new ActionError(
+        "Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord."
+      )
     }
     servers = count
   }
@@ -97,7 +99,9 @@ function explainDiscordFailure(answer: HttpAnswer, path: string): string {
       'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.'
     )
   }
-  if (answer.status === 429) return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
-  if (answer.status >= 500) return `${said} after ${POLICIES.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`
+  if (answer.status === 429)
+    return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
+  if (answer.status >= 500)
+    return `${said} after ${POLICIES.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`
   return `${said}. Nothing was sent to the service; check discord-api-url.`
 }

@@ -47,7 +47,10 @@ export async function resolveCounts(inputs: CountInputs, deps: CountDeps): Promi
 
   if (command === undefined && inputs.commandsFile !== undefined) {
     const manifest = await readManifest(inputs, deps)
-    command = { value: manifest.count, source: `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}` }
+    command = {
+      value: manifest.count,
+      source: `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
+    }
     warnings.push(...manifest.warnings)
   }
 
@@ -57,18 +60,24 @@ export async function resolveCounts(inputs: CountInputs, deps: CountDeps): Promi
       return { command, server, warnings }
     }
     const { readDiscordCounts } = await import('./discord.js')
-    deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`)
-    const discord = await readDiscordCounts({
-      apiUrl: inputs.discordApiUrl,
-      token: inputs.discordToken,
-      needServers: server === undefined,
-      needCommands: command === undefined,
-      countSubcommands: inputs.countSubcommands
-    }, deps.requests)
+    deps.log(
+      `Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`
+    )
+    const discord = await readDiscordCounts(
+      {
+        apiUrl: inputs.discordApiUrl,
+        token: inputs.discordToken,
+        needServers: server === undefined,
+        needCommands: command === undefined,
+        countSubcommands: inputs.countSubcommands
+      },
+      deps.requests
+    )
     warnings.push(...(discord.commands?.warnings ?? []))
     return {
-      command: command ?? (discord.commands && { value: discord.commands.count, source: "Discord (global commands)" }),
-      server: server ?? (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)' }),
+      command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)' }),
+      server:
+        server ?? (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)' }),
       warnings
     }
   }

@@ -1,7 +1,7 @@
-import { open } from 'node:fs/promises'
-import { relative, isAbsolute } from 'node:path'
+import { type FileHandle, open } from 'node:fs/promises'
+import { isAbsolute, relative } from 'node:path'
 import { ActionError } from '../errors.js'
-import { countCommands, type CommandCount, type CommandList } from './commands.js'
+import { type CommandCount, type CommandList, countCommands } from './commands.js'
 
 /** A manifest larger than this is not a command manifest. */
 export const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
@@ -56,7 +56,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
 
 /** The file's text, or undefined when there is no such file. */
 async function readLocal(path: string, origin: string): Promise<string | undefined> {
-  let handle
+  let handle: FileHandle
   try {
     handle = await open(path, 'r')
   } catch (error) {
@@ -68,7 +68,8 @@ async function readLocal(path: string, origin: string): Promise<string | undefin
   }
   try {
     const stats = await handle.stat()
-    if (stats.isDirectory()) throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' })
+    if (stats.isDirectory())
+      throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' })
     if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
     return await handle.readFile('utf8')
   } catch (error) {
@@ -81,9 +82,12 @@ async function readLocal(path: string, origin: string): Promise<string | undefin
 }
 
 function tooLarge(origin: string): ActionError {
-  return new ActionError(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`, {
-    input: 'commands-file'
-  })
+  return new ActionError(
+    `${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`,
+    {
+      input: 'commands-file'
+    }
+  )
 }
 
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
@@ -130,7 +134,9 @@ function parseJson(text: string, origin: string): unknown {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/, (?:\.\.\.)?".*$/, '')
     const offset = jsonErrorOffset(text)
     const end = offset >= text.trimEnd().length ? ' (the file ends early)' : ''
-    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, { input: 'commands-file' })
+    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, {
+      input: 'commands-file'
+    })
   }
 }
 
@@ -178,7 +184,10 @@ export function jsonErrorOffset(text: string): number {
       const close = char === '{' ? '}' : ']'
       at++
       space()
-      if (text[at] === close) return void at++
+      if (text[at] === close) {
+        at++
+        return
+      }
       for (;;) {
         if (close === '}') {
           space()
@@ -192,10 +201,14 @@ export function jsonErrorOffset(text: string): number {
           at++
           continue
         }
-        return expect(close)
+        expect(close)
+        return
       }
     }
-    if (char === '"') return string()
+    if (char === '"') {
+      string()
+      return
+    }
     const word = ['true', 'false', 'null'].find(w => w[0] === char)
     if (word !== undefined) {
       for (const letter of word) expect(letter)

@@ -1,7 +1,7 @@
 import { ActionError, ServiceError } from '../errors.js'
-import { USER_AGENT } from '../version.js'
-import { NetworkError, excerpt, retryAfterMs, type HttpAnswer } from '../http.js'
+import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
 import { POLICIES, type Requests } from '../requests.js'
+import { USER_AGENT } from '../version.js'
 
 /** The service accepts one stats update per bot per 6 hours. */
 export const COOLDOWN_MS = 6 * 60 * 60 * 1000
@@ -100,7 +100,7 @@ async function sendStats(
       return sendOnce(plan, deps, record, cooldownEnd)
     }
     if (delivery === 'arrived') {
-      deps.log("The connection failed after the update was sent, but the public record shows it arrived.")
+      deps.log('The connection failed after the update was sent, but the public record shows it arrived.')
       return outcome(plan, record, {
         result: 'updated',
         status: undefined,
@@ -120,7 +120,12 @@ async function sendStats(
 }
 
 /** The one resend a confirmed non-delivery allows: whatever happens, it is not repeated. */
-async function sendOnce(plan: StatsPlan, deps: StatsDeps, record: RecordRead | undefined, cooldownEnd: Date | undefined): Promise<StatsOutcome> {
+async function sendOnce(
+  plan: StatsPlan,
+  deps: StatsDeps,
+  record: RecordRead | undefined,
+  cooldownEnd: Date | undefined
+): Promise<StatsOutcome> {
   try {
     return interpretAnswer(plan, deps, record, cooldownEnd, await patch(plan, deps))
   } catch (error) {
@@ -159,7 +164,10 @@ async function confirmDelivery(
   deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`)
   const fresh = await readPublicRecord(plan, deps)
   if (!fresh.ok) return 'unknown'
-  const times = [plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt, plan.body.server_count !== undefined && fresh.record.serversUpdatedAt]
+  const times = [
+    plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
+    plan.body.server_count !== undefined && fresh.record.serversUpdatedAt
+  ]
   // A minute of leeway for the runner's clock against the service's.
   if (times.some(time => time instanceof Date && time.getTime() >= sentAt - 60_000)) return 'arrived'
   const end = cooldownEnds(fresh.record)
@@ -220,7 +228,10 @@ export async function readPublicRecord(plan: Pick<StatsPlan, 'baseUrl' | 'botId'
   let read: RecordRead
   try {
     // The public record needs no key, and none is sent.
-    const answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } }, POLICIES.record)
+    const answer = await deps.requests.send(
+      { method: 'GET', url, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } },
+      POLICIES.record
+    )
     read = interpretRecord(answer)
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error

@@ -1,6 +1,6 @@
 import { ActionError } from '../errors.js'
-import { NetworkError, excerpt, retryAfterMs, type HttpAnswer } from '../http.js'
-import { POLICIES, type Gate, type Requests } from '../requests.js'
+import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type Gate, POLICIES, type Requests } from '../requests.js'
 import { USER_AGENT } from '../version.js'
 
 /** One user's vote, as the `votes` output reports it. */
@@ -113,7 +113,9 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
     case 200:
       throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
     case 401:
-      throw new ActionError(`${prefix} The API key was refused: the api-key secret is wrong or outdated; copy the current key from the bot's manage page on discord.place.`)
+      throw new ActionError(
+        `${prefix} The API key was refused: the api-key secret is wrong or outdated; copy the current key from the bot's manage page on discord.place.`
+      )
     case 404:
       throw new ActionError(`${prefix} The service lists no bot with ID ${plan.botId}: check bot-id.`)
     case 410:

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { JOB_TOKEN, NODES, runAction, type RunResult } from '../support/action.js'
+import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { Fault } from '../support/server.js'
@@ -51,7 +51,14 @@ interface Row {
 const ROWS: Row[] = [
   // The public record: a read, retried; when it stays unreadable the update goes ahead.
   { kind: 'record', fault: 'hangs 3 times', faults: [HANG, HANG, HANG], attempts: 3, code: 0, result: 'updated' },
-  { kind: 'record', fault: 'drips its answer slower than the timeout', faults: [DRIP, DRIP, DRIP], attempts: 3, code: 0, result: 'updated' },
+  {
+    kind: 'record',
+    fault: 'drips its answer slower than the timeout',
+    faults: [DRIP, DRIP, DRIP],
+    attempts: 3,
+    code: 0,
+    result: 'updated'
+  },
   { kind: 'record', fault: 'drops the connection mid-body once', faults: [CUT], attempts: 2, code: 0, result: 'updated' },
   { kind: 'record', fault: 'answers an HTML 502 once', faults: [HTML_502], attempts: 2, code: 0, result: 'updated' },
   { kind: 'record', fault: 'answers 503 every time', faults: [HTML_503, HTML_503, HTML_503], attempts: 3, code: 0, result: 'updated' },
@@ -62,25 +69,89 @@ const ROWS: Row[] = [
   { kind: 'stats', fault: 'hangs once (the record shows it did not arrive)', faults: [HANG], attempts: 2, code: 0, result: 'updated' },
   { kind: 'stats', fault: 'drips a 200 slower than the timeout', faults: [DRIP], attempts: 2, code: 0, result: 'updated' },
   { kind: 'stats', fault: 'drops the connection mid-body', faults: [CUT], attempts: 2, code: 0, result: 'updated' },
-  { kind: 'stats', fault: 'answers an HTML 502', faults: [HTML_502], attempts: 1, code: 1, result: 'failed', message: /502 with "a non-JSON answer \(text\/html, \d+ bytes\)"/ },
-  { kind: 'stats', fault: 'answers 500 with 20 MB', faults: [HUGE], attempts: 1, code: 1, result: 'failed', message: /500 with "a non-JSON answer \(text\/html, a large body\)"/ },
-  { kind: 'stats', fault: 'answers 400 with invalid JSON', faults: [{ ...BAD_JSON, status: 400 }], attempts: 1, code: 1, result: 'failed', message: /answered 400 with "a non-JSON answer \(application\/json, 13 bytes\)"/ },
+  {
+    kind: 'stats',
+    fault: 'answers an HTML 502',
+    faults: [HTML_502],
+    attempts: 1,
+    code: 1,
+    result: 'failed',
+    message: /502 with "a non-JSON answer \(text\/html, \d+ bytes\)"/
+  },
+  {
+    kind: 'stats',
+    fault: 'answers 500 with 20 MB',
+    faults: [HUGE],
+    attempts: 1,
+    code: 1,
+    result: 'failed',
+    message: /500 with "a non-JSON answer \(text\/html, a large body\)"/
+  },
+  {
+    kind: 'stats',
+    fault: 'answers 400 with invalid JSON',
+    faults: [{ ...BAD_JSON, status: 400 }],
+    attempts: 1,
+    code: 1,
+    result: 'failed',
+    message: /answered 400 with "a non-JSON answer \(application\/json, 13 bytes\)"/
+  },
   { kind: 'stats', fault: 'answers 200 with an unexpected body', faults: [ARRAY_200], attempts: 1, code: 0, result: 'updated' },
   // Vote checks: reads, retried; anything but a vote answer is an error, never "not voted".
   { kind: 'votes', fault: 'hangs once', faults: [HANG], attempts: 2, code: 0, result: 'voted' },
   { kind: 'votes', fault: 'drops the connection once', faults: [RESET], attempts: 2, code: 0, result: 'voted' },
   { kind: 'votes', fault: 'answers an HTML 503 twice', faults: [HTML_503, HTML_503], attempts: 3, code: 0, result: 'voted' },
-  { kind: 'votes', fault: 'answers 503 three times', faults: [HTML_503, HTML_503, HTML_503], attempts: 3, code: 1, result: 'failed', message: /503.*not taken as "not voted"/ },
-  { kind: 'votes', fault: 'answers 200 with invalid JSON', faults: [BAD_JSON], attempts: 1, code: 1, result: 'failed', message: /without a "voted" field/ },
+  {
+    kind: 'votes',
+    fault: 'answers 503 three times',
+    faults: [HTML_503, HTML_503, HTML_503],
+    attempts: 3,
+    code: 1,
+    result: 'failed',
+    message: /503.*not taken as "not voted"/
+  },
+  {
+    kind: 'votes',
+    fault: 'answers 200 with invalid JSON',
+    faults: [BAD_JSON],
+    attempts: 1,
+    code: 1,
+    result: 'failed',
+    message: /without a "voted" field/
+  },
   // Discord: reads, retried; then a clear error and nothing sent to the service.
   { kind: 'discord', fault: 'hangs once', faults: [HANG], attempts: 2, code: 0, result: 'updated' },
   { kind: 'discord', fault: 'answers an HTML 502 once', faults: [HTML_502], attempts: 2, code: 0, result: 'updated' },
-  { kind: 'discord', fault: 'answers 200 with invalid JSON', faults: [BAD_JSON], attempts: 1, code: 1, result: 'failed', message: /Discord answered 200 to GET \/applications\/@me/ },
-  { kind: 'discord', fault: 'answers 500 with 20 MB, 4 times', faults: [HUGE, HUGE, HUGE, HUGE], attempts: 4, code: 1, result: 'failed', message: /Discord answered 500 .* after 4 tries/ },
+  {
+    kind: 'discord',
+    fault: 'answers 200 with invalid JSON',
+    faults: [BAD_JSON],
+    attempts: 1,
+    code: 1,
+    result: 'failed',
+    message: /Discord answered 200 to GET \/applications\/@me/
+  },
+  {
+    kind: 'discord',
+    fault: 'answers 500 with 20 MB, 4 times',
+    faults: [HUGE, HUGE, HUGE, HUGE],
+    attempts: 4,
+    code: 1,
+    result: 'failed',
+    message: /Discord answered 500 .* after 4 tries/
+  },
   // GitHub: reads, retried; then an error that says what was tried.
   { kind: 'github', fault: 'hangs once', faults: [HANG], attempts: 2, code: 0, result: 'updated' },
   { kind: 'github', fault: 'answers 503 once', faults: [HTML_503], attempts: 2, code: 0, result: 'updated' },
-  { kind: 'github', fault: 'answers 503 three times', faults: [HTML_503, HTML_503, HTML_503], attempts: 3, code: 1, result: 'failed', message: /through the GitHub API failed \(503/ }
+  {
+    kind: 'github',
+    fault: 'answers 503 three times',
+    faults: [HTML_503, HTML_503, HTML_503],
+    attempts: 3,
+    code: 1,
+    result: 'failed',
+    message: /through the GitHub API failed \(503/
+  }
 ]
 
 const closers: (() => Promise<void>)[] = []
@@ -117,7 +188,12 @@ async function scene(row: Row): Promise<{ run: () => Promise<RunResult>; attempt
       break
     }
     case 'github': {
-      const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: { 'commands.json': '[{"name":"ping"}]' } })
+      const github = await GitHubFake.start({
+        repository: 'example/bot',
+        sha: SHA,
+        token: JOB_TOKEN,
+        files: { 'commands.json': '[{"name":"ping"}]' }
+      })
       closers.push(() => github.close())
       for (const fault of row.faults) github.inject('contents', fault)
       Object.assign(inputs, { 'commands-file': 'commands.json', 'cooldown-check': 'false' })

@@ -3,7 +3,7 @@
  * names the input, before any request reaches the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { JOB_TOKEN, NODES, findLeaks, runAction } from '../support/action.js'
+import { findLeaks, JOB_TOKEN, NODES, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
@@ -71,6 +71,11 @@ describe.each(NODES)('refused inputs on $name', ({ path: node }) => {
     expect(result.outputs['result']).toBe('failed')
     expect(result.summary).toContain('**failed**')
     const secrets = [inputs['api-key']!, inputs['discord-token'] ?? '', JOB_TOKEN].flatMap(s => [s, ...s.split(/\s+/)])
-    expect(findLeaks(result, secrets.filter(s => s.length > 3))).toEqual([])
+    expect(
+      findLeaks(
+        result,
+        secrets.filter(s => s.length > 3)
+      )
+    ).toEqual([])
   })
 })

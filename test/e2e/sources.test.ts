@@ -7,7 +7,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BUNDLE, JOB_TOKEN, NODES, ROOT, findLeaks, runAction, type RunOptions, type RunResult } from '../support/action.js'
+import { BUNDLE, findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 
@@ -93,8 +93,16 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     it.each([
       ['a missing file', {}, /no file at .*\/workspace\/commands\.json.*actions\/checkout.*contents: read/],
       ['invalid JSON', { 'commands.json': '[\n  {"name": "ping"},\n  {"name": "help",}\n]' }, /not valid JSON at line 3, column 19/],
-      ['a command without a name', { 'commands.json': '{"commands": [{"name":"a"},{"name":"b"},{"name":"c"},{"description":"d"}]}' }, /commands\[3\] has no "name"/],
-      ['more than 1,000 commands', { 'commands.json': JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ name: `c${i}` }))) }, /1001 commands, more than the service's maximum of 1000/],
+      [
+        'a command without a name',
+        { 'commands.json': '{"commands": [{"name":"a"},{"name":"b"},{"name":"c"},{"description":"d"}]}' },
+        /commands\[3\] has no "name"/
+      ],
+      [
+        'more than 1,000 commands',
+        { 'commands.json': JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ name: `c${i}` }))) },
+        /1001 commands, more than the service's maximum of 1000/
+      ],
       ['a directory', { 'commands.json/x': '' }, /is a directory/]
     ])('refuses %s before any request to the service', async (_, files, message) => {
       const api = await service()
@@ -133,7 +141,9 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       closers.push(() => github.close())
       const result = await run(node, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
-      expect(errors(result)[0]).toMatch(/reading commands\.json from example\/bot at 0123456789ab through the GitHub API failed \(401: Bad credentials\)/)
+      expect(errors(result)[0]).toMatch(
+        /reading commands\.json from example\/bot at 0123456789ab through the GitHub API failed \(401: Bad credentials\)/
+      )
       expect(errors(result)[0]).toMatch(/actions\/checkout.*contents: read/)
       expect(api.requests).toEqual([])
     })
@@ -158,14 +168,29 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     it('honours count-subcommands for Discord commands', async () => {
       const api = await service()
       const fake = await discord(JSON.parse(await fixture('discordjs-v1.json')) as unknown[])
-      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'server-count': '1250', 'count-subcommands': 'true' })
+      const result = await run(node, {
+        'discord-token': DISCORD_TOKEN,
+        'discord-api-url': fake.url,
+        'server-count': '1250',
+        'count-subcommands': 'true'
+      })
       expect(result.code, result.stdout).toBe(0)
       expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 12, server_count: 1250 }])
     })
 
     it.each([
-      ['command-count given: only the server count is read', { 'command-count': '9' }, ['/api/v10/applications/@me'], { command_count: 9, server_count: 1250 }],
-      ['both counts given: Discord is not asked', { 'command-count': '9', 'server-count': '1240' }, [], { command_count: 9, server_count: 1240 }]
+      [
+        'command-count given: only the server count is read',
+        { 'command-count': '9' },
+        ['/api/v10/applications/@me'],
+        { command_count: 9, server_count: 1250 }
+      ],
+      [
+        'both counts given: Discord is not asked',
+        { 'command-count': '9', 'server-count': '1240' },
+        [],
+        { command_count: 9, server_count: 1240 }
+      ]
     ])('makes only the calls needed: %s', async (_, inputs, calls, body) => {
       const api = await service()
       const fake = await discord()

@@ -3,8 +3,8 @@
  * service emulator on loopback. Every case runs on this machine's Node and on Node 24.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { NODES, findLeaks, runAction, type RunResult } from '../support/action.js'
-import { SIX_HOURS, ServiceEmulator, type BotSeed, type EmulatorOptions } from '../support/emulator.js'
+import { findLeaks, NODES, type RunResult, runAction } from '../support/action.js'
+import { type BotSeed, type EmulatorOptions, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_live_k3y.with-symbols_9f8e7d6c5b4a'
@@ -259,7 +259,6 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(service.received('stats')).toHaveLength(1)
     expect(errorLines(result)[0]).toMatch(/may have reached the service, so it was not sent again/)
   })
-
 })
 
 describe('answers the live service and the original description leave open', () => {

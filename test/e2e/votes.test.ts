@@ -3,8 +3,8 @@
  * answer styles, with its failures, retries and rate-limit pacing.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { NODES, findLeaks, runAction, type RunResult } from '../support/action.js'
-import { ServiceEmulator, type EmulatorOptions } from '../support/emulator.js'
+import { findLeaks, NODES, type RunResult, runAction } from '../support/action.js'
+import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_vote-check-key_9z8y7x'
@@ -37,7 +37,10 @@ async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
 }
 
 async function check(node: string, service: ServiceEmulator, inputs: Record<string, string>): Promise<RunResult> {
-  const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, mode: 'vote-check', 'base-url': service.url, ...inputs } })
+  const result = await runAction({
+    node,
+    inputs: { 'bot-id': BOT, 'api-key': KEY, mode: 'vote-check', 'base-url': service.url, ...inputs }
+  })
   expect(findLeaks(result, [KEY])).toEqual([])
   expect(service.received('stats')).toEqual([])
   expect(service.received('record')).toEqual([])
@@ -107,7 +110,12 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
     [
       'a revoked key (410)',
       {},
-      { kind: 'answer', status: 410, headers: { 'Content-Type': 'application/json' }, body: '{"success":false,"error":"Your API key has been revoked.","status":410}' },
+      {
+        kind: 'answer',
+        status: 410,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"success":false,"error":"Your API key has been revoked.","status":410}'
+      },
       /410.*new one/
     ]
   ] as const)('fails on %s, never reading it as "not voted"', async (_, options, fault, message) => {
@@ -128,7 +136,13 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
     service.inject('votes', {
       kind: 'answer',
       status: 429,
-      headers: { 'Content-Type': 'application/json', 'Retry-After': '1', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1' },
+      headers: {
+        'Content-Type': 'application/json',
+        'Retry-After': '1',
+        'RateLimit-Limit': '100',
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': '1'
+      },
       body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 1 })
     })
     const result = await check(node, service, { 'user-id': ALICE })

@@ -11,7 +11,7 @@
  * It records every request, so tests assert what the service received.
  */
 import type * as http from 'node:http'
-import { FakeServer, serviceError, type Answer, type Fault, type RecordedRequest as ServerRequest, type Router } from './server.js'
+import { type Answer, FakeServer, type Fault, type Router, type RecordedRequest as ServerRequest, serviceError } from './server.js'
 
 export const SIX_HOURS = 6 * 60 * 60 * 1000
 
@@ -236,10 +236,7 @@ export class ServiceEmulator {
       if (bot.strikes.length >= 5) {
         bot.revokedKeys.add(bot.apiKey)
         bot.apiKey = `revoked-${bot.apiKey}`
-        return error(
-          410,
-          'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
-        )
+        return error(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.')
       }
       return error(429, 'You can only update stats once every 6 hours.')
     }

@@ -2,7 +2,7 @@
  * Loopback fakes of Discord's API (the two reads the action makes) and of GitHub's
  * contents API, shaped after their documentation.
  */
-import { FakeServer, type Answer, type Fault, type RecordedRequest, type Router } from './server.js'
+import { type Answer, FakeServer, type Fault, type RecordedRequest, type Router } from './server.js'
 
 export type DiscordRoute = 'application' | 'commands'
 
@@ -78,10 +78,12 @@ export class DiscordFake {
 
   private route(method: string, fullPath: string): ReturnType<Router<DiscordRoute>> {
     const path = fullPath.replace(/^\/api\/v10/, '')
-    const withAuth = (handler: () => Answer) => (req: { headers: Record<string, string | string[] | undefined> }): Answer =>
-      req.headers['authorization'] === `Bot ${this.options.token}`
-        ? withRateLimitHeaders(handler())
-        : { status: 401, json: { message: '401: Unauthorized', code: 0 } }
+    const withAuth =
+      (handler: () => Answer) =>
+      (req: { headers: Record<string, string | string[] | undefined> }): Answer =>
+        req.headers['authorization'] === `Bot ${this.options.token}`
+          ? withRateLimitHeaders(handler())
+          : { status: 401, json: { message: '401: Unauthorized', code: 0 } }
     if (method === 'GET' && path === '/applications/@me') {
       return {
         route: 'application',
@@ -179,7 +181,10 @@ export class GitHubFake {
         const path = decodeURIComponent(m[3]!)
         const file = this.files[path]
         if (`${m[1]}/${m[2]}` !== this.repository || url.searchParams.get('ref') !== this.sha || file === undefined) {
-          return { status: 404, json: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/repos/contents', status: '404' } }
+          return {
+            status: 404,
+            json: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/repos/contents', status: '404' }
+          }
         }
         if (req.headers['accept'] === 'application/vnd.github.raw+json') {
           return { status: 200, headers: { 'Content-Type': 'application/vnd.github.raw+json; charset=utf-8' }, text: file }

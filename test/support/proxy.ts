@@ -11,8 +11,8 @@
  * Every CONNECT target and every plain request's absolute URL is recorded, mapped or not.
  */
 import * as http from 'node:http'
-import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
+import * as net from 'node:net'
 
 export class ForwardProxy {
   /** `host:port` of every CONNECT, in order, refused ones included. */
@@ -79,7 +79,8 @@ export class ForwardProxy {
     })
     this.track(upstream)
     upstream.on('error', () => {
-      if (!client.writableEnded && upstream.connecting) client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+      if (!client.writableEnded && upstream.connecting)
+        client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
       else client.destroy()
     })
     upstream.on('close', () => client.destroy())
@@ -104,10 +105,13 @@ export class ForwardProxy {
     const headers = { ...req.headers }
     delete headers['proxy-connection']
     delete headers['proxy-authorization']
-    const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: `${url.pathname}${url.search}`, headers }, answer => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(res)
-    })
+    const upstream = http.request(
+      { host: '127.0.0.1', port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+      answer => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      }
+    )
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Length': '0', Connection: 'close' }).end()
       else res.destroy()
