@@ -248,15 +248,11 @@ function parseDiscordToken(token: string): string | undefined {
       'Store only the token itself in the secret; the action adds the "Bot " prefix.'
     )
   }
-  const bad = [...token].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
-  if (bad >= 0) {
-    throw new InputError(
-      'discord-token',
-      `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`,
-      'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
-    )
-  }
-  return token
+  return headerSafe(
+    'discord-token',
+    token,
+    'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
+  )
 }
 
 /** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
@@ -313,17 +309,23 @@ function parseApiKey(key: string, dryRun: boolean): string | undefined {
         "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
     )
   }
-  // The key goes into an HTTP header as it is: anything but printable ASCII would be
-  // refused by the HTTP stack or, worse, split the header. Its value is never shown.
-  const bad = [...key].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
+  return headerSafe(
+    'api-key',
+    key,
+    "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
+  )
+}
+
+/**
+ * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused
+ * by the HTTP stack or, worse, split the header. Its value is never shown, only where.
+ */
+function headerSafe(input: string, secret: string, fix: string): string {
+  const bad = [...secret].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
   if (bad >= 0) {
-    throw new InputError(
-      'api-key',
-      `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`,
-      "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
-    )
+    throw new InputError(input, `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`, fix)
   }
-  return key
+  return secret
 }
 
 /** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */

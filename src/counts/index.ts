@@ -1,4 +1,5 @@
 import type { Requests } from '../requests.js'
+import type { Settings } from '../settings.js'
 
 /** A count and where it came from, so the log and the summary can say so. */
 export interface ResolvedCount {
@@ -15,20 +16,10 @@ export interface Counts {
 }
 
 /** What resolving the counts needs from the settings. */
-export interface CountInputs {
-  readonly commandCount: number | undefined
-  readonly serverCount: number | undefined
-  readonly commandsFile: { readonly given: string; readonly path: string } | undefined
-  readonly countSubcommands: boolean
-  readonly discordToken: string | undefined
-  readonly discordApiUrl: string
-  readonly github: {
-    readonly token: string | undefined
-    readonly workspace: string
-    readonly repository: string | undefined
-    readonly sha: string | undefined
-  }
-}
+export type CountInputs = Pick<
+  Settings,
+  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
+>
 
 export interface CountDeps {
   readonly requests: Requests
