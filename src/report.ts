@@ -241,7 +241,8 @@ function when(date: Date): string {
 
 /**
  * Escapes text from outside (the service's words, paths, reasons) for a Markdown table
- * cell or quote: HTML is neutralised, Markdown syntax shown as typed, one line.
+ * cell or quote: HTML is neutralised, Markdown syntax shown as typed (no link, not even
+ * GFM's automatic one for a bare address: `:`, `@` and `www.` are escaped), one line.
  */
 export function escapeText(text: string): string {
   return text
@@ -250,5 +251,6 @@ export function escapeText(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
-    .replace(/([\\`*_[\]|~#!()])/g, '\\$1')
+    .replace(/([\\`*_[\]|~#!():@])/g, '\\$1')
+    .replace(/\bwww\./gi, match => `${match.slice(0, 3)}\\.`)
 }

@@ -171,8 +171,11 @@ export const MAX_TIMEOUT_SECONDS = 6 * 3_600
 
 /** A duration input in whole seconds, at least 1; the default when unset. */
 function seconds(input: string, raw: string, fallback: number, max: number): number {
-  const value = parseCount(input, raw, max) ?? fallback
-  if (value < 1) throw new InputError(input, 'is 0', `Give a number of seconds from 1 to ${max}.`)
+  if (raw === '') return fallback * 1000
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(value >= 1 && value <= max)) {
+    throw new InputError(input, `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`, `Write it like ${fallback}.`)
+  }
   return value * 1000
 }
 
