@@ -100,7 +100,7 @@ export class Requests {
     options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
   ): Promise<HttpAnswer> {
     const { gate, refuse } = options
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
       try {

@@ -307,7 +307,6 @@ function parseApiKey(key: string, dryRun: boolean): string | undefined {
     throw new InputError(
       'api-key',
       'is empty',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, shown as it is written
       "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
         "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
     )

@@ -82,17 +82,18 @@ describe('parseSettings refuses', () => {
 
   const countFormats = ['-1', '12.5', '1e3', '0x10', 'twelve', '+5', '1,260', ' 5 6', '٥', '5\n6']
   const counts: Refusal[] = [
-    ...countFormats.map(
-      (raw): Refusal => [`command-count ${JSON.stringify(raw)}`, withValid({ 'command-count': raw }), 'command-count', /\b1,?000\b/]
-    ),
-    ...countFormats.map(
-      (raw): Refusal => [
-        `server-count ${JSON.stringify(raw)}`,
-        withValid({ 'command-count': '', 'server-count': raw }),
-        'server-count',
-        /\b10,?000,?000\b/
-      ]
-    ),
+    ...countFormats.map((raw): Refusal => [
+      `command-count ${JSON.stringify(raw)}`,
+      withValid({ 'command-count': raw }),
+      'command-count',
+      /\b1,?000\b/
+    ]),
+    ...countFormats.map((raw): Refusal => [
+      `server-count ${JSON.stringify(raw)}`,
+      withValid({ 'command-count': '', 'server-count': raw }),
+      'server-count',
+      /\b10,?000,?000\b/
+    ]),
     ['command-count 1001', withValid({ 'command-count': '1001' }), 'command-count', /\b1,?000\b/],
     ['server-count 10000001', withValid({ 'server-count': '10000001' }), 'server-count', /\b10,?000,?000\b/],
     ['server-count beyond any integer', withValid({ 'server-count': '99999999999999999999999' }), 'server-count', /\b10,?000,?000\b/]
@@ -152,9 +153,12 @@ describe('parseSettings refuses', () => {
     ['fail-if-not-voted', VOTE]
   ]
   const booleans: Refusal[] = booleanInputs.flatMap(([input, base]) =>
-    ['yes', '1', 'on', 'tru', 'false!'].map(
-      (raw): Refusal => [`${input} ${JSON.stringify(raw)}`, { ...base, [input]: raw }, input, /true or false/]
-    )
+    ['yes', '1', 'on', 'tru', 'false!'].map((raw): Refusal => [
+      `${input} ${JSON.stringify(raw)}`,
+      { ...base, [input]: raw },
+      input,
+      /true or false/
+    ])
   )
 
   const sources: Refusal[] = [
