@@ -45,8 +45,6 @@ const CONNECT_ERRORS = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -168,6 +166,9 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
             : `the host could not be reached (${code})`
     return new NetworkError(`could not connect to ${where}: ${reason}`, code, false)
   }
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    return new NetworkError(`could not reach ${where} (${code})`, code, connected)
+  }
   return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected)
 }
 
@@ -177,7 +178,8 @@ export function retryAfterMs(answer: HttpAnswer): number | undefined {
   const seconds = [body?.retry_after, answer.headers['retry-after'], answer.headers['ratelimit-reset']]
     .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
     .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
-  return seconds === undefined ? undefined : Math.ceil(seconds * 1000)
+  // A day at most: past that the figure is broken, and no wait of the action's is that long.
+  return seconds === undefined ? undefined : Math.min(Math.ceil(seconds * 1000), 86_400_000)
 }
 
 /** Text from an answer, for a message: on one line, cut short. */

@@ -26,8 +26,13 @@ export async function run(): Promise<void> {
     state.failure = failureMessage(error)
     runner.setFailed(state.failure)
   } finally {
-    writeOutputs(state)
-    writeSummary(state)
+    // The report must not turn a finished run into a crash: its own failure fails the step.
+    try {
+      writeOutputs(state)
+      writeSummary(state)
+    } catch (error) {
+      runner.setFailed(failureMessage(error))
+    }
   }
 }
 

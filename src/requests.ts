@@ -18,6 +18,8 @@ export interface Policy {
   readonly maxRetryAfterMs: number
   /** Bytes of an answer kept; the rest is not read. */
   readonly maxBodyBytes: number
+  /** Sent only with time left for a whole attempt: a cut-short one would end in an unknown outcome. */
+  readonly wholeAttempt?: boolean
 }
 
 const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, maxBodyBytes: 64 * 1024 } as const
@@ -43,7 +45,7 @@ export const POLICIES = {
     maxRetryAfterMs: 10_000,
     maxBodyBytes: 1024 * 1024
   },
-  stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered' },
+  stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered', wholeAttempt: true },
   // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
   vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },
   discord: { ...READ, name: "Discord's API", attempts: 4, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 4 * 1024 * 1024 },
@@ -67,6 +69,9 @@ export interface Gate<Ticket> {
   acquire(): Promise<Ticket>
   settle(ticket: Ticket, answer: HttpAnswer | undefined): void
 }
+
+/** 429s one gated request takes before it gives up. */
+const GATED_429_LIMIT = 10
 
 /** The step ran out of its time; an expected failure with the input to change. */
 export class DeadlineError extends ActionError {}
@@ -100,6 +105,7 @@ export class Requests {
     options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
   ): Promise<HttpAnswer> {
     const { gate, refuse } = options
+    let limited = 0
     for (let failures = 0; ;) {
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
@@ -117,7 +123,9 @@ export class Requests {
       if (!policy.retryStatuses.includes(answer.status)) return answer
       const refused = refuse?.(answer)
       if (refused !== undefined) throw refused
-      if (answer.status === 429 && gate) continue
+      // A gate waits out each 429 itself; a run of them still ends, with the answer.
+      if (answer.status === 429 && gate && ++limited < GATED_429_LIMIT) continue
+      if (answer.status === 429 && gate) return answer
       if (++failures >= policy.attempts) return answer
       const asked = retryAfterMs(answer)
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return answer
@@ -138,7 +146,12 @@ export class Requests {
 
   private attemptTimeout(policy: Policy): number {
     const left = this.remainingMs()
-    if (left <= 0) throw this.deadlineError(policy, 'another attempt')
+    if (left <= 0 || (policy.wholeAttempt && left < this.limits.attemptTimeoutMs)) {
+      throw this.deadlineError(
+        policy,
+        policy.wholeAttempt ? `a whole attempt of ${this.limits.attemptTimeoutMs / 1000} s` : 'another attempt'
+      )
+    }
     return Math.min(this.limits.attemptTimeoutMs, left)
   }
 

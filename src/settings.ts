@@ -151,6 +151,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
   const githubToken = get('github-token')
+  if (githubToken !== '') headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.')
   return {
     commandCount,
     serverCount,

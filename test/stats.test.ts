@@ -153,6 +153,7 @@ describe('retryAfterMs', () => {
     ['retry_after 0', tooMany({ retry_after: 0 }), 0],
     ['a Retry-After header', tooMany({}, { 'retry-after': '120' }), 120_000],
     ['a RateLimit-Reset header', tooMany({}, { 'ratelimit-reset': '30' }), 30_000],
+    ['an absurd retry_after: capped at a day', tooMany({ retry_after: 1e20 }), 86_400_000],
     ['all three: the body wins', tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }), 60_000],
     ['both headers: Retry-After wins', tooMany({}, { 'retry-after': '120', 'ratelimit-reset': '30' }), 120_000],
     ['an unusable retry_after: the headers are used', tooMany({ retry_after: 'soon' }, { 'retry-after': '120' }), 120_000],

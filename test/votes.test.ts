@@ -61,6 +61,10 @@ function refusal(a: HttpAnswer, userId = user(7)): ActionError {
 describe('readVote', () => {
   const U = user(7)
 
+  it('drops a lastVote no date can hold, rather than failing on it later', () => {
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 1e20 }), U, { botId: BOT_ID }).lastVote).toBeNull()
+  })
+
   it('reads 204 No Content as voted, with no count or time', () => {
     expect(readVote(answer(204), U, { botId: BOT_ID })).toEqual({ voted: true, votes: null, lastVote: null })
   })
@@ -591,6 +595,51 @@ describe('checkVotes', () => {
     expect(server.forUser(a).length).toBeGreaterThanOrEqual(2)
     expect(server.forUser(a).length).toBeLessThanOrEqual(5)
     expect(sleeps.length).toBe(server.forUser(a).length - 1)
+  })
+
+  it('never answers a 429 at once, even one asking for no wait, and gives up after a run of them', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(() => ({
+      status: 429,
+      headers: { 'Retry-After': '0', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '0' },
+      body: { success: false, error: TOO_MANY, status: 429, retry_after: 0 }
+    }))
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(server.forUser(a)).toHaveLength(10)
+    expect(outcome.error?.message).toMatch(/answered 429/)
+    expect(outcome.unchecked).toEqual([a])
+    expect(sleeps.every(ms => ms >= 1_000)).toBe(true)
+    expect(sleeps.length).toBeGreaterThanOrEqual(9)
+  })
+
+  it('counts a wait that several checks share once against rate-limit-wait', async () => {
+    const ids = users(12)
+    // A window of 6 checks per 3 s, announced in the headers.
+    let windowStart = -1
+    let inWindow = 0
+    const time = virtualTime()
+    const server = await startServer(() => {
+      const now = time.now()
+      if (windowStart < 0 || now - windowStart >= 3_000) {
+        windowStart = now
+        inWindow = 0
+      }
+      inWindow += 1
+      const reset = String(Math.ceil((windowStart + 3_000 - now) / 1000))
+      const headers = { 'RateLimit-Limit': '6', 'RateLimit-Remaining': String(Math.max(0, 6 - inWindow)), 'RateLimit-Reset': reset }
+      return inWindow > 6
+        ? {
+            status: 429,
+            headers: { ...headers, 'Retry-After': reset },
+            body: { success: false, error: TOO_MANY, status: 429, retry_after: Number(reset) }
+          }
+        : { status: 200, headers, body: { voted: true, vote: 1, lastVote: LAST_VOTE_MS } }
+    })
+    const { outcome } = await run(server, ids, { rateLimitWaitMs: 5_000 }, time)
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.votes.size).toBe(12)
   })
 
   it('waits Retry-After on a 429, then retries', async () => {

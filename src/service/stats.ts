@@ -1,6 +1,6 @@
 import { ActionError, ServiceError } from '../errors.js'
 import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
-import { POLICIES, type Requests } from '../requests.js'
+import { DeadlineError, POLICIES, type Requests } from '../requests.js'
 import { USER_AGENT } from '../version.js'
 
 /** The service accepts one stats update per bot per 6 hours. */
@@ -162,7 +162,19 @@ async function confirmDelivery(
   sentAt: number
 ): Promise<'arrived' | 'resend' | 'unknown'> {
   deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`)
-  const fresh = await readPublicRecord(plan, deps)
+  // After a timeout the service may still be working on the update (checking the server
+  // count with Discord, say): a record read now could show the old time and a resend would
+  // be early. So a timeout never leads to a resend; after a dropped connection, the read
+  // waits a moment for whatever the service was doing to land.
+  const timedOut = error.code === 'ETIMEDOUT'
+  let fresh: RecordRead
+  try {
+    if (!timedOut) await deps.requests.sleep(SETTLE_MS)
+    fresh = await readPublicRecord(plan, deps)
+  } catch (failure) {
+    if (failure instanceof DeadlineError) return 'unknown'
+    throw failure
+  }
   if (!fresh.ok) return 'unknown'
   const times = [
     plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
@@ -171,8 +183,11 @@ async function confirmDelivery(
   // A minute of leeway for the runner's clock against the service's.
   if (times.some(time => time instanceof Date && time.getTime() >= sentAt - 60_000)) return 'arrived'
   const end = cooldownEnds(fresh.record)
-  return end !== undefined && end.getTime() <= now(deps).getTime() ? 'resend' : 'unknown'
+  return !timedOut && end !== undefined && end.getTime() <= now(deps).getTime() ? 'resend' : 'unknown'
 }
+
+/** How long a dropped update gets to land before the record is read again. */
+const SETTLE_MS = 2_000
 
 function now(deps: StatsDeps): Date {
   return new Date(deps.requests.clock.now())
@@ -234,7 +249,7 @@ export async function readPublicRecord(plan: Pick<StatsPlan, 'baseUrl' | 'botId'
     )
     read = interpretRecord(answer)
   } catch (error) {
-    if (!(error instanceof NetworkError)) throw error
+    if (!(error instanceof NetworkError) && !(error instanceof DeadlineError)) throw error
     read = { ok: false, status: undefined, reason: error.message }
   }
   if (!read.ok) deps.log(`Could not read the public record (${read.reason}); going on with the update.`)
@@ -338,5 +353,6 @@ function asCount(value: unknown): number | undefined {
 function asDate(value: unknown): Date | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined
   const date = new Date(value)
+  // Invalid, or out of the range a Date can print (a hostile or broken answer).
   return Number.isNaN(date.getTime()) ? undefined : date
 }

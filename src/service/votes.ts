@@ -40,6 +40,9 @@ export interface VoteDeps {
 }
 
 const DEFAULT_CONCURRENCY = 6
+const MIN_429_WAIT_MS = 1_000
+/** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
+const MAX_DATE_MS = 8.64e15
 
 /**
  * Checks each user's vote. Paced by the service's rate limit (the live service allows 100
@@ -65,6 +68,7 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
         votes.set(userId, readVote(answer, userId, plan))
       } catch (error) {
         failure ??= error instanceof ActionError ? error : new ActionError(String(error))
+        limiter.stopped = true
         queue.unshift(userId)
       }
     }
@@ -104,7 +108,7 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
   const body = answer.json as { voted?: unknown; vote?: unknown; lastVote?: unknown; error?: unknown } | undefined
   if (answer.status === 200 && typeof body?.voted === 'boolean') {
     const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null
-    const lastVote = typeof body.lastVote === 'number' && Number.isFinite(body.lastVote) ? new Date(body.lastVote) : null
+    const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null
     return { voted: body.voted, votes, lastVote }
   }
   const said = typeof body?.error === 'string' ? ` with "${excerpt(body.error)}"` : ''
@@ -153,7 +157,11 @@ export class WindowPacer implements Gate<Ticket> {
   /** When the current window ends; unknown (infinite) until an answer tells. */
   private windowEndsAt = Number.POSITIVE_INFINITY
   private inFlight = 0
+  /** Time spent waiting for the rate limit, and until when it is counted. */
   private waited = 0
+  private waitedUntil = 0
+  /** Set when a check failed: waiting checks give up rather than send. */
+  stopped = false
   /** Checks waiting for an answer in flight to tell them the window. */
   private waiting: (() => void)[] = []
 
@@ -174,6 +182,7 @@ export class WindowPacer implements Gate<Ticket> {
   /** Waits until the window allows one more check, and takes it. */
   async acquire(): Promise<Ticket> {
     for (;;) {
+      if (this.stopped) throw new ActionError('Vote checks stopped after an earlier failure.')
       const remaining = this.remaining
       if (remaining === undefined ? this.inFlight === 0 : remaining > 0) break
       if (remaining === undefined) {
@@ -183,18 +192,23 @@ export class WindowPacer implements Gate<Ticket> {
       }
       // Spent. Without a reset time, look again in a second.
       const end = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : this.now() + 1_000
+      const window = this.window
       const wait = end - this.now()
       if (wait > 0) {
-        if (this.waited + wait > this.maxWaitMs) {
+        // Checks waiting for the same window wait together: the budget counts that time once.
+        const added = Math.max(0, end - Math.max(this.now(), this.waitedUntil))
+        if (this.waited + added > this.maxWaitMs) {
           throw new ActionError(
             `The service's rate limit would need a wait of ${Math.ceil(wait / 1000)} s more, beyond the ` +
               `rate-limit-wait of ${Math.round(this.maxWaitMs / 1000)} s.`
           )
         }
-        this.waited += wait
+        this.waited += added
+        this.waitedUntil = Math.max(this.waitedUntil, end)
         await this.requests.sleep(wait)
       }
-      if (this.now() >= end) this.newWindow()
+      // The first check to wake opens the new window; the others join it.
+      if (this.window === window && this.now() >= end) this.newWindow()
     }
     this.sent += 1
     this.inFlight += 1
@@ -221,7 +235,8 @@ export class WindowPacer implements Gate<Ticket> {
       if (Number.isFinite(reset)) this.windowEndsAt = Math.min(this.windowEndsAt, this.now() + reset * 1000)
       if (answer.status === 429) {
         this.rateLimited += 1
-        this.blockFor(retryAfterMs(answer) ?? 1_000)
+        // At least a second, whatever the answer asks: a 429 must never be answered at once.
+        this.blockFor(Math.max(MIN_429_WAIT_MS, retryAfterMs(answer) ?? MIN_429_WAIT_MS))
       }
     }
     for (const wake of this.waiting.splice(0)) wake()
