@@ -10,13 +10,15 @@ export const modules = {
 /* harmony export */ });
 /* unused harmony export MAX_COMMANDS */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(916);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(750);
+
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
 const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
 /** The service's maximum command count. */
-const MAX_COMMANDS = 1_000;
+const MAX_COMMANDS = _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU;
 /**
  * Counts application commands as the bot's listing should show them: each distinct
  * command (type and name) once, or with `countSubcommands` each leaf subcommand of a

@@ -1,4 +1,5 @@
 import { ActionError } from '../errors.js'
+import { COMMAND_COUNT_MAX } from '../settings.js'
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
 const COMMAND_TYPES: Record<number, string> = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' }
@@ -6,7 +7,7 @@ const SUB_COMMAND = 1
 const SUB_COMMAND_GROUP = 2
 
 /** The service's maximum command count. */
-export const MAX_COMMANDS = 1_000
+export const MAX_COMMANDS = COMMAND_COUNT_MAX
 
 export interface CommandCount {
   readonly count: number
