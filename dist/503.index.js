@@ -43,7 +43,7 @@ function countCommands(list, countSubcommands) {
         return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
     });
     if (count > MAX_COMMANDS) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
             `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
     }
     return { count, warnings };
@@ -51,22 +51,22 @@ function countCommands(list, countSubcommands) {
 function checkCommand(value, label, origin) {
     const where = `${origin}: ${label}`;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} is ${kind(value)}; expected a command object with a "name".`);
     }
     const fields = value;
     if (!('name' in fields))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has no "name".`);
     if (typeof fields['name'] !== 'string' || fields['name'] === '') {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
     }
     const name = fields['name'];
     const type = fields['type'] ?? 1;
     if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
     }
     const options = fields['options'] ?? [];
     if (!Array.isArray(options))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
 /** Subcommands (type 1), directly or inside groups (type 2). */
@@ -79,7 +79,7 @@ function leafSubcommands(options, label, origin) {
         if (type === SUB_COMMAND_GROUP) {
             const inner = option.options ?? [];
             if (!Array.isArray(inner))
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
             inner.forEach((sub, j) => {
                 if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
                     leaves += 1;
@@ -91,7 +91,7 @@ function leafSubcommands(options, label, origin) {
 function optionType(option, label, origin) {
     const type = typeof option === 'object' && option !== null ? option.type : undefined;
     if (typeof type !== 'number' || !Number.isInteger(type)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label} has no integer "type"; expected an application command option.`);
     }
     return type;
 }
@@ -140,7 +140,7 @@ async function countManifest(plan) {
     const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { input: 'commands-file' });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
     }
     let text;
     try {
@@ -148,7 +148,7 @@ async function countManifest(plan) {
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { input: 'commands-file' });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
     }
     if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
@@ -164,32 +164,28 @@ async function readLocal(path, origin) {
         const code = error.code;
         if (code === 'ENOENT' || code === 'ENOTDIR')
             return undefined;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`, {
-            input: 'commands-file'
-        });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
     }
     try {
         const stats = await handle.stat();
         if (stats.isDirectory())
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' });
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} is a directory; give the path of the JSON file.`);
         if (stats.size > MAX_MANIFEST_BYTES)
             throw tooLarge(origin);
         return await handle.readFile('utf8');
     }
     catch (error) {
-        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ)
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l)
             throw error;
         const code = error.code;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}).`, { input: 'commands-file' });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}).`);
     }
     finally {
         await handle.close();
     }
 }
 function tooLarge(origin) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`, {
-        input: 'commands-file'
-    });
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
@@ -221,8 +217,8 @@ function manifestEntries(json, origin) {
             };
         }
     }
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
-        'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.', { input: 'commands-file' });
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+        'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
 /** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
 function parseJson(text, origin) {
@@ -233,9 +229,7 @@ function parseJson(text, origin) {
         const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
         const offset = jsonErrorOffset(text);
         const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, {
-            input: 'commands-file'
-        });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
     }
 }
 function locate(text, offset) {

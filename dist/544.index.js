@@ -43,7 +43,7 @@ function countCommands(list, countSubcommands) {
         return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
     });
     if (count > MAX_COMMANDS) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
             `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
     }
     return { count, warnings };
@@ -51,22 +51,22 @@ function countCommands(list, countSubcommands) {
 function checkCommand(value, label, origin) {
     const where = `${origin}: ${label}`;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} is ${kind(value)}; expected a command object with a "name".`);
     }
     const fields = value;
     if (!('name' in fields))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has no "name".`);
     if (typeof fields['name'] !== 'string' || fields['name'] === '') {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
     }
     const name = fields['name'];
     const type = fields['type'] ?? 1;
     if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
     }
     const options = fields['options'] ?? [];
     if (!Array.isArray(options))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
 /** Subcommands (type 1), directly or inside groups (type 2). */
@@ -79,7 +79,7 @@ function leafSubcommands(options, label, origin) {
         if (type === SUB_COMMAND_GROUP) {
             const inner = option.options ?? [];
             if (!Array.isArray(inner))
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
             inner.forEach((sub, j) => {
                 if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
                     leaves += 1;
@@ -91,7 +91,7 @@ function leafSubcommands(options, label, origin) {
 function optionType(option, label, origin) {
     const type = typeof option === 'object' && option !== null ? option.type : undefined;
     if (typeof type !== 'number' || !Number.isInteger(type)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label} has no integer "type"; expected an application command option.`);
     }
     return type;
 }
@@ -134,7 +134,7 @@ async function readDiscordCounts(plan, requests) {
     if (plan.needServers) {
         const count = app['approximate_guild_count'];
         if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
         }
         servers = count;
     }
@@ -142,11 +142,11 @@ async function readDiscordCounts(plan, requests) {
     if (plan.needCommands) {
         const id = app['id'];
         if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
         }
         const list = await discordGet(plan, `/applications/${id}/commands`, requests);
         if (!Array.isArray(list))
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord's list of global commands was not a JSON array.");
         const origin = "Discord's global commands";
         commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
     }
@@ -168,12 +168,12 @@ async function discordGet(plan, path, requests) {
     }
     catch (error) {
         if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error });
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`Could not read counts from Discord: ${error.message}.`, { cause: error });
         throw error;
     }
     if (answer.status === 200 && answer.json !== undefined)
         return answer.json;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(explainDiscordFailure(answer, path));
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(explainDiscordFailure(answer, path));
 }
 /**
  * A 429 without Discord's rate-limit headers comes from Cloudflare, not from a rate limit:
@@ -185,7 +185,7 @@ function refuseBan(answer) {
     const limited = Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after');
     if (limited)
         return undefined;
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
         'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
         'counts as inputs for now.');
 }

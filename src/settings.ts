@@ -145,8 +145,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
   if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
     throw new ActionError(
       "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
-        'count to send. Set at least one of them, for example command-count: 42.',
-      { input: 'command-count' }
+        'count to send. Set at least one of them, for example command-count: 42.'
     )
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()

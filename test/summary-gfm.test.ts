@@ -7,7 +7,7 @@ import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { describe, expect, it } from 'vitest'
 import type { Counts } from '../src/counts/index.js'
-import { ActionError, ServiceError } from '../src/errors.js'
+import { ActionError } from '../src/errors.js'
 import type { HttpAnswer } from '../src/http.js'
 import { type RunState, renderSummary } from '../src/report.js'
 import { COOLDOWN_MS, explainFailure, interpretRecord, type StatsBody, type StatsOutcome, serviceMessage } from '../src/service/stats.js'
@@ -138,7 +138,7 @@ function hostileState(): RunState {
   const state = statsState()
   const refused = answer(400, { success: false, error: HOSTILE, status: 400 })
   const said = serviceMessage(refused)
-  const error = new ServiceError(explainFailure(refused, said, { botId: BOT_ID, body: state.outcome!.body }), 400, said)
+  const error = new ActionError(explainFailure(refused, said, { botId: BOT_ID, body: state.outcome!.body }))
   const outcome: StatsOutcome = { ...state.outcome!, result: 'failed', status: 400, answer: said, nextUpdateAt: undefined, error }
   return { ...state, outcome, failure: error.message }
 }

@@ -38,7 +38,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   if (plan.fromRepository === undefined || outside) {
     const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
-    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { input: 'commands-file' })
+    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`)
   }
   let text: string
   try {
@@ -46,8 +46,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new ActionError(
-      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
-      { input: 'commands-file' }
+      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`
     )
   }
   if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw tooLarge(origin)
@@ -62,20 +61,17 @@ async function readLocal(path: string, origin: string): Promise<string | undefin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`, {
-      input: 'commands-file'
-    })
+    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`)
   }
   try {
     const stats = await handle.stat()
-    if (stats.isDirectory())
-      throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`, { input: 'commands-file' })
+    if (stats.isDirectory()) throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`)
     if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
     return await handle.readFile('utf8')
   } catch (error) {
     if (error instanceof ActionError) throw error
     const code = (error as NodeJS.ErrnoException).code
-    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}).`, { input: 'commands-file' })
+    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}).`)
   } finally {
     await handle.close()
   }
@@ -83,10 +79,7 @@ async function readLocal(path: string, origin: string): Promise<string | undefin
 
 function tooLarge(origin: string): ActionError {
   return new ActionError(
-    `${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`,
-    {
-      input: 'commands-file'
-    }
+    `${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`
   )
 }
 
@@ -121,8 +114,7 @@ export function manifestEntries(json: unknown, origin: string): CommandList {
   }
   throw new ActionError(
     `${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
-      'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.',
-    { input: 'commands-file' }
+      'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
   )
 }
 
@@ -134,9 +126,7 @@ function parseJson(text: string, origin: string): unknown {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/, (?:\.\.\.)?".*$/, '')
     const offset = jsonErrorOffset(text)
     const end = offset >= text.trimEnd().length ? ' (the file ends early)' : ''
-    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`, {
-      input: 'commands-file'
-    })
+    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`)
   }
 }
 

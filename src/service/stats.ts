@@ -1,4 +1,4 @@
-import { ActionError, ServiceError } from '../errors.js'
+import { ActionError } from '../errors.js'
 import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
 import { DeadlineError, POLICIES, type Requests } from '../requests.js'
 import { USER_AGENT } from '../version.js'
@@ -221,7 +221,7 @@ function interpretAnswer(
       nextUpdateAt: fromRecord ?? fromHeaders
     })
   }
-  const failure = new ServiceError(explainFailure(answer, serviceText, plan), answer.status, serviceText)
+  const failure = new ActionError(explainFailure(answer, serviceText, plan))
   return outcome(plan, record, { result: 'failed', status: answer.status, answer: serviceText, error: failure })
 }
 
