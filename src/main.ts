@@ -2,12 +2,12 @@ import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
 import { announce, announceVotes, type RunState, reportCounts, writeOutputs, writeSummary } from './report.js'
 import { Requests } from './requests.js'
-import * as runner from './runner.js'
+import * as core from '@actions/core'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
 import { readSettings, type Settings } from './settings.js'
 
-const log = (line: string): void => runner.info(line)
+const log = (line: string): void => core.info(line)
 
 /**
  * The action: settings -> counts -> service -> report (or, in vote-check mode, settings ->
@@ -24,14 +24,14 @@ export async function run(): Promise<void> {
     else await stats(settings, requests, state)
   } catch (error) {
     state.failure = failureMessage(error)
-    runner.setFailed(state.failure)
+    core.setFailed(state.failure)
   } finally {
     // The report must not turn a finished run into a crash: its own failure fails the step.
     try {
       writeOutputs(state)
-      writeSummary(state)
+      await writeSummary(state)
     } catch (error) {
-      runner.setFailed(failureMessage(error))
+      core.setFailed(failureMessage(error))
     }
   }
 }
@@ -83,7 +83,7 @@ async function voteCheck(settings: Settings, requests: Requests, state: RunState
 /** Expected failures carry a message for the user; anything else is a bug, reported as one. */
 function failureMessage(error: unknown): string {
   if (error instanceof ActionError) return error.message
-  if (error instanceof Error && error.stack !== undefined) runner.debug(error.stack)
+  if (error instanceof Error && error.stack !== undefined) core.debug(error.stack)
   const detail = error instanceof Error ? error.message : String(error)
   return `Unexpected internal error: ${detail}. Please report it with this log.`
 }

@@ -1,5 +1,5 @@
 import type { Counts, ResolvedCount } from './counts/index.js'
-import * as runner from './runner.js'
+import * as core from '@actions/core'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
 import { DEFAULT_BASE_URL, type Settings } from './settings.js'
@@ -26,11 +26,11 @@ export function writeOutputs(state: RunState): void {
   }
   const { counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : outcome?.result
-  if (result !== undefined) runner.setOutput('result', result)
-  if (counts?.command !== undefined) runner.setOutput('command-count', counts.command.value)
-  if (counts?.server !== undefined) runner.setOutput('server-count', counts.server.value)
-  if (outcome?.status !== undefined) runner.setOutput('status', outcome.status)
-  if (outcome?.nextUpdateAt !== undefined) runner.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+  if (result !== undefined) core.setOutput('result', result)
+  if (counts?.command !== undefined) core.setOutput('command-count', counts.command.value)
+  if (counts?.server !== undefined) core.setOutput('server-count', counts.server.value)
+  if (outcome?.status !== undefined) core.setOutput('status', outcome.status)
+  if (outcome?.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
 }
 
 /**
@@ -38,19 +38,19 @@ export function writeOutputs(state: RunState): void {
  * checked; otherwise the result is `failed` and `votes` holds the users that were.
  */
 function writeVoteOutputs(state: RunState): void {
-  runner.setOutput('result', voteResult(state))
+  core.setOutput('result', voteResult(state))
   const votes = state.votes
   if (votes === undefined) return
-  if (votes.status !== undefined) runner.setOutput('status', votes.status)
+  if (votes.status !== undefined) core.setOutput('status', votes.status)
   const all = [...votes.votes.values()]
   if (votes.unchecked.length === 0 && all.length > 0)
-    runner.setOutput(
+    core.setOutput(
       'voted',
       all.every(vote => vote.voted)
     )
-  runner.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
+  core.setOutput('votes', JSON.stringify(Object.fromEntries([...votes.votes].map(([id, vote]) => [id, voteJson(vote)]))))
   const only = all.length === 1 && votes.unchecked.length === 0 ? all[0] : undefined
-  if (only?.lastVote) runner.setOutput('last-vote', only.lastVote.toISOString())
+  if (only?.lastVote) core.setOutput('last-vote', only.lastVote.toISOString())
 }
 
 function voteResult(state: RunState): string {
@@ -70,9 +70,9 @@ export function announceVotes(outcome: VoteOutcome): void {
     const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${vote.lastVote.toISOString()}` : '']
       .filter(Boolean)
       .join(', ')
-    runner.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
+    core.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
   }
-  if (outcome.rateLimited > 0) runner.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
+  if (outcome.rateLimited > 0) core.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
 }
 
 /** Logs each count with its source, and the warnings met while resolving them. */
@@ -81,9 +81,9 @@ export function reportCounts(counts: Counts): void {
     ['Command count', counts.command],
     ['Server count', counts.server]
   ] as const) {
-    if (count !== undefined) runner.info(`${label}: ${count.value} (${count.source})`)
+    if (count !== undefined) core.info(`${label}: ${count.value} (${count.source})`)
   }
-  for (const warning of counts.warnings) runner.warning(warning)
+  for (const warning of counts.warnings) core.warning(warning)
 }
 
 /** The log line or annotation that says how a successful run ended. */
@@ -91,17 +91,17 @@ export function announce(outcome: StatsOutcome): void {
   const next = outcome.nextUpdateAt?.toISOString()
   switch (outcome.result) {
     case 'updated':
-      runner.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
+      core.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
-      runner.notice(
+      core.notice(
         `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
           `per 6 hours. The next update is accepted from ${next}.`,
         { title: 'Update skipped (cooldown)' }
       )
       break
     case 'cooldown':
-      runner.warning(
+      core.warning(
         `The service refused the update as too early (429${outcome.answer ? `: "${outcome.answer}"` : ''}). ` +
           `${next ? `The next update is allowed from ${next}.` : 'When the next update is allowed is unknown.'} ` +
           'It was not retried. Refused updates count as strikes (5 within 6 hours revoke the key): schedule this ' +
@@ -110,7 +110,7 @@ export function announce(outcome: StatsOutcome): void {
       )
       break
     case 'dry-run':
-      runner.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
+      core.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
       break
     case 'failed':
       break
@@ -122,11 +122,17 @@ function describeBody(outcome: StatsOutcome): string {
 }
 
 /** Writes the job summary section; a missing summary file (a local run) is not an error. */
-export function writeSummary(state: RunState): void {
+export async function writeSummary(state: RunState): Promise<void> {
+  // Outside a runner (a local run without local-action) there is no summary file; core.summary
+  // would throw, so say it quietly instead.
+  if (!process.env['GITHUB_STEP_SUMMARY']) {
+    core.debug('No job summary written: GITHUB_STEP_SUMMARY is not set.')
+    return
+  }
   try {
-    if (!runner.appendSummary(renderSummary(state))) runner.debug('No job summary written: GITHUB_STEP_SUMMARY is not set.')
+    await core.summary.addRaw(renderSummary(state), true).write()
   } catch (error) {
-    runner.warning(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`)
+    core.warning(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 

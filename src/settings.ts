@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { ActionError, InputError } from './errors.js'
-import * as runner from './runner.js'
+import * as core from '@actions/core'
 
 export type Mode = 'stats' | 'vote-check'
 
@@ -55,10 +55,10 @@ export type InputReader = (name: string) => string
 
 /**
  * Reads and validates every input, masking the secrets before anything else happens.
- * The only caller of `runner.getInput` in the action.
+ * The only caller of `core.getInput` in the action.
  */
 export function readSettings(): Settings {
-  return parseSettings(runner.getInput, runner.setSecret, process.env)
+  return parseSettings(core.getInput, core.setSecret, process.env)
 }
 
 /**
@@ -72,7 +72,7 @@ export function parseSettings(
 ): Settings {
   const apiKey = get('api-key')
   const discordToken = get('discord-token')
-  const githubToken = get('github-token')
+  const githubToken = parseGitHubToken(get('github-token'))
   for (const secret of [apiKey, discordToken, githubToken]) maskSecret(secret, mask)
 
   const mode = parseMode(get('mode'))
@@ -149,7 +149,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
     )
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
-  const githubToken = get('github-token')
+  const githubToken = parseGitHubToken(get('github-token'))
   if (githubToken !== '') headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.')
   return {
     commandCount,
@@ -229,6 +229,14 @@ function maskSecret(secret: string, mask: (secret: string) => void): void {
   mask(secret)
   const parts = secret.split(/\s+/).filter(part => part.length > 0 && part !== secret)
   for (const part of parts) mask(part)
+}
+
+/**
+ * Local runners (`@github/local-action`, act without a token) pass action.yml's default
+ * `${{ github.token }}` as it is written, unexpanded: that is no token, not a malformed one.
+ */
+function parseGitHubToken(raw: string): string {
+  return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw
 }
 
 function parseMode(raw: string): Mode {

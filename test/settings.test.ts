@@ -335,6 +335,17 @@ describe('parseSettings accepts', () => {
     expect(settings.commandCount).toBeUndefined()
   })
 
+  it('takes an unexpanded ${{ github.token }} (as local runners pass the default) as no token, and masks none of its words', () => {
+    const { settings, masked } = parse({
+      'bot-id': BOT_ID,
+      'api-key': KEY,
+      'commands-file': 'c.json',
+      'github-token': '${{ github.token }}'
+    })
+    expect(settings.github.token).toBeUndefined()
+    expect(masked).toEqual([KEY])
+  })
+
   it('a discord-token as the only source, with a loopback discord-api-url', () => {
     const settings = parse({
       'bot-id': BOT_ID,
