@@ -113,12 +113,15 @@ function kind(value) {
 /* harmony export */   countManifest: () => (/* binding */ countManifest)
 /* harmony export */ });
 /* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries, jsonErrorOffset */
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(160);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3916);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(160);
+
 
 
 
@@ -131,16 +134,16 @@ const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
  */
 async function countManifest(plan) {
     const origin = `Input 'commands-file' (${plan.given})`;
-    const local = await readLocal(plan.path, origin);
+    const local = await readLocal(plan, origin);
     if (local !== undefined)
         return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' };
-    const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.relative)(plan.workspace, plan.path);
-    const outside = inRepository.startsWith('..') || (0,node_path__WEBPACK_IMPORTED_MODULE_1__.isAbsolute)(inRepository);
+    const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
+    const outside = isOutside(plan.workspace, plan.path);
     const notFound = `${origin}: no file at ${plan.path}`;
     const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
     }
     let text;
     try {
@@ -148,48 +151,99 @@ async function countManifest(plan) {
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
     }
     if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
     return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' };
 }
-/** The file's text, or undefined when there is no such file. */
-async function readLocal(path, origin) {
-    let handle;
+/**
+ * The file's text, or undefined when there is no such file. The file is untrusted: it is read
+ * only if it is a regular file inside the workspace once symlinks are resolved (a link must
+ * not lead the action to read, and quote, a file elsewhere on the runner), it is opened without
+ * blocking (opening a FIFO would otherwise wait forever for a writer), and no more than the
+ * size limit is ever read, whatever the file claims its size is.
+ */
+async function readLocal(plan, origin) {
+    let real;
     try {
-        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.open)(path, 'r');
+        real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path);
     }
     catch (error) {
         const code = error.code;
         if (code === 'ENOENT' || code === 'ENOTDIR')
             return undefined;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
+        throw cannotRead(origin, plan.path, code);
+    }
+    const workspace = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.workspace).catch(() => plan.workspace);
+    if (isOutside(workspace, real)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
+            'Give the path of a file in the repository; a symbolic link may not point out of the workspace.');
+    }
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(real, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | (node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK ?? 0));
+    }
+    catch (error) {
+        throw cannotRead(origin, plan.path, error.code);
     }
     try {
         const stats = await handle.stat();
         if (stats.isDirectory())
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} is a directory; give the path of the JSON file.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`);
+        if (!stats.isFile()) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`);
+        }
         if (stats.size > MAX_MANIFEST_BYTES)
             throw tooLarge(origin);
-        return await handle.readFile('utf8');
+        const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1);
+        if (bytes.length > MAX_MANIFEST_BYTES)
+            throw tooLarge(origin);
+        return bytes.toString('utf8');
     }
     catch (error) {
-        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l)
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l)
             throw error;
-        const code = error.code;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}).`);
+        throw cannotRead(origin, plan.path, error.code);
     }
     finally {
         await handle.close();
     }
 }
+/** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
+async function readAtMost(handle, limit) {
+    const buffer = Buffer.alloc(limit);
+    let length = 0;
+    while (length < limit) {
+        const { bytesRead } = await handle.read(buffer, length, limit - length, null);
+        if (bytesRead === 0)
+            break;
+        length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+}
+function isOutside(root, path) {
+    const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);
+    return inside.startsWith('..') || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
+}
+function fileKind(stats) {
+    if (stats.isFIFO())
+        return 'a named pipe';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    if (stats.isSocket())
+        return 'a socket';
+    return 'not a file';
+}
+function cannotRead(origin, path, code) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
+}
 function tooLarge(origin) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
-    const counted = (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+    const counted = (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
     if (counted.count > 0)
         return counted;
     // Valid, but most likely the wrong file or a build step that did not run.
@@ -217,7 +271,7 @@ function manifestEntries(json, origin) {
             };
         }
     }
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
 /** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
@@ -229,7 +283,7 @@ function parseJson(text, origin) {
         const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
         const offset = jsonErrorOffset(text);
         const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
     }
 }
 function locate(text, offset) {

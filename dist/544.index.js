@@ -115,8 +115,10 @@ function kind(value) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6803);
 /* harmony import */ var _requests_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5109);
-/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(311);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(160);
+/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(311);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8750);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(160);
+
 
 
 
@@ -136,6 +138,11 @@ async function readDiscordCounts(plan, requests) {
         if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
         }
+        // Checked like the input: the service refuses more with a 400, so nothing is sent.
+        if (count > _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .SERVER_COUNT_MAX */ .Zv) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`Discord reports an approximate_guild_count of ${count}, above the service's maximum server count of ${_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .SERVER_COUNT_MAX */ .Zv}; ` +
+                'nothing was sent. Set server-count to send a count yourself.');
+        }
         servers = count;
     }
     let commands;
@@ -148,7 +155,7 @@ async function readDiscordCounts(plan, requests) {
         if (!Array.isArray(list))
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l("Discord's list of global commands was not a JSON array.");
         const origin = "Discord's global commands";
-        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
+        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
     }
     return { servers, commands };
 }
@@ -162,7 +169,7 @@ async function discordGet(plan, path, requests) {
                 Authorization: `Bot ${plan.token}`,
                 Accept: 'application/json',
                 // The form Discord requires of bots' HTTP clients.
-                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
+                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_5__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_5__/* .ACTION_VERSION */ .Yt})`
             }
         }, _requests_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
     }

@@ -1,4 +1,5 @@
 import * as http from 'node:http'
+import { redact } from './redact.js'
 
 /** One HTTP request, sent exactly once: retries are the caller's decision, per operation. */
 export interface HttpRequest {
@@ -184,6 +185,7 @@ export function retryAfterMs(answer: HttpAnswer): number | undefined {
 
 /** Text from an answer, for a message: on one line, cut short. */
 export function excerpt(text: string, max = 200): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim()
+  // Redacted before it is cut: a cut must not leave a piece of a secret that redact no longer recognises.
+  const oneLine = redact(text).replace(/\s+/g, ' ').trim()
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
 }

@@ -5,9 +5,10 @@ import { Requests } from './requests.js'
 import * as core from '@actions/core'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
+import { logLine, redact } from './redact.js'
 import { readSettings, type Settings } from './settings.js'
 
-const log = (line: string): void => core.info(line)
+const log = (line: string): void => core.info(logLine(line))
 
 /**
  * The action: settings -> counts -> service -> report (or, in vote-check mode, settings ->
@@ -19,6 +20,7 @@ export async function run(): Promise<void> {
   try {
     const settings = readSettings()
     state.settings = settings
+    for (const note of settings.notes) log(note)
     const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs })
     if (settings.mode === 'vote-check') await voteCheck(settings, requests, state)
     else await stats(settings, requests, state)
@@ -26,14 +28,32 @@ export async function run(): Promise<void> {
     state.failure = failureMessage(error)
     core.setFailed(state.failure)
   } finally {
-    // The report must not turn a finished run into a crash: its own failure fails the step.
-    try {
-      writeOutputs(state)
-      await writeSummary(state)
-    } catch (error) {
-      core.setFailed(failureMessage(error))
-    }
+    await report(state)
   }
+}
+
+/**
+ * Outputs, then the summary, whatever happened. The report must not turn a finished run into
+ * a crash: outputs that cannot be written (GITHUB_OUTPUT unwritable) fail the step with one
+ * clear error, and the summary is still written and says so.
+ */
+async function report(state: RunState): Promise<void> {
+  let outputsFailure: string | undefined
+  try {
+    writeOutputs(state)
+  } catch (error) {
+    outputsFailure = redact(
+      `The step's outputs could not be written to GITHUB_OUTPUT (${error instanceof Error ? error.message : String(error)}); ` +
+        'later steps will not see them. Check that the runner can write its temporary files (disk space, permissions).'
+    )
+  }
+  if (outputsFailure !== undefined && state.failure === undefined) {
+    state.failure = outputsFailure
+    core.setFailed(outputsFailure)
+  } else if (outputsFailure !== undefined) {
+    core.warning(outputsFailure)
+  }
+  await writeSummary(state)
 }
 
 async function stats(settings: Settings, requests: Requests, state: RunState): Promise<void> {
@@ -82,8 +102,8 @@ async function voteCheck(settings: Settings, requests: Requests, state: RunState
 
 /** Expected failures carry a message for the user; anything else is a bug, reported as one. */
 function failureMessage(error: unknown): string {
-  if (error instanceof ActionError) return error.message
-  if (error instanceof Error && error.stack !== undefined) core.debug(error.stack)
+  if (error instanceof ActionError) return redact(error.message)
+  if (error instanceof Error && error.stack !== undefined) core.debug(redact(error.stack))
   const detail = error instanceof Error ? error.message : String(error)
-  return `Unexpected internal error: ${detail}. Please report it with this log.`
+  return redact(`Unexpected internal error: ${detail}. Please report it with this log.`)
 }

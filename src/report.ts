@@ -2,7 +2,16 @@ import type { Counts, ResolvedCount } from './counts/index.js'
 import * as core from '@actions/core'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
+import { logLine, redact } from './redact.js'
 import { DEFAULT_BASE_URL, type Settings } from './settings.js'
+
+/*
+ * Every line and annotation goes through these: secrets redacted from any text that came from
+ * outside, and a log line kept to one line. (The runner escapes line breaks in annotations.)
+ */
+const info = (line: string): void => core.info(logLine(line))
+const warning = (text: string, properties?: core.AnnotationProperties): void => core.warning(redact(text), properties)
+const notice = (text: string, properties?: core.AnnotationProperties): void => core.notice(redact(text), properties)
 
 /** What the run knows at its end, however far it got. */
 export interface RunState {
@@ -70,9 +79,9 @@ export function announceVotes(outcome: VoteOutcome): void {
     const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${vote.lastVote.toISOString()}` : '']
       .filter(Boolean)
       .join(', ')
-    core.info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
+    info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
   }
-  if (outcome.rateLimited > 0) core.info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
+  if (outcome.rateLimited > 0) info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
 }
 
 /** Logs each count with its source, and the warnings met while resolving them. */
@@ -81,9 +90,9 @@ export function reportCounts(counts: Counts): void {
     ['Command count', counts.command],
     ['Server count', counts.server]
   ] as const) {
-    if (count !== undefined) core.info(`${label}: ${count.value} (${count.source})`)
+    if (count !== undefined) info(`${label}: ${count.value} (${count.source})`)
   }
-  for (const warning of counts.warnings) core.warning(warning)
+  for (const text of counts.warnings) warning(text)
 }
 
 /** The log line or annotation that says how a successful run ended. */
@@ -91,17 +100,17 @@ export function announce(outcome: StatsOutcome): void {
   const next = outcome.nextUpdateAt?.toISOString()
   switch (outcome.result) {
     case 'updated':
-      core.info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
+      info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
-      core.notice(
+      notice(
         `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
           `per 6 hours. The next update is accepted from ${next}.`,
         { title: 'Update skipped (cooldown)' }
       )
       break
     case 'cooldown':
-      core.warning(
+      warning(
         `The service refused the update as too early (429${outcome.answer ? `: "${outcome.answer}"` : ''}). ` +
           `${next ? `The next update is allowed from ${next}.` : 'When the next update is allowed is unknown.'} ` +
           'It was not retried. Refused updates count as strikes (5 within 6 hours revoke the key): schedule this ' +
@@ -110,7 +119,7 @@ export function announce(outcome: StatsOutcome): void {
       )
       break
     case 'dry-run':
-      core.info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
+      info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
       break
     case 'failed':
       break
@@ -132,7 +141,7 @@ export async function writeSummary(state: RunState): Promise<void> {
   try {
     await core.summary.addRaw(renderSummary(state), true).write()
   } catch (error) {
-    core.warning(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`)
+    warning(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 
@@ -251,7 +260,7 @@ function when(date: Date): string {
  * GFM's automatic one for a bare address: `:`, `@` and `www.` are escaped), one line.
  */
 export function escapeText(text: string): string {
-  return text
+  return redact(text)
     .replace(/\s+/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { ActionError, InputError } from './errors.js'
+import { addSecret, CONTROL_CHARACTER } from './redact.js'
 import * as core from '@actions/core'
 
 export type Mode = 'stats' | 'vote-check'
@@ -33,6 +34,8 @@ export interface Settings {
   readonly requestTimeoutMs: number
   /** The whole step, waits and retries included. */
   readonly timeoutMs: number
+  /** What the log should say about how the inputs were taken. */
+  readonly notes: readonly string[]
 }
 
 /** The service's accepted ranges (the OpenAPI document's `minimum`/`maximum`). */
@@ -58,7 +61,12 @@ export type InputReader = (name: string) => string
  * The only caller of `core.getInput` in the action.
  */
 export function readSettings(): Settings {
-  return parseSettings(core.getInput, core.setSecret, process.env)
+  return parseSettings(core.getInput, maskEverywhere, process.env)
+}
+
+/** A secret is masked by the runner in every form a text may carry it, and redacted from remote texts. */
+function maskEverywhere(secret: string): void {
+  for (const form of addSecret(secret)) core.setSecret(form)
 }
 
 /**
@@ -66,14 +74,17 @@ export function readSettings(): Settings {
  * so that no later message can print them. Throws an InputError for the first bad input.
  */
 export function parseSettings(
-  get: InputReader,
+  raw: InputReader,
   mask: (secret: string) => void,
   env: Readonly<Record<string, string | undefined>> = {}
 ): Settings {
-  const apiKey = get('api-key')
-  const discordToken = get('discord-token')
-  const githubToken = parseGitHubToken(get('github-token'))
-  for (const secret of [apiKey, discordToken, githubToken]) maskSecret(secret, mask)
+  const apiKey = raw('api-key')
+  const discordToken = raw('discord-token')
+  const githubToken = parseGitHubToken(raw('github-token'))
+  for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)]) maskSecret(secret, mask)
+  // Every other input is echoed in messages, so none may carry a line break or other control
+  // character (a line break followed by `::` would be read by the runner as a workflow command).
+  const get = oneLineInputs(raw)
 
   const mode = parseMode(get('mode'))
   const dryRun = parseBoolean('dry-run', get('dry-run'))
@@ -83,9 +94,31 @@ export function parseSettings(
   const key = parseApiKey(apiKey, dryRun)
   const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
   const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
+  // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
+  // that sets only a short timeout would meet a refusal it never asked for: the request time is
+  // cut to the step's instead, and the log says so.
+  const notes: string[] = []
+  if (requestTimeoutMs > timeoutMs) {
+    notes.push(
+      `request-timeout (${requestTimeoutMs / 1000} s) is longer than timeout (${timeoutMs / 1000} s), ` +
+        `so each request may take at most ${timeoutMs / 1000} s, the time the whole step may take.`
+    )
+  }
   const stats = mode === 'stats' ? parseStatsInputs(get, env) : refuseOtherMode(get, STATS_INPUTS, 'stats', NO_STATS)
   const votes = mode === 'vote-check' ? parseVoteInputs(get) : refuseOtherMode(get, VOTE_INPUTS, 'vote-check', NO_VOTES)
-  return Object.freeze({ mode, botId, apiKey: key, baseUrl, dryRun, cooldownCheck, requestTimeoutMs, timeoutMs, ...stats, ...votes })
+  return Object.freeze({
+    mode,
+    botId,
+    apiKey: key,
+    baseUrl,
+    dryRun,
+    cooldownCheck,
+    requestTimeoutMs: Math.min(requestTimeoutMs, timeoutMs),
+    timeoutMs,
+    notes: Object.freeze(notes),
+    ...stats,
+    ...votes
+  })
 }
 
 type StatsInputs = Pick<
@@ -220,15 +253,69 @@ export function parseUserIds(raw: string): readonly string[] {
   return Object.freeze(unique)
 }
 
+/** Inputs whose value may span lines: user IDs may be separated by newlines. Secrets are checked by headerSafe. */
+const MULTILINE_INPUTS = new Set(['user-id', 'api-key', 'discord-token', 'github-token'])
+
+function oneLineInputs(get: InputReader): InputReader {
+  return name => {
+    const value = get(name)
+    if (MULTILINE_INPUTS.has(name)) return value
+    const bad = value.search(CONTROL_CHARACTER)
+    if (bad >= 0) {
+      throw new InputError(
+        name,
+        `contains a line break or another control character (at character ${bad + 1})`,
+        'Give the value on one line, without control characters; in YAML, quote it or use a plain scalar.'
+      )
+    }
+    return value
+  }
+}
+
+/** Shorter lines of a secret are not masked on their own: they could be common words. */
+const MIN_MASKED_PART = 8
+
 /**
- * Masks a secret as a whole and, if it spans several lines or words, each part as well:
- * the runner masks line by line, and a refused value is still a secret.
+ * Masks a secret as a whole, never a common word in it. A token written with its scheme word
+ * (`Bot xyz`, `Bearer xyz`) is also masked without it, and each line of a multi-line value
+ * that is long enough on its own, because the runner masks line by line. A refused value is
+ * still a secret, so this runs before any validation.
  */
 function maskSecret(secret: string, mask: (secret: string) => void): void {
   if (secret === '') return
-  mask(secret)
-  const parts = secret.split(/\s+/).filter(part => part.length > 0 && part !== secret)
+  const parts = new Set([secret])
+  const scheme = /^(?:Bot|Bearer)\s+(\S[\s\S]*)$/i.exec(secret)
+  if (scheme) parts.add(scheme[1]!)
+  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
   for (const part of parts) mask(part)
+}
+
+/**
+ * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
+ * the password and the whole user:password pair, as written and decoded.
+ */
+export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
+  const found = new Set<string>()
+  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+    const value = env[name]
+    if (!value) continue
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      continue
+    }
+    if (url.password === '') continue
+    for (const text of [url.password, `${url.username}:${url.password}`]) {
+      found.add(text)
+      try {
+        found.add(decodeURIComponent(text))
+      } catch {
+        // Not valid percent-encoding: only the form as written can appear.
+      }
+    }
+  }
+  return [...found]
 }
 
 /**

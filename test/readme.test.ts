@@ -169,7 +169,7 @@ describe('README.md troubleshooting against src/', () => {
     const calls = [
       new RegExp(String.raw`new InputError\(\s*[^,]+,\s*${literal}`, 'g'),
       new RegExp(String.raw`new (?:ActionError|DeadlineError)\(\s*${literal}`, 'g'),
-      new RegExp(String.raw`core\.(?:warning|notice)\(\s*${literal}`, 'g')
+      new RegExp(String.raw`(?<![\w.])(?:core\.)?(?:warning|notice)\(\s*${literal}`, 'g')
     ]
     const undocumented: string[] = []
     for (const call of calls) {

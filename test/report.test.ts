@@ -28,6 +28,7 @@ function settings(baseUrl = 'https://api.discord.place', over: Partial<Settings>
     cooldownCheck: true,
     requestTimeoutMs: 30_000,
     timeoutMs: 900_000,
+    notes: [],
     ...over
   })
 }

@@ -74,13 +74,13 @@ describe('parseSettings refuses', () => {
     ['a letter', withValid({ 'bot-id': '12345678901234567a' }), 'bot-id', /17 to 20/],
     ['a sign', withValid({ 'bot-id': '-12345678901234567' }), 'bot-id', /17 to 20/],
     ['non-ASCII digits', withValid({ 'bot-id': '١٢٣٤٥٦٧٨٩٠١٢٣٤٥٦٧' }), 'bot-id', /17 to 20/],
-    ['an inner newline', withValid({ 'bot-id': '123456789\n012345678' }), 'bot-id', /17 to 20/],
+    ['an inner newline', withValid({ 'bot-id': '123456789\n012345678' }), 'bot-id', /line break/],
     ['a mention', withValid({ 'bot-id': '<@123456789012345678>' }), 'bot-id', /17 to 20/],
     ['empty', withValid({ 'bot-id': '' }), 'bot-id', /17 to 20/],
     ['only whitespace', withValid({ 'bot-id': '   ' }), 'bot-id', /17 to 20/]
   ]
 
-  const countFormats = ['-1', '12.5', '1e3', '0x10', 'twelve', '+5', '1,260', ' 5 6', '٥', '5\n6']
+  const countFormats = ['-1', '12.5', '1e3', '0x10', 'twelve', '+5', '1,260', ' 5 6', '٥']
   const counts: Refusal[] = [
     ...countFormats.map((raw): Refusal => [
       `command-count ${JSON.stringify(raw)}`,
@@ -222,7 +222,40 @@ describe('parseSettings refuses', () => {
     ['rate-limit-wait above an hour', { ...VOTE, 'rate-limit-wait': '3601' }, 'rate-limit-wait', /maximum of 3600/]
   ]
 
+  // A line break followed by `::` would be a workflow command if the value were ever printed.
+  const injection = '\n::error::injected%0A::add-mask::Bot\n::stop-commands::x'
+  const controlCharacters: Refusal[] = [
+    ...(
+      [
+        ['bot-id', BOT_ID],
+        ['command-count', '12'],
+        ['commands-file', 'commands.json'],
+        ['base-url', 'https://api.discord.place'],
+        ['mode', 'stats'],
+        ['dry-run', 'false'],
+        ['cooldown-check', 'true'],
+        ['count-subcommands', 'false'],
+        ['timeout', '900'],
+        ['request-timeout', '30'],
+        ['discord-api-url', 'https://discord.com/api/v10']
+      ] as const
+    ).map(([input, good]): Refusal => {
+      const over: Record<string, string> =
+        input === 'commands-file' ? { 'command-count': '' } : input === 'discord-api-url' ? { 'discord-token': 'MTIz.abc.def-token' } : {}
+      return [`${input} with a line break and workflow commands`, withValid({ ...over, [input]: good + injection }), input, /line break/]
+    }),
+    ['base-url with a tab (which URL parsing would drop)', withValid({ 'base-url': 'https://api.discord\t.place' }), 'base-url', /control/],
+    ['commands-file with a NUL', withValid({ 'command-count': '', 'commands-file': 'a\u0000b.json' }), 'commands-file', /control/],
+    [
+      'commands-file with an escape sequence',
+      withValid({ 'command-count': '', 'commands-file': '\u001b[31mred.json' }),
+      'commands-file',
+      /control/
+    ]
+  ]
+
   describe.each([
+    ['control characters', controlCharacters],
     ['bot-id', botIds],
     ['counts', counts],
     ['a missing count', noCount],
@@ -277,13 +310,49 @@ describe('parseSettings masks the secrets before validating anything', () => {
 
   it.each([
     ['a space', 'dp_first-half second_half'],
-    ['a tab', 'dp_first-half\tsecond_half'],
-    ['a newline', 'dp_first-half\nsecond_half'],
-    ['a CR LF', 'dp_first-half\r\nsecond_half']
-  ])('masks a key with %s as a whole and each part', (_label, key) => {
+    ['a tab', 'dp_first-half\tsecond_half']
+  ])('masks a key with %s as a whole, not word by word', (_label, key) => {
     const { error, masked } = refuse(withValid({ 'api-key': key }))
     expectRefusal(error, 'api-key', [key, 'dp_first-half', 'second_half'])
-    expect(masked).toEqual(expect.arrayContaining([key, 'dp_first-half', 'second_half']))
+    expect(masked).toEqual([key])
+  })
+
+  it.each([
+    ['a newline', 'dp_first-half\nsecond_half'],
+    ['a CR LF', 'dp_first-half\r\nsecond_half']
+  ])('masks a key with %s as a whole and each line, as the runner masks line by line', (_label, key) => {
+    const { error, masked } = refuse(withValid({ 'api-key': key }))
+    expectRefusal(error, 'api-key', [key, 'dp_first-half', 'second_half'])
+    expect(masked).toEqual([key, 'dp_first-half', 'second_half'])
+  })
+
+  it.each([
+    ['Bot ', 'Bot MTIzNDU2Nzg5.GhIjKl.discord-token-value'],
+    ['bot ', 'bot MTIzNDU2Nzg5.GhIjKl.discord-token-value'],
+    ['Bearer ', 'Bearer MTIzNDU2Nzg5.GhIjKl.discord-token-value']
+  ])('masks a discord-token written with %s with and without the word, never the word itself', (_label, token) => {
+    const { error, masked } = refuse(withValid({ 'discord-token': token }))
+    expectRefusal(error, 'discord-token', [token, 'MTIzNDU2Nzg5.GhIjKl.discord-token-value'])
+    expect(masked).toEqual(expect.arrayContaining([token, 'MTIzNDU2Nzg5.GhIjKl.discord-token-value']))
+    expect(
+      masked.filter(m => /^(bot|bearer)$/i.test(m.trim())),
+      'no mask for a common word'
+    ).toEqual([])
+    expect(masked.every(m => m.length >= 8)).toBe(true)
+  })
+
+  it('masks a proxy password and user:password pair, as written and decoded, from every proxy variable', () => {
+    const map = inputs(VALID)
+    const masked: string[] = []
+    parseSettings(
+      name => map.get(name) ?? '',
+      secret => masked.push(secret),
+      { HTTPS_PROXY: 'http://proxyuser:p%40ss%3Aw0rd-secret@proxy.example:3128', http_proxy: 'http://other:plain-pass-2@p:1' }
+    )
+    expect(masked).toEqual(
+      expect.arrayContaining(['p%40ss%3Aw0rd-secret', 'p@ss:w0rd-secret', 'proxyuser:p@ss:w0rd-secret', 'plain-pass-2'])
+    )
+    expect(masked, 'a user name alone is no secret, and a common word').not.toContain('proxyuser')
   })
 
   it('masks a valid key', () => {
@@ -318,7 +387,8 @@ describe('parseSettings accepts', () => {
       dryRun: false,
       cooldownCheck: true,
       requestTimeoutMs: 30_000,
-      timeoutMs: 900_000
+      timeoutMs: 900_000,
+      notes: []
     })
   })
 
@@ -333,6 +403,13 @@ describe('parseSettings accepts', () => {
     expect(settings.commandsFile).toEqual({ given: 'build/commands.json', path: '/home/runner/work/bot/bot/build/commands.json' })
     expect(settings.github).toEqual({ token: 'ghs_x', workspace: '/home/runner/work/bot/bot', repository: 'example/bot', sha: 'abc123' })
     expect(settings.commandCount).toBeUndefined()
+  })
+
+  it('cuts a request-timeout longer than timeout to timeout, and says so', () => {
+    const { settings } = parse({ ...VALID, timeout: '10' })
+    expect(settings.requestTimeoutMs).toBe(10_000)
+    expect(settings.notes).toEqual([expect.stringMatching(/^request-timeout \(30 s\) is longer than timeout \(10 s\)/)])
+    expect(parse(VALID).settings.notes).toEqual([])
   })
 
   it('takes an unexpanded ${{ github.token }} (as local runners pass the default) as no token, and masks none of its words', () => {

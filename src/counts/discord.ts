@@ -2,6 +2,7 @@ import { ActionError } from '../errors.js'
 import { excerpt, type HttpAnswer, NetworkError } from '../http.js'
 import { POLICIES, type Requests } from '../requests.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
+import { SERVER_COUNT_MAX } from '../settings.js'
 import { type CommandCount, countCommands } from './commands.js'
 
 export interface DiscordPlan {
@@ -32,6 +33,13 @@ export async function readDiscordCounts(plan: DiscordPlan, requests: Requests): 
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
       throw new ActionError(
         "Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord."
+      )
+    }
+    // Checked like the input: the service refuses more with a 400, so nothing is sent.
+    if (count > SERVER_COUNT_MAX) {
+      throw new ActionError(
+        `Discord reports an approximate_guild_count of ${count}, above the service's maximum server count of ${SERVER_COUNT_MAX}; ` +
+          'nothing was sent. Set server-count to send a count yourself.'
       )
     }
     servers = count

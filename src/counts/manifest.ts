@@ -1,4 +1,5 @@
-import { type FileHandle, open } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, open, realpath } from 'node:fs/promises'
 import { isAbsolute, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
@@ -29,11 +30,11 @@ export interface ManifestCount extends CommandCount {
  */
 export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> {
   const origin = `Input 'commands-file' (${plan.given})`
-  const local = await readLocal(plan.path, origin)
+  const local = await readLocal(plan, origin)
   if (local !== undefined) return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' }
 
   const inRepository = relative(plan.workspace, plan.path)
-  const outside = inRepository.startsWith('..') || isAbsolute(inRepository)
+  const outside = isOutside(plan.workspace, plan.path)
   const notFound = `${origin}: no file at ${plan.path}`
   const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   if (plan.fromRepository === undefined || outside) {
@@ -53,28 +54,79 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' }
 }
 
-/** The file's text, or undefined when there is no such file. */
-async function readLocal(path: string, origin: string): Promise<string | undefined> {
-  let handle: FileHandle
+/**
+ * The file's text, or undefined when there is no such file. The file is untrusted: it is read
+ * only if it is a regular file inside the workspace once symlinks are resolved (a link must
+ * not lead the action to read, and quote, a file elsewhere on the runner), it is opened without
+ * blocking (opening a FIFO would otherwise wait forever for a writer), and no more than the
+ * size limit is ever read, whatever the file claims its size is.
+ */
+async function readLocal(plan: ManifestPlan, origin: string): Promise<string | undefined> {
+  let real: string
   try {
-    handle = await open(path, 'r')
+    real = await realpath(plan.path)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`)
+    throw cannotRead(origin, plan.path, code)
+  }
+  const workspace = await realpath(plan.workspace).catch(() => plan.workspace)
+  if (isOutside(workspace, real)) {
+    throw new ActionError(
+      `${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
+        'Give the path of a file in the repository; a symbolic link may not point out of the workspace.'
+    )
+  }
+  let handle: FileHandle
+  try {
+    handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    throw cannotRead(origin, plan.path, (error as NodeJS.ErrnoException).code)
   }
   try {
     const stats = await handle.stat()
-    if (stats.isDirectory()) throw new ActionError(`${origin}: ${path} is a directory; give the path of the JSON file.`)
+    if (stats.isDirectory()) throw new ActionError(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`)
+    if (!stats.isFile()) {
+      throw new ActionError(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`)
+    }
     if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
-    return await handle.readFile('utf8')
+    const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1)
+    if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
+    return bytes.toString('utf8')
   } catch (error) {
     if (error instanceof ActionError) throw error
-    const code = (error as NodeJS.ErrnoException).code
-    throw new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}).`)
+    throw cannotRead(origin, plan.path, (error as NodeJS.ErrnoException).code)
   } finally {
     await handle.close()
   }
+}
+
+/** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit)
+  let length = 0
+  while (length < limit) {
+    const { bytesRead } = await handle.read(buffer, length, limit - length, null)
+    if (bytesRead === 0) break
+    length += bytesRead
+  }
+  return buffer.subarray(0, length)
+}
+
+function isOutside(root: string, path: string): boolean {
+  const inside = relative(root, path)
+  return inside.startsWith('..') || isAbsolute(inside)
+}
+
+function fileKind(stats: Stats): string {
+  if (stats.isFIFO()) return 'a named pipe'
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device'
+  if (stats.isSocket()) return 'a socket'
+  return 'not a file'
+}
+
+function cannotRead(origin: string, path: string, code: string | undefined): ActionError {
+  return new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`)
 }
 
 function tooLarge(origin: string): ActionError {

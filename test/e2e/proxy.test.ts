@@ -21,7 +21,7 @@ import { ForwardProxy } from '../support/proxy.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_proxy-test-key_5e6f7a8b9c'
-const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GpRxYz.discord-token-for-proxy-tests_42'
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42'
 
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
 const CA = join(TLS_DIR, 'ca.pem')

@@ -13,7 +13,7 @@ import { DiscordFake, GitHubFake } from '../support/fakes.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_sources-test-key_0a1b2c'
-const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_0123'
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.Qm4vR7tW2pK9sL5nX8cJ_0z3'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 
 const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fixtures/manifests', name), 'utf8')

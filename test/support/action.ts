@@ -52,12 +52,14 @@ export async function actionMetadata(): Promise<ActionMetadata> {
 }
 
 /** The job token the harness stands in for `${{ github.token }}`. */
-export const JOB_TOKEN = 'ghs_JobTokenForTests0123456789abcdef'
+export const JOB_TOKEN = 'ghs_JobTokenForTestsQ7x9Zk2mV4pL8rT1wN'
 
 export interface RunOptions {
   inputs: Record<string, string>
   /** The workspace's files, by path relative to it. */
   files?: Record<string, string>
+  /** Prepares the workspace further (links, pipes, sparse files) before the process starts. */
+  setup?: (workspace: string) => Promise<void>
   /** Extra environment, on top of what a runner sets. */
   env?: Record<string, string>
   node?: string
@@ -134,6 +136,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     await mkdir(dirname(join(workspace, path)), { recursive: true })
     await writeFile(join(workspace, path), content)
   }
+  await options.setup?.(workspace)
   Object.assign(env, options.env)
 
   const node = options.node ?? process.execPath
@@ -166,6 +169,10 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
  */
 function sweepSecrets(result: RunResult, env: Record<string, string>): void {
   const secrets = ['api-key', 'discord-token', 'github-token'].map(name => env[inputVariable(name)] ?? '').filter(s => s.length >= 6)
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
+    const password = env[name] ? new URL(env[name]).password : ''
+    if (password) secrets.push(decodeURIComponent(password))
+  }
   const leaks = findLeaks(result, secrets)
   if (leaks.length > 0) throw new Error(`secrets sweep: a secret given to the run showed up (${leaks.join(', ')}):\n${result.stdout}`)
 }
@@ -242,12 +249,36 @@ export function findLeaks(result: RunResult, secrets: string[]): string[] {
     const mask = maskLines.find(({ line }) => unescapeCommand(line.slice('::add-mask::'.length)) === secret)
     if (mask === undefined) leaks.push('never masked')
     else if (firstOther >= 0 && firstOther < mask.index) leaks.push('a line was printed before the mask')
-    if (visible.includes(secret)) leaks.push('stdout')
-    if (result.stderr.includes(secret)) leaks.push('stderr')
-    if (result.summary.includes(secret)) leaks.push('summary')
-    if (Object.values(result.outputs).some(v => v.includes(secret))) leaks.push('outputs')
+    const places: [string, string][] = [
+      ['stdout', visible],
+      ['stderr', result.stderr],
+      ['summary', result.summary],
+      ['outputs', Object.values(result.outputs).join('\n')]
+    ]
+    for (const [form, text] of leakForms(secret)) {
+      for (const [place, content] of places) if (content.includes(text)) leaks.push(`${place} (${form})`)
+    }
   }
-  return leaks
+  return [...new Set(leaks)]
+}
+
+/** The shortest piece of a secret that counts as a leak. */
+const FRAGMENT = 10
+
+/**
+ * Every form in which a printed secret could still be read: as it is, escaped for Markdown or
+ * HTML, URL- or JSON-encoded, and any FRAGMENT characters of it (a cut copy).
+ */
+export function leakForms(secret: string): [string, string][] {
+  const forms: [string, string][] = [
+    ['raw', secret],
+    ['Markdown-escaped', secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')],
+    ['HTML-escaped', secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')],
+    ['URL-encoded', encodeURIComponent(secret)],
+    ['JSON-encoded', JSON.stringify(secret).slice(1, -1)]
+  ]
+  for (let i = 0; i + FRAGMENT <= secret.length; i++) forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
+  return forms
 }
 
 function unescapeCommand(value: string): string {

@@ -1,0 +1,98 @@
+/**
+ * The secrets this run holds, and their removal from any text that came from outside (an
+ * answer's error text, a library's error message) before that text is cut, escaped or printed.
+ *
+ * The runner masks only the exact values registered with `::add-mask::`. A remote text that
+ * echoes a secret in another form (URL- or JSON-encoded, HTML-escaped) would otherwise be
+ * printed readable, and a Markdown-escaped copy in the job summary (`dpk\_…`) is not masked
+ * at all. So every form of each secret is replaced here, and so is any run of at least
+ * FRAGMENT characters copied from one: a service that quotes the first half of a key has
+ * still leaked half a key.
+ *
+ * Plain module state, no runner protocol: `service/` and `counts/` use `redact` too.
+ */
+
+/** The shortest piece of a secret that counts as a leak on its own. */
+export const FRAGMENT = 10
+
+const REPLACEMENT = '***'
+
+const forms = new Set<string>()
+/** Every FRAGMENT-character window of every form; rebuilt when a secret is added. */
+let pieces = new Set<string>()
+
+/** Remembers a secret (every form of it) for `redact`. Returns the forms, for the runner's masks. */
+export function addSecret(secret: string): string[] {
+  if (secret.length === 0) return []
+  const added = secretForms(secret).filter(form => form.length > 0)
+  for (const form of added) {
+    forms.add(form)
+    for (let i = 0; i + FRAGMENT <= form.length; i++) pieces.add(form.slice(i, i + FRAGMENT))
+  }
+  return added
+}
+
+/** Forgets every secret (tests only). */
+export function clearSecrets(): void {
+  forms.clear()
+  pieces = new Set()
+}
+
+/** The forms a secret takes when a remote text, a log line or the summary carries it. */
+export function secretForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1)
+  const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+  const markdown = secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')
+  const forms = [secret, encodeURIComponent(secret), encodeURI(secret), json, html, markdown]
+  try {
+    forms.push(Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, ''))
+  } catch {
+    // A secret that is not text cannot be base64-encoded by a remote either.
+  }
+  return [...new Set(forms)]
+}
+
+/** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
+export function redact(text: string): string {
+  if (forms.size === 0 || text.length === 0) return text
+  // Whole forms first, longest first, so that a form inside another is not left half-replaced.
+  let out = text
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
+    if (form.length >= 4 && out.includes(form)) out = out.split(form).join(REPLACEMENT)
+  }
+  return redactFragments(out)
+}
+
+/** Replaces each stretch of `text` that is covered by FRAGMENT-character windows found in a secret form. */
+function redactFragments(text: string): string {
+  if (text.length < FRAGMENT || pieces.size === 0) return text
+  const covered = new Uint8Array(text.length)
+  let any = false
+  for (let i = 0; i + FRAGMENT <= text.length; i++) {
+    if (pieces.has(text.slice(i, i + FRAGMENT))) {
+      covered.fill(1, i, i + FRAGMENT)
+      any = true
+    }
+  }
+  if (!any) return text
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    if (covered[i] === 0) out += text[i]
+    else if (i === 0 || covered[i - 1] === 0) out += REPLACEMENT
+  }
+  return out
+}
+
+/**
+ * Text for one log line: secrets redacted, and no line break or other control character, so
+ * that no part of it can begin a line of its own, where the runner would read `::…` as a
+ * workflow command.
+ */
+export function logLine(text: string): string {
+  return redact(text).replace(CONTROL_RUNS, ' ')
+}
+
+/** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g')

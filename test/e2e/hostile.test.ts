@@ -1,0 +1,255 @@
+/**
+ * End to end, as an attacker or a careless user would try it (issue 12): secrets echoed back in
+ * other forms, files that are not files, inputs that try to start workflow commands, counts
+ * from Discord the service would refuse, and a GITHUB_OUTPUT that cannot be written.
+ *
+ * Every run also passes through runAction's secrets sweep, which looks for each secret raw,
+ * Markdown- and HTML-escaped, URL- and JSON-encoded, and as any 10-character piece.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { NODES, type RunResult, runAction } from '../support/action.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { DiscordFake } from '../support/fakes.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.Gk2xQp.Ra9sVt4wYu7zBc3dEf6gHj1k'
+const HOUR = 3_600_000
+
+let service: ServiceEmulator
+beforeAll(async () => {
+  service = await ServiceEmulator.start({
+    bots: [
+      {
+        id: BOT,
+        apiKey: KEY,
+        commands: 10,
+        servers: 1000,
+        commandsUpdatedAt: new Date(Date.now() - 7 * HOUR),
+        serversUpdatedAt: new Date(Date.now() - 7 * HOUR)
+      }
+    ]
+  })
+})
+afterAll(() => service.close())
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map(close => close()))
+})
+
+function inputs(extra: Record<string, string> = {}): Record<string, string> {
+  return { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'cooldown-check': 'false', ...extra }
+}
+
+const errors = (result: RunResult): string[] => result.commands.filter(c => c.command === 'error').map(c => c.message)
+const patches = (): number => service.requests.filter(r => r.method === 'PATCH').length
+
+/** The service answers the next PATCH with this error text. */
+function serviceSays(text: string, status = 500): void {
+  service.inject('stats', {
+    kind: 'answer',
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ success: false, error: text, status })
+  })
+}
+
+describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
+  it.each([
+    ['as it is', `Invalid key ${KEY} for this bot`],
+    ['URL-encoded', `bad key ${encodeURIComponent(KEY)}&x=1`],
+    ['JSON-escaped inside a string', `got "${JSON.stringify(KEY).slice(1, -1)}"`],
+    ['in HTML', `<b>${KEY}</b> was refused`],
+    ['where a long text is cut', `${'x'.repeat(290)} ${KEY} and more`],
+    ['as the first half only', `key starts ${KEY.slice(0, 14)}`],
+    ['as base64', `token ${Buffer.from(KEY).toString('base64')}`]
+  ])('redacts the API key %s from the log, the annotation and the summary', async (_label, text) => {
+    serviceSays(text)
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }) })
+    // The sweep in runAction already failed the test if any form or piece leaked; what is left is said.
+    expect(result.code).toBe(1)
+    expect(errors(result)).toHaveLength(1)
+    expect(errors(result)[0]).toContain('***')
+    expect(result.summary).toContain('\\*\\*\\*')
+  })
+
+  it('redacts a proxy password that a remote echoes, and masks it first', async () => {
+    const password = 'pr0xy-Pa55w0rd-Zq8Lk3'
+    serviceSays(`proxy said ${password}`)
+    // NO_PROXY keeps the loopback service direct: the password is held, never used.
+    const env = { HTTPS_PROXY: `http://robot:${encodeURIComponent(password)}@127.0.0.1:9`, NO_PROXY: '127.0.0.1' }
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), env })
+    expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).toContain(password)
+    expect(errors(result)[0]).toContain('proxy said ***')
+  })
+
+  it('masks a discord-token given with "Bot " with and without the word, and never masks the word', async () => {
+    const result = await runAction({ node, inputs: inputs({ 'discord-token': `Bot ${DISCORD_TOKEN}` }) })
+    const masks = result.commands.filter(c => c.command === 'add-mask').map(c => c.message)
+    expect(masks).toEqual(expect.arrayContaining([`Bot ${DISCORD_TOKEN}`, DISCORD_TOKEN]))
+    expect(
+      masks.filter(m => m.length < 8),
+      'no mask for a short or common word'
+    ).toEqual([])
+    expect(errors(result)).toEqual([expect.stringMatching(/^Input 'discord-token' starts with "Bot "/)])
+  })
+})
+
+describe.each(NODES)('commands-file that is not a plain file in the workspace, on $name', ({ path: node }) => {
+  let outside: string
+  beforeAll(async () => {
+    outside = await mkdtemp(join(tmpdir(), 'outside-'))
+    await writeFile(join(outside, 'secret.json'), JSON.stringify([{ name: 'top-secret-content' }]))
+  })
+  afterAll(() => rm(outside, { recursive: true, force: true }))
+
+  /** Runs with commands-file in a workspace prepared by `setup`; the manifest must be refused before any request. */
+  async function runWith(commandsFile: string, setup: (workspace: string) => Promise<void>): Promise<RunResult> {
+    const before = service.requests.length
+    const result = await runAction({ node, inputs: inputs({ 'commands-file': commandsFile, timeout: '5', 'request-timeout': '5' }), setup })
+    expect(service.requests.length, 'nothing is sent when the manifest is refused').toBe(before)
+    return result
+  }
+
+  it('refuses a named pipe at once instead of waiting for a writer', async () => {
+    const result = await runWith('commands.json', async dir => {
+      execFileSync('mkfifo', [join(dir, 'commands.json')])
+    })
+    expect(result.code).toBe(1)
+    expect(result.durationMs, 'ends well within timeout: 5').toBeLessThan(4_000)
+    expect(errors(result)).toEqual([expect.stringMatching(/is not a regular file \(a named pipe\)/)])
+  })
+
+  it('refuses /dev/zero reached through a symbolic link, without reading it', async () => {
+    const result = await runWith('commands.json', async dir => {
+      await symlink('/dev/zero', join(dir, 'commands.json'))
+    })
+    expect(result.code).toBe(1)
+    expect(result.durationMs).toBeLessThan(4_000)
+    expect(errors(result)).toEqual([expect.stringMatching(/resolves to \/dev\/zero, outside the workspace/)])
+  })
+
+  it('refuses a symbolic link that leads out of the workspace, and shows nothing of the file', async () => {
+    const result = await runWith('commands.json', async dir => {
+      await symlink(join(outside, 'secret.json'), join(dir, 'commands.json'))
+    })
+    expect(errors(result)).toEqual([expect.stringMatching(/outside the workspace/)])
+    expect(result.stdout + result.summary).not.toContain('top-secret-content')
+  })
+
+  it('refuses a path that climbs out of the workspace', async () => {
+    const climbing = '../'.repeat(12) + join(outside, 'secret.json').replace(/^\//, '')
+    const result = await runWith(climbing, async () => {})
+    expect(errors(result)).toEqual([expect.stringMatching(/outside the workspace/)])
+    expect(result.stdout + result.summary).not.toContain('top-secret-content')
+  })
+
+  it('refuses a sparse file that claims gigabytes without reading it', async () => {
+    const result = await runWith('commands.json', async dir => {
+      await writeFile(join(dir, 'commands.json'), '')
+      await truncate(join(dir, 'commands.json'), 4 * 1024 ** 3)
+    })
+    expect(result.durationMs).toBeLessThan(4_000)
+    expect(errors(result)).toEqual([expect.stringMatching(/larger than 5 MB/)])
+  })
+
+  it('still reads a manifest through a symbolic link that stays in the workspace', async () => {
+    const before = patches()
+    const result = await runAction({
+      node,
+      inputs: inputs({ 'commands-file': 'commands.json' }),
+      files: { 'build/real.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }]) },
+      setup: workspace => symlink(join(workspace, 'build', 'real.json'), join(workspace, 'commands.json'))
+    })
+    expect(result.code, result.stdout).toBe(0)
+    expect(patches() - before, 'exactly one PATCH').toBe(1)
+    expect(result.outputs['command-count']).toBe('2')
+  })
+})
+
+/** What an injected line would do if the runner read it as a command. */
+const INJECTION = '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned'
+
+describe.each(NODES)('inputs that try to start workflow commands, on $name', ({ path: node }) => {
+  it.each([
+    ['bot-id', { 'bot-id': BOT + INJECTION }],
+    ['command-count', { 'command-count': '12' + INJECTION }],
+    ['server-count', { 'server-count': '1000' + INJECTION }],
+    ['commands-file', { 'commands-file': 'commands.json' + INJECTION }],
+    ['base-url', { 'base-url': 'https://api.discord.place' + INJECTION, 'command-count': '12' }],
+    ['discord-api-url', { 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.com/api/v10' + INJECTION }],
+    ['mode', { mode: 'stats' + INJECTION, 'command-count': '12' }],
+    ['dry-run', { 'dry-run': 'true' + INJECTION, 'command-count': '12' }],
+    ['cooldown-check', { 'cooldown-check': 'true' + INJECTION, 'command-count': '12' }],
+    ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
+    ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
+    ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678' + INJECTION }]
+  ])('%s: refused by name, and the runner finds no injected command', async (input, change) => {
+    const before = service.requests.length
+    const result = await runAction({ node, inputs: inputs(change) })
+    expect(result.code).toBe(1)
+    expect(errors(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+    expect(
+      result.commands.map(c => c.command),
+      'no command but our own masks and the one error'
+    ).toEqual(expect.not.arrayContaining(['set-output', 'stop-commands']))
+    expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
+    expect(result.commands.map(c => c.message)).not.toContain('INJECTED')
+    expect(result.outputs['result']).toBe('failed')
+    expect(service.requests.length, 'nothing sent').toBe(before)
+  })
+})
+
+describe.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
+  it('fails before any PATCH when Discord reports more than 10,000,000 servers', async () => {
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 10_000_001, commands: [] })
+    closers.push(() => discord.close())
+    const before = patches()
+    const result = await runAction({
+      node,
+      inputs: inputs({ 'command-count': '12', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
+    })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([
+      expect.stringMatching(/approximate_guild_count of 10000001, above the service's maximum server count of 10000000/)
+    ])
+    expect(patches() - before, 'no PATCH').toBe(0)
+  })
+
+  it('fails before any PATCH when Discord lists more than 1,000 commands', async () => {
+    const commands = Array.from({ length: 1_001 }, (_, i) => ({
+      id: String(200000000000000000n + BigInt(i)),
+      type: 1,
+      name: `c${i}`,
+      description: 'x'
+    }))
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1000, commands })
+    closers.push(() => discord.close())
+    const before = patches()
+    const result = await runAction({
+      node,
+      inputs: inputs({ 'server-count': '1000', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
+    })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringMatching(/1,?001.*maximum of 1,?000/)])
+    expect(patches() - before, 'no PATCH').toBe(0)
+  })
+})
+
+describe.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path: node }) => {
+  it('still writes the summary and fails with one clear error', async () => {
+    // A directory where the output file should be: appending to it fails (EISDIR), even as root.
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), env: { GITHUB_OUTPUT: tmpdir() } })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringMatching(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*EISDIR/)])
+    expect(result.summary).toContain('### Bot stats: failed')
+    expect(result.summary).toContain('outputs could not be written')
+    expect(result.summary, 'the summary still says what was sent and what came back').toMatch(/\| Answer \| \d{3}/)
+    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
+  })
+})
