@@ -131,7 +131,7 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
   const call = workflow.on.workflow_call
   const mirrored = Object.keys(action.inputs).filter(name => !SECRET_INPUTS.includes(name))
   const [jobId, job] = Object.entries(workflow.jobs)[0]!
-  const step = job.steps?.find(s => s.uses !== undefined && /discord-place-bot-stats@/.test(s.uses))
+  const step = job.steps?.find(s => s.id === 'action')
 
   it('has exactly the action inputs minus the secrets, plus runs-on', () => {
     expect(Object.keys(call.inputs).sort()).toEqual([...mirrored, 'runs-on'].sort())
@@ -185,6 +185,80 @@ describe('ci.yml runs the action itself', () => {
     for (const s of local) {
       expect(s.with?.['dry-run']).toBe('true')
       for (const name of Object.keys(s.with ?? {})) expect(action.inputs, name).toHaveProperty(name)
+    }
+  })
+})
+
+// GitHub's runners removed Node 20 for actions on 2026-09-16: the official actions' majors
+// before v6 run on it. Every reference, in the workflows and in the README's examples.
+describe('official actions at their current majors (Node 24)', () => {
+  const CURRENT: Record<string, string> = { 'actions/checkout': 'v6', 'actions/setup-node': 'v6' }
+  const files = [...WORKFLOWS, 'README.md']
+
+  it.each(files)('%s', path => {
+    const refs = [...source(path).matchAll(/\b(actions\/[\w.-]+)@([\w.-]+)/g)].map(([, name, ref]) => `${name}@${ref}`)
+    const stale = refs.filter(ref => {
+      const [name, tag] = ref.split('@') as [string, string]
+      return CURRENT[name] !== tag
+    })
+    expect(stale, 'an official action not at its current major (or one to add to CURRENT)').toEqual([])
+  })
+
+  it('the workflows use them', () => {
+    const all = WORKFLOWS.map(source).join('\n')
+    expect(all).toContain('actions/checkout@v6')
+    expect(all).toContain('actions/setup-node@v6')
+  })
+})
+
+describe('ci.yml runs the README test command on every platform', () => {
+  interface MatrixJob {
+    'runs-on': string
+    strategy?: { matrix: { os: string[]; node: number[]; include?: { os: string; node: number }[] } }
+    steps: { uses?: string; run?: string; with?: Record<string, unknown> }[]
+  }
+  const job = (parse(source(`${WORKFLOW_DIR}/ci.yml`)) as { jobs: Record<string, MatrixJob> }).jobs['test']!
+
+  it('runs exactly `npm ci && npm test`, the command the README gives', () => {
+    const runs = job.steps.filter(s => s.run !== undefined).map(s => s.run!.trim())
+    expect(runs).toEqual(['npm ci && npm test'])
+    expect(source('README.md')).toContain('npm ci && npm test    # the whole test suite, exactly what CI runs')
+  })
+
+  it('on Ubuntu, macOS and Windows, Node 20 and 24, and arm64', () => {
+    const { matrix } = job.strategy!
+    expect(matrix.os).toEqual(['ubuntu-latest', 'macos-latest', 'windows-latest'])
+    expect(matrix.node).toEqual([20, 24])
+    expect(matrix.include).toContainEqual({ os: 'ubuntu-24.04-arm', node: 24 })
+    expect(job['runs-on']).toBe(expr('matrix.os'))
+    expect(job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(expr('matrix.node'))
+  })
+
+  it('npm test includes the workflow linters and the Node 24 step', () => {
+    const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> }).scripts
+    expect(scripts['test']).toMatch(/npm run lint\b/)
+    expect(scripts['lint']).toContain('node scripts/lint-workflows.mjs')
+    expect(scripts['test']).toContain('node scripts/node24.mjs')
+  })
+})
+
+describe('Dependabot', () => {
+  interface Update {
+    'package-ecosystem': string
+    groups?: Record<string, { patterns?: string[] }>
+  }
+  const config = parse(source('.github/dependabot.yml')) as { version: number; updates: Update[] }
+
+  it('updates the actions and the npm packages, grouped so that it does not flood', () => {
+    expect(config.version).toBe(2)
+    expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual(['github-actions', 'npm'])
+    for (const update of config.updates) {
+      const groups = Object.values(update.groups ?? {})
+      expect(groups.length, update['package-ecosystem']).toBeGreaterThan(0)
+      expect(
+        groups.some(g => g.patterns?.includes('*')),
+        `${update['package-ecosystem']}: a group for every package`
+      ).toBe(true)
     }
   })
 })
