@@ -6,6 +6,7 @@ export function releaseProblems(files: {
   readme: string
   workflow: string
   repository: string | undefined
+  tagged?: boolean
 }): string[]
 export function fillRepository(workflow: string, repository: string): string
 export function repositoryOfRemote(url: string): string | undefined

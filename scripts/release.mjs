@@ -6,7 +6,8 @@
 // when only v0 or v2 exists), and the reusable workflow's `uses:` must name this repository,
 // not the `OWNER/` placeholder: the repository comes from --repository, GITHUB_REPOSITORY, or
 // the `origin` remote, and is filled in; with none of them it refuses while the placeholder
-// is there. `--check` runs these checks only, changing nothing.
+// is there. `--check` runs these checks only, changing nothing; `--check --tagged` checks a
+// commit already tagged (the release workflow), where the placeholder must already be gone.
 //
 // Then it sets the version in package.json (and its lock) and in src/version.ts (the
 // User-Agent), turns the changelog's "Unreleased" section into the version's (or keeps a
@@ -34,7 +35,7 @@ function lineOf(text, index) {
  * What stops version `version` from being released with these files, one line each; empty
  * when nothing does. `repository` is where it is released from (owner/name), if known.
  */
-export function releaseProblems({ version, readme, workflow, repository }) {
+export function releaseProblems({ version, readme, workflow, repository, tagged = false }) {
   const problems = []
   if (!/^\d+\.\d+\.\d+$/.test(version ?? '')) return [`the version must be X.Y.Z, not ${JSON.stringify(version)}`]
   const major = `v${version.split('.')[0]}`
@@ -50,7 +51,11 @@ export function releaseProblems({ version, readme, workflow, repository }) {
     const where = `${STATS_WORKFLOW}:${lineOf(workflow, match.index)}`
     if (match[4] !== major) problems.push(`${where}: ${match[2]}${match[3]}${match[4]} does not match the release's major tag ${major}`)
   }
-  if (workflow.includes(PLACEHOLDER) && repository === undefined) {
+  if (workflow.includes(PLACEHOLDER) && tagged) {
+    problems.push(
+      `${STATS_WORKFLOW} still says ${PLACEHOLDER}… at the tagged commit: tag with scripts/release.mjs, which fills in the repository`
+    )
+  } else if (workflow.includes(PLACEHOLDER) && repository === undefined) {
     problems.push(
       `${STATS_WORKFLOW} still says ${PLACEHOLDER}…, and the repository to fill in is unknown: pass --repository owner/name (or set GITHUB_REPOSITORY, or an origin remote on GitHub)`
     )
@@ -99,11 +104,12 @@ function main() {
   const given = flag('--repository') ? args[args.indexOf('--repository') + 1] : undefined
   const repository = given || process.env['GITHUB_REPOSITORY'] || repositoryOfRemote(origin)
   const read = path => readFileSync(path, 'utf8')
-  const problems = releaseProblems({ version, readme: read('README.md'), workflow: read(STATS_WORKFLOW), repository })
+  const tagged = flag('--tagged')
+  const problems = releaseProblems({ version, readme: read('README.md'), workflow: read(STATS_WORKFLOW), repository, tagged })
   if (problems.length > 0) {
     console.error(`Refusing to release ${version ?? '(no version)'}:`)
     for (const problem of problems) console.error(`  - ${problem}`)
-    console.error('usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check] [--push]')
+    console.error('usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check [--tagged]] [--push]')
     process.exit(1)
   }
   if (flag('--check')) {

@@ -96,6 +96,17 @@ describe('the repository in the reusable workflow', () => {
     expect(releaseProblems({ version: VERSION, readme: README, workflow: filled, repository: undefined })).toEqual([])
   })
 
+  it('at a tagged commit (the release workflow), refuses the placeholder whatever the repository', () => {
+    expect(releaseProblems({ version: VERSION, readme: README, workflow: WORKFLOW, repository: 'acme/dp-stats', tagged: true })).toEqual([
+      expect.stringContaining('at the tagged commit')
+    ])
+    const filled = fillRepository(WORKFLOW, 'acme/dp-stats')
+    expect(releaseProblems({ version: VERSION, readme: README, workflow: filled, repository: 'acme/dp-stats', tagged: true })).toEqual([])
+    const { status, out } = check(VERSION, '--repository', 'acme/dp-stats', '--tagged')
+    expect(status).toBe(1)
+    expect(out).toContain('at the tagged commit')
+  })
+
   it('reads the repository from a GitHub remote', () => {
     expect(repositoryOfRemote('https://github.com/acme/dp-stats.git')).toBe('acme/dp-stats')
     expect(repositoryOfRemote('git@github.com:acme/dp-stats.git')).toBe('acme/dp-stats')
