@@ -97,7 +97,7 @@ function main() {
   const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8' }).trim()
   let origin = ''
   try {
-    origin = git('remote', 'get-url', 'origin')
+    origin = execFileSync('git', ['remote', 'get-url', 'origin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
   } catch {
     // No origin remote: --repository or GITHUB_REPOSITORY must say it.
   }

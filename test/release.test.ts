@@ -4,7 +4,8 @@
  * tag, and the reusable workflow must not ship `uses: OWNER/…`.
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -14,25 +15,43 @@ import { changelogFor, fillRepository, releaseProblems, repositoryOfRemote, STAT
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 const README = read('README.md')
-const WORKFLOW = read(STATS_WORKFLOW)
+/**
+ * The reusable workflow as it is before a release fills in the repository (the release
+ * commit runs these tests with the repository filled in).
+ */
+const WORKFLOW = fillRepository(read(STATS_WORKFLOW), 'OWNER/discord-place-bot-stats')
 const VERSION = (JSON.parse(read('package.json')) as { version: string }).version
 
-/** Runs the release script's checks only (--check changes nothing), without an origin remote or GITHUB_REPOSITORY to go by. */
+/**
+ * Runs the release script's checks only (--check changes nothing) in a directory holding the
+ * README and the placeholder reusable workflow, with no git repository or GITHUB_REPOSITORY
+ * to take the repository from.
+ */
 function check(...args: string[]): { status: number | null; out: string } {
-  const env = { ...process.env, GITHUB_REPOSITORY: '', GIT_DIR: join(ROOT, 'no-such-git-dir') }
-  const result = spawnSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...args, '--check'], { cwd: ROOT, env, encoding: 'utf8' })
-  return { status: result.status, out: result.stdout + result.stderr }
+  const dir = mkdtempSync(join(tmpdir(), 'release-check-'))
+  try {
+    writeFileSync(join(dir, 'README.md'), README)
+    mkdirSync(join(dir, dirname(STATS_WORKFLOW)), { recursive: true })
+    writeFileSync(join(dir, STATS_WORKFLOW), WORKFLOW)
+    const env = { ...process.env, GITHUB_REPOSITORY: '', GIT_CEILING_DIRECTORIES: dirname(dir) }
+    const result = spawnSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...args, '--check'], { cwd: dir, env, encoding: 'utf8' })
+    return { status: result.status, out: result.stdout + result.stderr }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 describe('the first release', () => {
-  it('is 1.0.0, so that the @v1 of every example resolves', () => {
-    expect(VERSION).toBe('1.0.0')
+  it('is 1.0.0 (and the version stays 1.x), so that the @v1 of every example resolves', () => {
+    expect(VERSION).toMatch(/^1\.\d+\.\d+$/)
     expect(read('src/version.ts')).toContain(`ACTION_VERSION = '${VERSION}'`)
   })
 
-  it('has a CHANGELOG section of its own, and it is the first one', () => {
+  it("is the CHANGELOG's first entry, and the version has a section", () => {
     const sections = [...read('CHANGELOG.md').matchAll(/^## (.+)$/gm)].map(match => match[1])
-    expect(sections.filter(s => s !== 'Unreleased')).toEqual([VERSION])
+    expect(sections[0]).toBe('Unreleased')
+    expect(sections.at(-1)).toBe('1.0.0')
+    expect(sections).toContain(VERSION)
     expect(() => changelogFor(read('CHANGELOG.md'), VERSION)).not.toThrow()
   })
 
