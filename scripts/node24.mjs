@@ -137,8 +137,13 @@ export function fetchNode() {
       chmodSync(join(staging, EXE), 0o755)
       const version = execFileSync(join(staging, EXE), ['--version'], { encoding: 'utf8' }).trim()
       if (version !== `v${packed.version}`) throw new Error(`${packed.id} runs as ${version}, not v${packed.version}`)
-      // A rename, so a concurrent run never sees half a binary.
-      if (!existsSync(target)) renameSync(staging, target)
+      // A rename, so a concurrent run never sees half a binary; if another run got there
+      // first, its copy is as good.
+      try {
+        renameSync(staging, target)
+      } catch (error) {
+        if (!existsSync(join(target, EXE))) throw error
+      }
       return join(target, EXE)
     }
     throw new Error(`no Node ${MAJOR} package for ${platform}-${process.arch} on the npm registry (${reasons.join('; ')})`)
