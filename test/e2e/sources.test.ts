@@ -7,7 +7,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BUNDLE, findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { BUNDLE, findLeaks, JOB_TOKEN, NODES, RUNTIME_NODE, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 
@@ -268,12 +268,12 @@ describe('lazy loading', () => {
     await copyFile(BUNDLE, join(dir, 'index.js'))
     await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
     const api = await service()
-    const result = await run(NODES[1]!.path, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
+    const result = await run(RUNTIME_NODE, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(api.received('stats')).toHaveLength(1)
 
     const withManifest = await run(
-      NODES[1]!.path,
+      RUNTIME_NODE,
       { 'commands-file': 'commands.json' },
       { bundle: join(dir, 'index.js'), files: { 'commands.json': '[]' } }
     )

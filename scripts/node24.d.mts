@@ -1,0 +1,6 @@
+// Types of scripts/node24.mjs for the tests that import it.
+export function packageNames(): string[]
+export function cacheDir(): string
+export function locate(): string | undefined
+export function extractFile(tgz: Buffer, wanted: string): Buffer | undefined
+export function fetchNode(): string
