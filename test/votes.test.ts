@@ -3,7 +3,7 @@
  * the rate-limit window shared by concurrent checks, the checks themselves against a
  * loopback node:http server, and the job summary of a vote check.
  *
- * Contract: issue 4, ../shared/spec/interface.md and the service's OpenAPI document
+ * Contract: issue 4, test/fixtures/service/interface.md and the service's OpenAPI document
  * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
  */
 import * as fs from 'node:fs'
