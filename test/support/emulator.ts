@@ -220,6 +220,8 @@ export class ServiceEmulator {
     return {
       route,
       reply: (req, body, res) => {
+        // The service's own clock (`now`), which tests may set apart from the runner's.
+        res.setHeader('Date', new Date(this.now()).toUTCString())
         const key = LIMITER_RULES[route].per === 'bot' ? botId : (req.socket.remoteAddress ?? '')
         const { refused, window } = this.rateLimit(route, key, res)
         if (refused !== undefined) return refused
