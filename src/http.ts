@@ -30,12 +30,18 @@ export interface HttpAnswer {
 export class NetworkError extends Error {
   readonly code: string | undefined
   readonly delivered: boolean
+  /**
+   * The status line (and headers, when they could be parsed) that arrived before the
+   * failure: the server received the request and answered; only the rest was lost.
+   */
+  readonly answered: { readonly status: number; readonly headers: http.IncomingHttpHeaders } | undefined
 
-  constructor(message: string, code: string | undefined, delivered: boolean) {
+  constructor(message: string, code: string | undefined, delivered: boolean, answered?: NetworkError['answered']) {
     super(message)
     this.name = 'NetworkError'
     this.code = code
     this.delivered = delivered
+    this.answered = answered
   }
 }
 
@@ -90,13 +96,16 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
   return new Promise<HttpAnswer>((resolve, reject) => {
     let connected = false
     let settled = false
+    let answered: NetworkError['answered']
     const fail = (error: unknown): void => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      reject(toNetworkError(error, url, connected, request.timeoutMs))
+      const failure = toNetworkError(error, url, connected, request.timeoutMs)
+      reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered))
     }
     const req = transport.request(url, { method: request.method, headers, agent }, res => {
+      answered = { status: res.statusCode ?? 0, headers: res.headers }
       const chunks: Buffer[] = []
       let kept = 0
       let truncated = false
@@ -131,6 +140,16 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     req.on('socket', socket => {
       if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true))
       else connected = true
+      // The status line, seen as it arrives: when the headers after it overflow the parser,
+      // the request fails without a response object, yet the server did answer.
+      const sniff = (chunk: Buffer): void => {
+        socket.off('data', sniff)
+        const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(chunk.toString('latin1', 0, 16))
+        if (status !== null) answered ??= { status: Number(status[1]), headers: {} }
+      }
+      // First in line: the client's own parser fails the request on the same chunk.
+      socket.prependListener('data', sniff)
+      req.once('close', () => socket.off('data', sniff))
     })
     req.on('error', fail)
     req.end(body)
@@ -173,10 +192,16 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
   return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected)
 }
 
-/** The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else `RateLimit-Reset`. */
+/**
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else
+ * `RateLimit-Reset` when the limiter is spent (a 429, or `RateLimit-Remaining: 0`). On any
+ * other answer `RateLimit-Reset` only describes the limiter's window, not a wait: a 5xx
+ * carrying it is retried after a backoff, not held back for the window.
+ */
 export function retryAfterMs(answer: HttpAnswer): number | undefined {
   const body = answer.json as { retry_after?: unknown } | undefined
-  const seconds = [body?.retry_after, answer.headers['retry-after'], answer.headers['ratelimit-reset']]
+  const spent = answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0'
+  const seconds = [body?.retry_after, answer.headers['retry-after'], spent ? answer.headers['ratelimit-reset'] : undefined]
     .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
     .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
   // A day at most: past that the figure is broken, and no wait of the action's is that long.

@@ -72,8 +72,8 @@ async function stats(settings: Settings, requests: Requests, state: RunState): P
     { requests, log }
   )
   state.outcome = outcome
-  if (outcome.error !== undefined) throw outcome.error
   announce(outcome)
+  if (outcome.error !== undefined) throw outcome.error
 }
 
 async function voteCheck(settings: Settings, requests: Requests, state: RunState): Promise<void> {

@@ -95,14 +95,17 @@ export function reportCounts(counts: Counts): void {
   for (const text of counts.warnings) warning(text)
 }
 
-/** The log line or annotation that says how a successful run ended. */
+/** The warnings of the run, then the log line or annotation that says how it ended (a failure says so itself). */
 export function announce(outcome: StatsOutcome): void {
+  for (const text of outcome.warnings ?? []) warning(text)
   const next = outcome.nextUpdateAt?.toISOString()
   switch (outcome.result) {
     case 'updated':
       info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
+      // A skip for an unreadable record is explained by its warning.
+      if (!outcome.record?.ok) break
       notice(
         `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
           `per 6 hours. The next update is accepted from ${next}.`,
@@ -116,6 +119,14 @@ export function announce(outcome: StatsOutcome): void {
           'It was not retried. Refused updates count as strikes (5 within 6 hours revoke the key): schedule this ' +
           'at most once every 6 hours and keep cooldown-check: true.',
         { title: 'Update refused (cooldown)' }
+      )
+      break
+    case 'rate-limited':
+      warning(
+        `The service's request limiter turned the update away (429${outcome.answer ? `: "${outcome.answer}"` : ''}) ` +
+          'before looking at it: nothing was stored and no strike was counted. ' +
+          `${next ? `Try again from ${next}.` : 'Try again in 30 minutes.'}`,
+        { title: 'Update turned away (rate limit, no strike)' }
       )
       break
     case 'dry-run':
@@ -149,6 +160,7 @@ const HEADLINES: Record<string, string> = {
   updated: 'updated',
   skipped: 'skipped, updated less than 6 hours ago',
   cooldown: 'refused as too early (cooldown)',
+  'rate-limited': 'turned away by the request limiter (no strike)',
   'dry-run': 'dry run, nothing sent',
   failed: 'failed'
 }
@@ -158,7 +170,9 @@ export function renderSummary(state: RunState): string {
   if (state.settings?.mode === 'vote-check') return renderVoteSummary(state)
   const { settings, counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : (outcome?.result ?? 'failed')
-  const lines: string[] = [`### Bot stats: ${HEADLINES[result]}`, '']
+  const headline =
+    result === 'skipped' && outcome?.record?.ok === false ? "skipped, the bot's record could not be checked" : HEADLINES[result]
+  const lines: string[] = [`### Bot stats: ${headline}`, '']
 
   const facts: [string, string][] = []
   if (settings !== undefined) {
@@ -171,6 +185,7 @@ export function renderSummary(state: RunState): string {
     facts.push(['Request', outcome.sent ? `\`${path}\` ${body}` : `not sent (would be \`${path}\` ${body})`])
     if (outcome.sent) facts.push(['Answer', answerLine(outcome)])
     if (outcome.nextUpdateAt !== undefined) facts.push(['Next update', `from ${when(outcome.nextUpdateAt)}`])
+    for (const warning of outcome.warnings ?? []) facts.push(['Warning', escapeText(warning)])
   }
   facts.push(['Result', `**${result}**`])
   lines.push('| | |', '|---|---|', ...facts.map(([k, v]) => `| ${k} | ${v} |`), '')

@@ -33,16 +33,17 @@ const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetr
  * sent again only when the connection failed before the request could reach the service
  * (refused, DNS, TLS handshake), never after any answer; and after a failure that may
  * have delivered it (a reset or a timeout once the request was out), only when a fresh
- * read of the public record shows it did not arrive (see service/stats.ts).
+ * read of the public record shows it did not arrive (see service/delivery.ts).
  */
 export const POLICIES = {
-  // The record only saves a refused update; a long rate-limit wait for it is not worth it.
+  // The record keeps the key safe, so it is read patiently: 5xx and network failures are
+  // retried here, and the read limiter's 429 (Retry-After: 60) is waited out by
+  // service/record.ts, which knows how much of the step's time the update still needs.
   record: {
     ...READ,
     name: "the bot's public record",
     attempts: 3,
-    retryStatuses: [429, 500, 502, 503, 504],
-    maxRetryAfterMs: 10_000,
+    retryStatuses: [500, 502, 503, 504],
     maxBodyBytes: 1024 * 1024
   },
   stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered', wholeAttempt: true },
@@ -54,13 +55,25 @@ export const POLICIES = {
 
 export interface Clock {
   readonly now: () => number
-  readonly sleep: (ms: number) => Promise<void>
+  /** Waits `ms`, or less when `signal` aborts (the wait then just ends; the caller looks why). */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   readonly random: () => number
 }
 
 export const realClock: Clock = {
   now: Date.now,
-  sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise(resolve => {
+      if (signal?.aborted) return resolve()
+      // The timer is cleared on abort: a pending one would keep the step's process alive.
+      const done = (): void => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      signal?.addEventListener('abort', done, { once: true })
+    }),
   random: Math.random
 }
 
@@ -88,7 +101,7 @@ export class Requests {
   private readonly deadlineAt: number
 
   constructor(
-    private readonly limits: Limits,
+    readonly limits: Limits,
     readonly clock: Clock = realClock
   ) {
     this.deadlineAt = clock.now() + limits.totalMs
@@ -102,11 +115,13 @@ export class Requests {
   async send<Ticket>(
     request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes'>,
     policy: Policy,
-    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
+    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket>; signal?: AbortSignal } = {}
   ): Promise<HttpAnswer> {
-    const { gate, refuse } = options
+    const { gate, refuse, signal } = options
     let limited = 0
     for (let failures = 0; ;) {
+      // A caller that has decided (a failed vote check) sends nothing more.
+      signal?.throwIfAborted()
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
       try {
@@ -116,7 +131,7 @@ export class Requests {
         if (!(error instanceof NetworkError)) throw error
         const retry = policy.retryNetwork === 'any' || !error.delivered
         if (!retry || ++failures >= policy.attempts) throw error
-        await this.sleep(this.backoff(failures, policy), policy)
+        await this.sleep(this.backoff(failures, policy), policy, signal)
         continue
       }
       if (gate) gate.settle(ticket as Ticket, answer)
@@ -129,14 +144,14 @@ export class Requests {
       if (++failures >= policy.attempts) return answer
       const asked = retryAfterMs(answer)
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return answer
-      await this.sleep(asked ?? this.backoff(failures, policy), policy)
+      await this.sleep(asked ?? this.backoff(failures, policy), policy, signal)
     }
   }
 
-  /** Waits, unless the wait would end past the step's deadline. */
-  async sleep(ms: number, policy?: Policy): Promise<void> {
+  /** Waits, unless the wait would end past the step's deadline; `signal` ends it early. */
+  async sleep(ms: number, policy?: Policy, signal?: AbortSignal): Promise<void> {
     if (this.clock.now() + ms > this.deadlineAt) throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`)
-    await this.clock.sleep(ms)
+    await this.clock.sleep(ms, signal)
   }
 
   /** Time left before the step's deadline. */

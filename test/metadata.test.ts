@@ -1,4 +1,4 @@
-/** action.yml against the fixed public interface (../shared/spec/interface.md) and package.json. */
+/** action.yml against the fixed public interface (test/fixtures/service/interface.md) and package.json. */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { actionMetadata, ROOT } from './support/action.js'
 
 /** Rows of the Markdown table under a `## heading` of interface.md: first cell (unquoted), second cell. */
 async function interfaceTable(heading: string): Promise<[string, string][]> {
-  const text = await readFile(join(ROOT, '../shared/spec/interface.md'), 'utf8')
+  const text = await readFile(join(ROOT, 'test/fixtures/service/interface.md'), 'utf8')
   const section = text.split(`## ${heading}`)[1]!.split('\n## ')[0]!
   return section
     .split('\n')

@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { type HttpAnswer, retryAfterMs } from '../src/http.js'
-import { cooldownEnds, explainFailure, interpretRecord, type PublicRecord, type StatsBody, serviceMessage } from '../src/service/stats.js'
+import { explainFailure, kindOf429, serviceMessage } from '../src/service/answers.js'
+import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/service/record.js'
+import type { StatsBody } from '../src/service/stats.js'
 
 const HOUR = 60 * 60 * 1000
 const BOT_ID = '123456789012345678'
@@ -170,6 +172,41 @@ describe('retryAfterMs', () => {
     ['only unusable hints', tooMany({ retry_after: null }, { 'retry-after': 'later', 'ratelimit-reset': '-1' })]
   ])('is unknown with %s', (_label, got) => {
     expect(retryAfterMs(got)).toBeUndefined()
+  })
+
+  it.each([
+    [
+      'a 503 with only RateLimit-Reset: a backoff, not the window',
+      answer(503, '', { 'ratelimit-remaining': '9', 'ratelimit-reset': '1800' }),
+      undefined
+    ],
+    ['a 503 with Retry-After', answer(503, '', { 'retry-after': '5', 'ratelimit-reset': '1800' }), 5_000],
+    [
+      'a 200 with RateLimit-Remaining: 0: the limiter is spent',
+      answer(200, '', { 'ratelimit-remaining': '0', 'ratelimit-reset': '30' }),
+      30_000
+    ]
+  ])('reads RateLimit-Reset only when the limiter is spent: %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
+  })
+})
+
+describe('kindOf429 (service-behaviour.md: the two 429s of PATCH /bots/{id}/stats)', () => {
+  const limiterHeaders = { 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-reset': '1500' }
+
+  it('the request limiter: Retry-After, retry_after and "Too many requests"', () => {
+    const body = { success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 1500 }
+    expect(kindOf429(jsonAnswer(429, body, { ...limiterHeaders, 'retry-after': '1500' }))).toBe('limiter')
+    expect(kindOf429(answer(429, '', { 'retry-after': '1500' }))).toBe('limiter')
+    expect(kindOf429(serviceError(429, 'Too many requests, please try again later.'))).toBe('limiter')
+  })
+
+  it('the 6-hour rule: no Retry-After, no retry_after, only the limiter RateLimit-* headers', () => {
+    expect(
+      kindOf429(jsonAnswer(429, { success: false, error: 'You can only update stats once every 6 hours.', status: 429 }, limiterHeaders))
+    ).toBe('six-hours')
+    // A cut-off answer without Retry-After: taken as the rule that costs a strike.
+    expect(kindOf429(answer(429, ''))).toBe('six-hours')
   })
 })
 

@@ -3,7 +3,7 @@
  * the rate-limit window shared by concurrent checks, the checks themselves against a
  * loopback node:http server, and the job summary of a vote check.
  *
- * Contract: issue 4, ../shared/spec/interface.md and the service's OpenAPI document
+ * Contract: issue 4, test/fixtures/service/interface.md and the service's OpenAPI document
  * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
  */
 import * as fs from 'node:fs'
@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ActionError } from '../src/errors.js'
 import type { HttpAnswer } from '../src/http.js'
 import { type RunState, renderSummary, writeOutputs } from '../src/report.js'
-import { type Clock, Requests } from '../src/requests.js'
+import { type Clock, Requests, realClock } from '../src/requests.js'
 import { checkVotes, readVote, type Vote, type VoteOutcome, type VotePlan, WindowPacer } from '../src/service/votes.js'
 import { parseSettings, type Settings } from '../src/settings.js'
 
@@ -322,6 +322,29 @@ describe('WindowPacer', () => {
     pacer.settle(await next, plain())
     expect(t.sleeps.length).toBeLessThanOrEqual(3)
     for (const ms of t.sleeps) expect(ms).toBeGreaterThanOrEqual(100)
+  })
+
+  it('wakes a check sleeping for the window at once when the run stops, and it sends nothing', async () => {
+    const stop = new AbortController()
+    const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, realClock)
+    const pacer = new WindowPacer(requests, 600_000, stop.signal)
+    pacer.settle(await pacer.acquire(), limited(0, 60))
+    const started = Date.now()
+    const waiting = pacer.acquire()
+    stop.abort()
+    await expect(waiting).rejects.toThrow(/stopped after an earlier failure/)
+    expect(Date.now() - started, 'not the 60-second window').toBeLessThan(1_000)
+  })
+})
+
+describe('realClock.sleep', () => {
+  it('ends early, with its timer cleared, when the signal aborts', async () => {
+    const stop = new AbortController()
+    const started = Date.now()
+    const sleeping = realClock.sleep(60_000, stop.signal)
+    setTimeout(() => stop.abort(), 20)
+    await sleeping
+    expect(Date.now() - started).toBeLessThan(1_000)
   })
 })
 

@@ -1,10 +1,14 @@
 import { ActionError } from '../errors.js'
-import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
 import { DeadlineError, POLICIES, type Requests } from '../requests.js'
 import { USER_AGENT } from '../version.js'
+import { answerFromStatusLine, explainFailure, kindOf429, serviceMessage } from './answers.js'
+import { confirmDelivery } from './delivery.js'
+import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead, readPublicRecord } from './record.js'
 
-/** The service accepts one stats update per bot per 6 hours. */
-export const COOLDOWN_MS = 6 * 60 * 60 * 1000
+// What the report (and its tests) read about the record and the answers, from one place.
+export { explainFailure, serviceMessage } from './answers.js'
+export { COOLDOWN_MS, cooldownEnds, interpretRecord, type PublicRecord, type RecordRead } from './record.js'
 
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
 export interface StatsBody {
@@ -12,19 +16,7 @@ export interface StatsBody {
   server_count?: number
 }
 
-/** The parts of the bot's public record (`GET /bots/{id}`) the action uses. */
-export interface PublicRecord {
-  readonly commands: number | undefined
-  readonly servers: number | undefined
-  readonly commandsUpdatedAt: Date | undefined
-  readonly serversUpdatedAt: Date | undefined
-}
-
-export type RecordRead =
-  | { readonly ok: true; readonly status: number; readonly record: PublicRecord }
-  | { readonly ok: false; readonly status: number | undefined; readonly reason: string }
-
-export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'dry-run' | 'failed'
+export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'dry-run' | 'failed'
 
 /** Everything that happened, for the report; `error` is set when the step must fail. */
 export interface StatsOutcome {
@@ -39,6 +31,8 @@ export interface StatsOutcome {
   /** The service's own words about the update (its `error` text), or a short description. */
   readonly answer: string | undefined
   readonly nextUpdateAt: Date | undefined
+  /** What the person reading the log must know about this run (each one a warning); none when absent. */
+  readonly warnings?: readonly string[]
   readonly error: ActionError | undefined
 }
 
@@ -57,55 +51,77 @@ export interface StatsDeps {
 }
 
 /**
- * Updates the bot's stats within the service's rules: reads the public record first (when
- * asked) and skips an update the service would refuse as too early.
+ * Updates the bot's stats within the service's rules. The cooldown check reads the public
+ * record first and skips an update the service would refuse as early; when the record
+ * cannot be read for a reason that may pass, nothing is sent (a blind update is a strike
+ * whenever the last one was recent, and a frequent schedule would spend five in 6 hours).
  *
- * The PATCH is never repeated after an answer: an update the service refuses as early is
- * a strike against the key, and 5 strikes within 6 hours revoke it (410). So a 429 is
- * reported as `cooldown`. The request policy (see requests.ts) sends it again only when
- * the connection failed before it could reach the service; after a failure that may have
- * delivered it, a fresh read of the public record decides (see `confirmDelivery`).
+ * The PATCH is never repeated after an answer (a received status line is one): an update
+ * the service refuses as early is a strike against the key, and 5 strikes within 6 hours
+ * revoke it (410). The request policy (requests.ts) sends it again only when the connection
+ * failed before it could reach the service; after a failure that may have delivered it, a
+ * fresh read of the record decides (delivery.ts).
  */
 export async function updateStats(plan: StatsPlan, deps: StatsDeps): Promise<StatsOutcome> {
-  const base = { body: plan.body, sent: false, answer: undefined, error: undefined }
   const record = plan.cooldownCheck ? await readPublicRecord(plan, deps) : undefined
-  const cooldownEnd = record?.ok ? cooldownEnds(record.record) : undefined
-  const waiting = cooldownEnd !== undefined && cooldownEnd.getTime() > now(deps).getTime()
+  const warnings: string[] = []
+  const base = { body: plan.body, sent: false, record, status: record?.status, answer: undefined, error: undefined, warnings }
+  if (record !== undefined && !record.ok && record.problem === 'unverified') {
+    warnings.push(
+      `The bot's record on discord.place is not public until the bot is verified (${record.status}), so this update is ` +
+        'not protected against the 6-hour rule: if the counts were updated less than 6 hours ago, the service refuses ' +
+        'it and counts a strike (5 within 6 hours revoke the key). Until the bot is verified, run this at most once every 6 hours.'
+    )
+  }
+  if (record !== undefined && !record.ok && record.problem === 'unreadable') {
+    warnings.push(
+      `Stats not sent: the bot's public record could not be checked (${record.reason}). An update sent without that check ` +
+        'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ' +
+        '(cooldown-check: false sends without the check.)'
+    )
+    return { ...base, result: plan.dryRun ? 'dry-run' : 'skipped', nextUpdateAt: undefined }
+  }
+  if (record !== undefined && !record.ok && record.problem === 'unreachable' && !plan.dryRun) {
+    const failure = new ActionError(
+      `Could not read the bot's public record: ${record.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`
+    )
+    return { ...base, result: 'failed', nextUpdateAt: undefined, error: failure }
+  }
+  const from = record?.ok ? acceptsFrom(record) : undefined
+  const waiting = from !== undefined && from.getTime() > now(deps).getTime()
 
   if (plan.dryRun) {
-    if (waiting) deps.log(`Dry run: a real run would skip the update until ${cooldownEnd.toISOString()}.`)
-    return { ...base, result: 'dry-run', record, status: record?.status, nextUpdateAt: cooldownEnd }
+    if (waiting) deps.log(`Dry run: a real run would skip the update until ${from.toISOString()}.`)
+    return { ...base, result: 'dry-run', nextUpdateAt: from }
   }
-  if (waiting) {
-    return { ...base, result: 'skipped', record, status: record?.status, nextUpdateAt: cooldownEnd }
-  }
-  return sendStats(plan, deps, record, cooldownEnd)
+  if (waiting) return { ...base, result: 'skipped', nextUpdateAt: from }
+  return sendStats(plan, deps, record, warnings)
 }
 
-async function sendStats(
-  plan: StatsPlan,
-  deps: StatsDeps,
-  record: RecordRead | undefined,
-  cooldownEnd: Date | undefined
-): Promise<StatsOutcome> {
-  let answer: HttpAnswer
+async function sendStats(plan: StatsPlan, deps: StatsDeps, record: RecordRead | undefined, warnings: string[]): Promise<StatsOutcome> {
   const sentAt = now(deps).getTime()
+  let answer: HttpAnswer
   try {
     answer = await patch(plan, deps)
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
+    const cut = answerFromStatusLine(error)
+    if (cut !== undefined) {
+      deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
+      return settle(plan, deps, record, warnings, cut)
+    }
     const delivery = error.delivered ? await confirmDelivery(plan, deps, error, sentAt) : 'absent'
     if (delivery === 'resend') {
       deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
-      return sendOnce(plan, deps, record, cooldownEnd)
+      return sendOnce(plan, deps, record, warnings)
     }
     if (delivery === 'arrived') {
       deps.log('The connection failed after the update was sent, but the public record shows it arrived.')
-      return outcome(plan, record, {
+      return outcome(plan, record, warnings, {
         result: 'updated',
         status: undefined,
         answer: 'no answer (the connection failed), but the public record shows the update',
-        nextUpdateAt: new Date(now(deps).getTime() + COOLDOWN_MS)
+        nextUpdateAt: sixHoursFromNow(deps)
       })
     }
     const after =
@@ -114,24 +130,21 @@ async function sendStats(
           "would count as a strike against the key. Check the bot's page; the next run will update it if needed."
         : " Nothing reached the service. Check base-url and the runner's network; the next run will try again."
     const failure = new ActionError(`Stats update failed: ${error.message}.${after}`)
-    return outcome(plan, record, { result: 'failed', sent: error.delivered, status: undefined, error: failure })
+    return outcome(plan, record, warnings, { result: 'failed', sent: error.delivered, status: undefined, error: failure })
   }
-  return interpretAnswer(plan, deps, record, cooldownEnd, answer)
+  return settle(plan, deps, record, warnings, answer)
 }
 
 /** The one resend a confirmed non-delivery allows: whatever happens, it is not repeated. */
-async function sendOnce(
-  plan: StatsPlan,
-  deps: StatsDeps,
-  record: RecordRead | undefined,
-  cooldownEnd: Date | undefined
-): Promise<StatsOutcome> {
+async function sendOnce(plan: StatsPlan, deps: StatsDeps, record: RecordRead | undefined, warnings: string[]): Promise<StatsOutcome> {
   try {
-    return interpretAnswer(plan, deps, record, cooldownEnd, await patch(plan, deps))
+    return await settle(plan, deps, record, warnings, await patch(plan, deps))
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
+    const cut = answerFromStatusLine(error)
+    if (cut !== undefined) return settle(plan, deps, record, warnings, cut)
     const failure = new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`)
-    return outcome(plan, record, { result: 'failed', sent: true, status: undefined, error: failure })
+    return outcome(plan, record, warnings, { result: 'failed', sent: true, status: undefined, error: failure })
   }
 }
 
@@ -149,210 +162,68 @@ function patch(plan: StatsPlan, deps: StatsDeps): Promise<HttpAnswer> {
   )
 }
 
-/**
- * After a failure that may have delivered the update, reads the public record again:
- * - `arrived`: a count was updated since just before the PATCH went out;
- * - `resend`: no update within 6 hours, so it did not arrive and a resend cannot be early;
- * - `unknown`: anything else (an earlier update within the window, an unreadable record).
- */
-async function confirmDelivery(
-  plan: StatsPlan,
-  deps: StatsDeps,
-  error: NetworkError,
-  sentAt: number
-): Promise<'arrived' | 'resend' | 'unknown'> {
-  deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`)
-  // After a timeout the service may still be working on the update (checking the server
-  // count with Discord, say): a record read now could show the old time and a resend would
-  // be early. So a timeout never leads to a resend; after a dropped connection, the read
-  // waits a moment for whatever the service was doing to land.
-  const timedOut = error.code === 'ETIMEDOUT'
-  let fresh: RecordRead
-  try {
-    if (!timedOut) await deps.requests.sleep(SETTLE_MS)
-    fresh = await readPublicRecord(plan, deps)
-  } catch (failure) {
-    if (failure instanceof DeadlineError) return 'unknown'
-    throw failure
-  }
-  if (!fresh.ok) return 'unknown'
-  const times = [
-    plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
-    plan.body.server_count !== undefined && fresh.record.serversUpdatedAt
-  ]
-  // A minute of leeway for the runner's clock against the service's.
-  if (times.some(time => time instanceof Date && time.getTime() >= sentAt - 60_000)) return 'arrived'
-  const end = cooldownEnds(fresh.record)
-  return !timedOut && end !== undefined && end.getTime() <= now(deps).getTime() ? 'resend' : 'unknown'
-}
-
-/** How long a dropped update gets to land before the record is read again. */
-const SETTLE_MS = 2_000
-
-function now(deps: StatsDeps): Date {
-  return new Date(deps.requests.clock.now())
-}
-
-function interpretAnswer(
+/** The outcome of the service's answer to the PATCH. */
+async function settle(
   plan: StatsPlan,
   deps: StatsDeps,
   record: RecordRead | undefined,
-  cooldownEnd: Date | undefined,
+  warnings: string[],
   answer: HttpAnswer
-): StatsOutcome {
+): Promise<StatsOutcome> {
   const serviceText = serviceMessage(answer)
   deps.log(`The service answered ${answer.status}${serviceText === undefined ? '' : `: ${serviceText}`}`)
+  const fields = { status: answer.status, answer: serviceText }
   if (answer.status >= 200 && answer.status < 300) {
-    return outcome(plan, record, {
-      result: 'updated',
-      status: answer.status,
-      answer: serviceText,
-      nextUpdateAt: new Date(now(deps).getTime() + COOLDOWN_MS)
-    })
+    return outcome(plan, record, warnings, { ...fields, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) })
+  }
+  if (answer.status === 429 && kindOf429(answer) === 'limiter') {
+    // Turned away before the service looked at the update: try again once the limiter's
+    // window has passed, or later if the record says the 6-hour window ends later.
+    const wait = retryAfterMs(answer)
+    const fromLimiter = wait === undefined ? undefined : new Date(now(deps).getTime() + wait)
+    const fromRecord = record?.ok ? acceptsFrom(record) : undefined
+    const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))
+    const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
+    return outcome(plan, record, warnings, { ...fields, result: 'rate-limited', nextUpdateAt })
   }
   if (answer.status === 429) {
-    const wait = retryAfterMs(answer)
-    const fromHeaders = wait === undefined ? undefined : new Date(now(deps).getTime() + wait)
-    const fromRecord = cooldownEnd !== undefined && cooldownEnd > now(deps) ? cooldownEnd : undefined
-    return outcome(plan, record, {
-      result: 'cooldown',
-      status: 429,
-      answer: serviceText,
-      nextUpdateAt: fromRecord ?? fromHeaders
-    })
+    // The 6-hour rule: its answer carries only the request limiter's RateLimit-* headers,
+    // which say nothing about when the next update is accepted. The record does.
+    return outcome(plan, record, warnings, { ...fields, result: 'cooldown', nextUpdateAt: await cooldownFromRecord(plan, deps, record) })
   }
   const failure = new ActionError(explainFailure(answer, serviceText, plan))
-  return outcome(plan, record, { result: 'failed', status: answer.status, answer: serviceText, error: failure })
+  return outcome(plan, record, warnings, { ...fields, result: 'failed', error: failure })
+}
+
+/** When the record says the next update is accepted: from the read already made, or a new one. */
+async function cooldownFromRecord(plan: StatsPlan, deps: StatsDeps, record: RecordRead | undefined): Promise<Date | undefined> {
+  const future = (read: RecordRead | undefined): Date | undefined => {
+    const from = read?.ok ? acceptsFrom(read) : undefined
+    return from !== undefined && from > now(deps) ? from : undefined
+  }
+  if (future(record) !== undefined) return future(record)
+  try {
+    return future(await readPublicRecord(plan, deps))
+  } catch (error) {
+    if (error instanceof DeadlineError) return undefined
+    throw error
+  }
 }
 
 function outcome(
   plan: StatsPlan,
   record: RecordRead | undefined,
+  warnings: readonly string[],
   fields: Pick<StatsOutcome, 'result' | 'status'> & Partial<StatsOutcome>
 ): StatsOutcome {
-  return { body: plan.body, sent: true, record, answer: undefined, nextUpdateAt: undefined, error: undefined, ...fields }
+  return { body: plan.body, sent: true, record, answer: undefined, nextUpdateAt: undefined, error: undefined, warnings, ...fields }
 }
 
-/**
- * Reads the bot's public record. Never fails the run: when the record cannot be read the
- * update goes ahead, and the service's own cooldown answer (429) still protects the key.
- */
-export async function readPublicRecord(plan: Pick<StatsPlan, 'baseUrl' | 'botId'>, deps: StatsDeps): Promise<RecordRead> {
-  const url = `${plan.baseUrl}/bots/${plan.botId}`
-  deps.log(`Reading the bot's public record: GET ${url}`)
-  let read: RecordRead
-  try {
-    // The public record needs no key, and none is sent.
-    const answer = await deps.requests.send(
-      { method: 'GET', url, headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } },
-      POLICIES.record
-    )
-    read = interpretRecord(answer)
-  } catch (error) {
-    if (!(error instanceof NetworkError) && !(error instanceof DeadlineError)) throw error
-    read = { ok: false, status: undefined, reason: error.message }
-  }
-  if (!read.ok) deps.log(`Could not read the public record (${read.reason}); going on with the update.`)
-  return read
+function now(deps: StatsDeps): Date {
+  return new Date(deps.requests.clock.now())
 }
 
-/** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
-export function interpretRecord(answer: HttpAnswer): RecordRead {
-  const { status } = answer
-  const reasons: Record<number, string> = {
-    403: 'the bot is not verified yet, so its record is not public (403)',
-    404: 'the service has no record for this bot (404)',
-    429: 'the service is rate limiting reads (429)'
-  }
-  if (status !== 200) return { ok: false, status, reason: reasons[status] ?? `the service answered ${status}` }
-  const json = answer.json
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { ok: false, status, reason: 'the answer was not a JSON object' }
-  }
-  const fields = json as Record<string, unknown>
-  const record: PublicRecord = {
-    commands: asCount(fields['commands']),
-    servers: asCount(fields['servers']),
-    commandsUpdatedAt: asDate(fields['commands_updated_at']),
-    serversUpdatedAt: asDate(fields['servers_updated_at'])
-  }
-  if (record.commandsUpdatedAt === undefined && record.serversUpdatedAt === undefined) {
-    return { ok: false, status, reason: 'the record has no update times' }
-  }
-  return { ok: true, status, record }
-}
-
-/** When the 6-hour window that the latest update opened closes. */
-export function cooldownEnds(record: PublicRecord): Date | undefined {
-  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
-  if (times.length === 0) return undefined
-  return new Date(Math.max(...times.map(d => d.getTime())) + COOLDOWN_MS)
-}
-
-/** The service's `error` text when it sent one, else a short description of a non-JSON answer. */
-export function serviceMessage(answer: HttpAnswer): string | undefined {
-  const json = answer.json as { error?: unknown } | undefined
-  if (typeof json?.error === 'string' && json.error.trim() !== '') return excerpt(json.error, 300)
-  if (answer.text.trim() === '' || answer.json !== undefined) return undefined
-  const type = String(answer.headers['content-type'] ?? 'unknown type').split(';')[0]
-  const size = answer.truncated ? 'a large body' : `${Buffer.byteLength(answer.text)} bytes`
-  return `a non-JSON answer (${type}, ${size})`
-}
-
-/** One line for a refused update: what the service said, and what to do about it. */
-export function explainFailure(answer: HttpAnswer, serviceText: string | undefined, plan: Pick<StatsPlan, 'botId' | 'body'>): string {
-  const said = `the service answered ${answer.status}${serviceText === undefined ? '' : ` with "${serviceText}"`}`
-  const advice = adviceFor(answer.status, serviceText, plan)
-  return `Stats update failed: ${said}. ${advice}`
-}
-
-function adviceFor(status: number, serviceText: string | undefined, plan: Pick<StatsPlan, 'botId' | 'body'>): string {
-  switch (status) {
-    case 400:
-      if (plan.body.server_count !== undefined && !/command/i.test(serviceText ?? '')) {
-        return (
-          'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot. ' +
-          'Send the count your bot sees (its guild cache), or read it from Discord.'
-        )
-      }
-      return 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
-    case 401:
-      return (
-        "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
-        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
-      )
-    case 404:
-      return `The service lists no bot with ID ${plan.botId}. Check bot-id, and that the bot is listed on discord.place.`
-    case 410:
-      return (
-        'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
-        "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
-        'action at most once every 6 hours with cooldown-check: true.'
-      )
-    default:
-      if (status >= 300 && status < 400) {
-        return (
-          'A redirect is not followed: a request carrying the API key never goes to another address. ' +
-          "Set base-url to the service's own address."
-        )
-      }
-      if (status >= 500) {
-        return (
-          'The service failed on its side; nothing in the workflow needs to change. The update was not repeated ' +
-          '(a second update could count as an early one); the next run will try again.'
-        )
-      }
-      return 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
-  }
-}
-
-function asCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
-}
-
-function asDate(value: unknown): Date | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined
-  const date = new Date(value)
-  // Invalid, or out of the range a Date can print (a hostile or broken answer).
-  return Number.isNaN(date.getTime()) ? undefined : date
+/** After an update: 6 hours, and the clock margin, from now. */
+function sixHoursFromNow(deps: StatsDeps): Date {
+  return new Date(now(deps).getTime() + COOLDOWN_MS + CLOCK_MARGIN_MS)
 }

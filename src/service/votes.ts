@@ -52,7 +52,10 @@ const MAX_DATE_MS = 8.64e15
  * `rateLimitWaitMs`; what is not checked by then is reported, not guessed.
  */
 export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
-  const limiter = new WindowPacer(deps.requests, plan.rateLimitWaitMs)
+  // Once a check fails the run's answer is decided: the checks still waiting (for the
+  // limiter's window, or a retry's backoff) end at once and send nothing more.
+  const stop = new AbortController()
+  const limiter = new WindowPacer(deps.requests, plan.rateLimitWaitMs, stop.signal)
   const votes = new Map<string, Vote>()
   const queue = [...plan.userIds]
   let status: number | undefined
@@ -63,12 +66,12 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
       const userId = queue.shift()
       if (userId === undefined) return
       try {
-        const answer = await checkOne(plan, userId, limiter, deps.requests)
+        const answer = await checkOne(plan, userId, limiter, deps.requests, stop.signal)
         status = answer.status
         votes.set(userId, readVote(answer, userId, plan))
       } catch (error) {
         failure ??= error instanceof ActionError ? error : new ActionError(String(error))
-        limiter.stopped = true
+        stop.abort(new ActionError('Vote checks stopped after an earlier failure.'))
         queue.unshift(userId)
       }
     }
@@ -81,11 +84,18 @@ export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOu
   if (failure !== undefined && unchecked.length > 0) {
     deps.log(`Not checked: ${unchecked.join(', ')}`)
   }
-  return { votes: ordered, status, rateLimited: limiter.rateLimited, error: failure, unchecked }
+  // The last answer the pacer saw, a 429 included, else the last one read.
+  return { votes: ordered, status: limiter.lastStatus ?? status, rateLimited: limiter.rateLimited, error: failure, unchecked }
 }
 
 /** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
-async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, requests: Requests): Promise<HttpAnswer> {
+async function checkOne(
+  plan: VotePlan,
+  userId: string,
+  limiter: WindowPacer,
+  requests: Requests,
+  signal: AbortSignal
+): Promise<HttpAnswer> {
   try {
     return await requests.send(
       {
@@ -94,7 +104,7 @@ async function checkOne(plan: VotePlan, userId: string, limiter: WindowPacer, re
         headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT }
       },
       POLICIES.vote,
-      { gate: limiter }
+      { gate: limiter, signal }
     )
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
@@ -160,15 +170,27 @@ export class WindowPacer implements Gate<Ticket> {
   /** Time spent waiting for the rate limit, and until when it is counted. */
   private waited = 0
   private waitedUntil = 0
-  /** Set when a check failed: waiting checks give up rather than send. */
-  stopped = false
+  /** The status of the last answer settled, a 429 included. */
+  lastStatus: number | undefined
   /** Checks waiting for an answer in flight to tell them the window. */
   private waiting: (() => void)[] = []
 
+  /** `signal`: a check failed; waiting checks wake at once and give up rather than send. */
   constructor(
     private readonly requests: Pick<Requests, 'clock' | 'sleep'>,
-    private readonly maxWaitMs: number
-  ) {}
+    private readonly maxWaitMs: number,
+    private readonly signal?: AbortSignal
+  ) {
+    signal?.addEventListener('abort', () => this.wakeAll(), { once: true })
+  }
+
+  get stopped(): boolean {
+    return this.signal?.aborted ?? false
+  }
+
+  private wakeAll(): void {
+    for (const wake of this.waiting.splice(0)) wake()
+  }
 
   private now(): number {
     return this.requests.clock.now()
@@ -205,7 +227,8 @@ export class WindowPacer implements Gate<Ticket> {
         }
         this.waited += added
         this.waitedUntil = Math.max(this.waitedUntil, end)
-        await this.requests.sleep(wait)
+        await this.requests.sleep(wait, undefined, this.signal)
+        if (this.stopped) continue
       }
       // The first check to wake opens the new window; the others join it.
       if (this.window === window && this.now() >= end) this.newWindow()
@@ -222,6 +245,7 @@ export class WindowPacer implements Gate<Ticket> {
    */
   settle(ticket: Ticket, answer: HttpAnswer | undefined): void {
     this.inFlight -= 1
+    if (answer !== undefined) this.lastStatus = answer.status
     if (answer !== undefined && ticket.window === this.window) {
       const header = (name: string): number => Number(answer.headers[name] ?? Number.NaN)
       const [limit, remaining, reset] = [header('ratelimit-limit'), header('ratelimit-remaining'), header('ratelimit-reset')]
@@ -239,7 +263,7 @@ export class WindowPacer implements Gate<Ticket> {
         this.blockFor(Math.max(MIN_429_WAIT_MS, retryAfterMs(answer) ?? MIN_429_WAIT_MS))
       }
     }
-    for (const wake of this.waiting.splice(0)) wake()
+    this.wakeAll()
   }
 
   /** Holds every check until a wait the service asked for has passed. */

@@ -9,6 +9,8 @@ import { type BotSeed, type EmulatorOptions, ServiceEmulator, SIX_HOURS } from '
 const BOT = '123456789012345678'
 const KEY = 'dp_live_k3y.with-symbols_9f8e7d6c5b4a'
 const HOUR = 60 * 60 * 1000
+/** The margin every 6-hour comparison keeps for the runner's clock against the service's. */
+const MARGIN = 60_000
 
 let emulator: ServiceEmulator | undefined
 afterEach(async () => {
@@ -59,8 +61,8 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
 
     expect(result.outputs).toMatchObject({ result: 'updated', 'command-count': '14', 'server-count': '1260', status: '200' })
     const next = Date.parse(result.outputs['next-update-at']!)
-    expect(next).toBeGreaterThanOrEqual(before + SIX_HOURS)
-    expect(next).toBeLessThanOrEqual(Date.now() + SIX_HOURS)
+    expect(next).toBeGreaterThanOrEqual(before + SIX_HOURS + MARGIN)
+    expect(next).toBeLessThanOrEqual(Date.now() + SIX_HOURS + MARGIN)
 
     expect(result.summary).not.toContain('](https://discord.place') // no link: base-url is not the live service
     expect(result.summary).toContain('1,204 → 1,260 (+56)')
@@ -91,41 +93,37 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
       result: 'skipped',
       status: '200',
       'server-count': '1260',
-      'next-update-at': new Date(updated.getTime() + SIX_HOURS).toISOString()
+      'next-update-at': new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString()
     })
     const notice = result.commands.find(c => c.command === 'notice')
-    expect(notice?.message).toContain(new Date(updated.getTime() + SIX_HOURS).toISOString())
+    expect(notice?.message).toContain(new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString())
     expect(result.summary).toContain('not sent')
   })
 
-  it('reports a 429 from the service as cooldown, sends once, and succeeds', async () => {
-    const service = await start({ commandsUpdatedAt: new Date(Date.now() - HOUR) })
+  it('6-hour 429: cooldown, sent once, one strike, next-update-at from the record plus 6 hours (not RateLimit-Reset)', async () => {
+    const updated = new Date(Date.now() - HOUR)
+    const service = await start({ commandsUpdatedAt: updated })
     const result = await runAction({
       node,
       inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': service.url, 'cooldown-check': 'false' }
     })
 
     expect(result.code).toBe(0)
-    expect(service.received('record')).toHaveLength(0)
-    expect(service.received('stats')).toHaveLength(1)
+    // No record read before the PATCH (cooldown-check: false); one after it, for the time.
+    expect(
+      service.requests.map(r => `${r.route} ${r.status}`),
+      'exactly one PATCH, then the record'
+    ).toEqual(['stats 429', 'record 200'])
     expect(service.bot(BOT).strikes).toHaveLength(1)
-    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    expect(result.outputs).toMatchObject({
+      result: 'cooldown',
+      status: '429',
+      'next-update-at': new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString()
+    })
     const warning = result.commands.find(c => c.command === 'warning')
     expect(warning?.message).toContain('You can only update stats once every 6 hours.')
+    expect(warning?.message).toContain('strikes')
     expect(errorLines(result)).toEqual([])
-  })
-
-  it.each([
-    ['unverified (403)', { verified: false }, undefined],
-    ['rate limited (429)', {}, { record: { limit: 0, windowMs: 60_000 } }]
-  ] as const)('goes on with the update when the record is unreadable: %s', async (_, bot, limits) => {
-    const service = await start(bot, { rateLimits: limits })
-    const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '3', 'base-url': service.url } })
-    expect(result.code).toBe(0)
-    expect(service.received('record')).toHaveLength(1)
-    expect(service.received('stats')).toHaveLength(1)
-    expect(result.outputs).toMatchObject({ result: 'updated', status: '200' })
-    expect(result.log.join('\n')).toMatch(/Could not read the public record/)
   })
 
   it('works with a base-url that has a path prefix and a trailing slash', async () => {
@@ -275,7 +273,7 @@ describe('answers the live service and the original description leave open', () 
     expect(result.outputs).toMatchObject({ result: 'updated', status: String(fault.status) })
   })
 
-  it('sets next-update-at from a rate-limit 429 with retry_after, and does not retry', async () => {
+  it('reports a limiter 429 with retry_after as rate-limited, sets next-update-at from it, and does not retry', async () => {
     const service = await start()
     service.inject('stats', {
       kind: 'answer',
@@ -287,7 +285,7 @@ describe('answers the live service and the original description leave open', () 
     const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url } })
     expect(result.code).toBe(0)
     expect(service.received('stats')).toHaveLength(1)
-    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    expect(result.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
     const next = Date.parse(result.outputs['next-update-at']!)
     expect(next).toBeGreaterThanOrEqual(before + 120_000)
     expect(next).toBeLessThanOrEqual(Date.now() + 120_000)
@@ -320,5 +318,215 @@ describe('answers the live service and the original description leave open', () 
     expectCleanFailure(result)
     expect(result.summary).not.toContain('<img')
     expect(result.summary).toContain('&lt;img src=x onerror=alert\\(1\\)&gt; \\| \\*bold\\*')
+  })
+})
+
+/**
+ * The live service's answers that cost keys (issue 11), each from the bundle against the
+ * emulator, which answers as test/fixtures/service/service-behaviour.md says. Each test
+ * asserts what was sent (PATCH count), the strikes the service counted, `result`, `status`,
+ * `next-update-at` and the annotation. One Node (the action's runtime) keeps them quick.
+ */
+describe('key safety against the live service answers', () => {
+  const node = NODES[1]!.path
+  const inputs = (service: ServiceEmulator, extra: Record<string, string> = {}): Record<string, string> => ({
+    'bot-id': BOT,
+    'api-key': KEY,
+    'command-count': '14',
+    'base-url': service.url,
+    ...extra
+  })
+  const warnings = (result: RunResult): string[] => result.commands.filter(c => c.command === 'warning').map(c => c.message)
+
+  it('read limiter (10/min per IP, 429 + Retry-After): waits it out, reads again, and skips a recent update', async () => {
+    const updated = new Date(Date.now() - HOUR)
+    // The live limiter asks for 60 s; a 2-second window keeps the test short, same answer.
+    const service = await start({ commandsUpdatedAt: updated }, { rateLimits: { record: { limit: 10, windowMs: 2_000 } } })
+    service.spendLimit('record', '127.0.0.1', 10)
+    const result = await runAction({ node, inputs: inputs(service) })
+
+    expect(result.code, result.stdout).toBe(0)
+    expect(service.received('record').map(r => r.status)).toEqual([429, 200])
+    expect(service.received('stats'), 'no PATCH: the record, once read, shows a recent update').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({
+      result: 'skipped',
+      status: '200',
+      'next-update-at': new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString()
+    })
+    expect(result.log.join('\n')).toMatch(/read limit answered 429; reading the record again in 2 s/)
+  })
+
+  it('read limiter asking for more than the timeout leaves: sends nothing, skipped with a warning', async () => {
+    const service = await start({ commandsUpdatedAt: new Date(Date.now() - HOUR) })
+    service.spendLimit('record', '127.0.0.1', 10) // the live limiter: Retry-After: 60
+    const result = await runAction({ node, inputs: inputs(service, { timeout: '20', 'request-timeout': '5' }) })
+
+    expect(result.code).toBe(0)
+    expect(service.received('record')).toHaveLength(1)
+    expect(service.received('stats'), 'no blind PATCH').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'skipped', status: '429' })
+    expect(result.outputs['next-update-at']).toBeUndefined()
+    expect(warnings(result)).toEqual([
+      expect.stringMatching(
+        /could not be checked \(the service's read limit asks for a wait of 60 s.*nothing was sent; the next run will try again/
+      )
+    ])
+    expect(result.summary).toContain("skipped, the bot's record could not be checked")
+  })
+
+  it('a record that stays 5xx: retried within the deadline, then nothing sent (skipped, warning)', async () => {
+    const service = await start({ commandsUpdatedAt: new Date(Date.now() - HOUR) })
+    for (let i = 0; i < 3; i++) {
+      service.inject('record', {
+        kind: 'answer',
+        status: 503,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"success":false,"error":"Service unavailable","status":503}'
+      })
+    }
+    const result = await runAction({ node, inputs: inputs(service) })
+
+    expect(result.code).toBe(0)
+    expect(service.received('record')).toHaveLength(3)
+    expect(service.received('stats'), 'no blind PATCH').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'skipped', status: '503' })
+    expect(result.outputs['next-update-at']).toBeUndefined()
+    expect(warnings(result)).toEqual([expect.stringMatching(/could not be checked \(the service answered 503\)/)])
+  })
+
+  it('a 5xx on the record read is retried even when it carries RateLimit-Reset', async () => {
+    const updated = new Date(Date.now() - HOUR)
+    const service = await start({ commandsUpdatedAt: updated })
+    service.inject('record', {
+      kind: 'answer',
+      status: 502,
+      headers: { 'Content-Type': 'text/html', 'RateLimit-Limit': '10', 'RateLimit-Remaining': '9', 'RateLimit-Reset': '1800' },
+      body: '<html>502</html>'
+    })
+    const started = Date.now()
+    const result = await runAction({ node, inputs: inputs(service) })
+
+    expect(service.received('record').map(r => r.status)).toEqual([502, 200])
+    expect(Date.now() - started, 'retried after a backoff, not after RateLimit-Reset').toBeLessThan(10_000)
+    expect(service.received('stats')).toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({
+      result: 'skipped',
+      status: '200',
+      'next-update-at': new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString()
+    })
+  })
+
+  it('an unverified bot (record 403): one warning that the update is not protected, and the summary says so', async () => {
+    const service = await start({ verified: false, commandsUpdatedAt: new Date(Date.now() - HOUR) })
+    const result = await runAction({ node, inputs: inputs(service) })
+
+    expect(result.code).toBe(0)
+    expect(service.received('record').map(r => r.status)).toEqual([403, 403])
+    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
+    // What the warning says happens: unprotected, the early update is a strike.
+    expect(service.bot(BOT).strikes).toHaveLength(1)
+    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    expect(result.outputs['next-update-at']).toBeUndefined()
+    const unprotected = warnings(result).filter(w => /not public until the bot is verified/.test(w))
+    expect(unprotected).toEqual([expect.stringMatching(/\(403\), so this update is not protected against the 6-hour rule/)])
+    expect(result.summary).toMatch(/Warning \| The bot's record on discord\.place is not public until the bot is verified/)
+  })
+
+  it('an unverified bot whose last update is old: updated, with the same warning', async () => {
+    const service = await start({ verified: false })
+    const result = await runAction({ node, inputs: inputs(service) })
+    expect(result.code).toBe(0)
+    expect(service.received('stats')).toHaveLength(1)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'updated', status: '200' })
+    expect(warnings(result)).toEqual([expect.stringMatching(/not protected against the 6-hour rule/)])
+  })
+
+  it('request limiter 429 on the PATCH (2 per 30 min per bot): rate-limited, no strike, next-update-at from Retry-After', async () => {
+    const service = await start()
+    service.spendLimit('stats', BOT, 2)
+    const before = Date.now()
+    const result = await runAction({ node, inputs: inputs(service) })
+
+    expect(result.code).toBe(0)
+    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(service.bot(BOT).commands).toBe(12)
+    expect(result.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
+    const next = Date.parse(result.outputs['next-update-at']!)
+    expect(next).toBeGreaterThanOrEqual(before + 29 * 60_000)
+    expect(next).toBeLessThanOrEqual(Date.now() + 30 * 60_000)
+    const [warning] = warnings(result)
+    expect(warning).toMatch(/request limiter turned the update away .*nothing was stored and no strike was counted\. Try again from /)
+    expect(warning).not.toMatch(/strikes \(5/)
+    expect(result.summary).toContain('turned away by the request limiter (no strike)')
+  })
+
+  it('6-hour rule with a clock margin: an update 6 hours and 30 s old by the runner clock is not sent yet', async () => {
+    const updated = new Date(Date.now() - SIX_HOURS - 30_000)
+    const service = await start({ serversUpdatedAt: updated })
+    const result = await runAction({ node, inputs: inputs(service) })
+    expect(service.received('stats'), 'no PATCH inside the margin').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({
+      result: 'skipped',
+      status: '200',
+      'next-update-at': new Date(updated.getTime() + SIX_HOURS + MARGIN).toISOString()
+    })
+  })
+
+  it("6-hour rule with the service's clock 5 minutes behind (its Date header): not sent early", async () => {
+    const behind = 5 * 60_000
+    // By the service's clock the last update is 5 h 57 min old; by the runner's, 6 h 2 min.
+    const updated = new Date(Date.now() - SIX_HOURS - 2 * 60_000)
+    const service = await start({ commandsUpdatedAt: updated }, { now: () => Date.now() - behind })
+    const result = await runAction({ node, inputs: inputs(service) })
+    expect(service.received('stats'), 'no PATCH while the service still counts 6 hours').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'skipped', status: '200' })
+    const next = Date.parse(result.outputs['next-update-at']!)
+    expect(next).toBeGreaterThanOrEqual(updated.getTime() + SIX_HOURS + behind - 2_000)
+    expect(next).toBeLessThanOrEqual(updated.getTime() + SIX_HOURS + behind + MARGIN)
+  })
+
+  it.each([
+    ['the body is cut off after the status line', { kind: 'partial', status: 200, body: '{"success": tr' }, 'updated', 0],
+    ['the headers overflow', { kind: 'answer', status: 503, headers: { 'X-Padding': 'p'.repeat(20_000) }, body: '' }, 'failed', 1]
+  ] as const)('a received status line is an answer (%s): not sent again, status set', async (_, fault, outcome, code) => {
+    const service = await start()
+    service.inject('stats', fault)
+    const result = await runAction({ node, inputs: inputs(service, { 'cooldown-check': 'false' }) })
+    expect(result.code).toBe(code)
+    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
+    expect(service.received('record'), 'no delivery check: the service answered').toHaveLength(0)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: outcome, status: String(fault.status) })
+    expect(result.log.join('\n')).toMatch(/answer stopped after its status line/)
+  })
+
+  it('the delivery check asks for no cache, and a cached record (Age > 0) cannot prove non-delivery', async () => {
+    const service = await start()
+    service.inject('stats', { kind: 'reset' })
+    const old = new Date(Date.now() - 30 * 24 * HOUR).toISOString()
+    service.inject('record', {
+      kind: 'answer',
+      status: 200,
+      headers: { 'Content-Type': 'application/json', Age: '30' },
+      body: JSON.stringify({ id: BOT, commands: 12, commands_updated_at: old, servers: 1204, servers_updated_at: old })
+    })
+    const result = await runAction({ node, inputs: inputs(service, { 'cooldown-check': 'false' }) })
+
+    expectCleanFailure(result)
+    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
+    expect(service.received('record')[0]!.headers['cache-control']).toBe('no-cache')
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'failed' })
+    expect(result.outputs['status']).toBeUndefined()
+    expect(errorLines(result)[0]).toMatch(/may have reached the service, so it was not sent again/)
+    expect(result.log.join('\n')).toMatch(/came from a cache \(Age > 0\)/)
   })
 })

@@ -180,3 +180,52 @@ describe('vote check pacing', () => {
     expect(result.summary).toContain('not checked')
   })
 })
+
+/** The vote limiter's answers (service-behaviour.md: 100 per 5 minutes per bot, 429 with Retry-After: 300). */
+describe('vote check against the live limiter', () => {
+  const node = NODES[1]!.path
+
+  it('sets status after a 429 that cannot be waited out within rate-limit-wait', async () => {
+    const service = await start()
+    service.spendLimit('votes', BOT, 100)
+    const result = await check(node, service, { 'user-id': `${ALICE},${BOB}`, 'rate-limit-wait': '5' })
+    expect(result.code).toBe(1)
+    expect(
+      service.received('votes').map(r => r.status),
+      'one check, answered 429'
+    ).toEqual([429])
+    expect(result.outputs).toMatchObject({ result: 'failed', status: '429' })
+    expect(errors(result)).toEqual([expect.stringMatching(/wait of 300 s more, beyond the rate-limit-wait of 5 s/)])
+  })
+
+  it('a hard failure (410) cancels the checks waiting for the window at once: no request after it, the step ends promptly', async () => {
+    const service = await start()
+    const window = { 'Content-Type': 'application/json', 'RateLimit-Limit': '2', 'RateLimit-Reset': '20' }
+    // The first check spends one of two in a 20-second window; the second is answered 410;
+    // the other two are then waiting for the window to reset.
+    service.inject('votes', {
+      kind: 'answer',
+      status: 200,
+      headers: { ...window, 'RateLimit-Remaining': '1' },
+      body: JSON.stringify({ voted: true, vote: 3, lastVote: Date.now() - HOUR })
+    })
+    service.inject('votes', {
+      kind: 'answer',
+      status: 410,
+      headers: { ...window, 'RateLimit-Remaining': '0' },
+      body: JSON.stringify({ success: false, error: 'This API key has been revoked.', status: 410 })
+    })
+    const users = [ALICE, BOB, CAROL, '523456789012345678']
+    const result = await check(node, service, { 'user-id': users.join(','), 'rate-limit-wait': '60', timeout: '60' })
+
+    expect(result.durationMs, 'the step ends promptly, not after the 20-second window').toBeLessThan(8_000)
+    expect(
+      service.received('votes').map(r => r.status),
+      'no request after the 410'
+    ).toEqual([200, 410])
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringMatching(/410 with "This API key has been revoked\."/)])
+    expect(result.outputs).toMatchObject({ result: 'failed', status: '410' })
+    expect(result.log.join('\n')).toContain(`Not checked: ${users.slice(1).join(', ')}`)
+  })
+})

@@ -1,14 +1,22 @@
 /**
- * A loopback emulator of the bot listing service, strict to ../shared/spec/discord-place-openapi.json
- * and to the live service's rules that the document leaves out:
- * - one stats update per bot per 6 hours; a refused early update is a strike, and the 5th
- *   strike within 6 hours revokes the key (410, then 401 "revoked" for that key);
- * - a server count is accepted only within max(50, 10%) of the bot's real (Discord) count;
- * - rate limits per route with `RateLimit-*` headers, and a 429 with `retry_after`;
- * - the bot's public record `GET /bots/{id}` (no key), 403 while the bot is unverified;
- * - vote checks answering `200 {"voted","vote","lastVote"}`, or `204` in the style of the
- *   original description.
- * It records every request, so tests assert what the service received.
+ * A loopback emulator of the bot listing service. It answers as the live service does,
+ * point by point as test/fixtures/service/service-behaviour.md writes it down (taken from
+ * the service's own route code), and otherwise as its OpenAPI document
+ * (test/fixtures/service/discord-place-openapi.json) says:
+ * - every answer of a limited route carries `RateLimit-Policy`, `-Limit`, `-Remaining` and
+ *   `-Reset`, describing the request limiter only;
+ * - `PATCH /bots/{id}/stats` checks, first match wins: the request limiter (2 counted
+ *   requests per 30 minutes per bot, only answers below 400 counted; 429 with `Retry-After`
+ *   and `retry_after`, no strike), the body, the key (401/404/410), the 6-hour rule (429
+ *   without `Retry-After`, a strike; the 5th strike within 6 hours revokes the key: 410),
+ *   the server count against Discord's (500 when Discord fails, 400 past max(50, 10%));
+ * - the public record `GET /bots/{id}` (no key), 403 while the bot is unverified, limited
+ *   to 10 reads per minute per client IP (429, `Retry-After: 60`);
+ * - vote checks answering `200 {"voted","vote","lastVote"}` (or `204` in the style of the
+ *   original description), limited to 100 per 5 minutes per bot (429, `Retry-After: 300`);
+ * - HTTP keep-alive on (`Keep-Alive: timeout=5`).
+ * It records every request, and the strikes it counted, so tests assert what the service
+ * received and what it cost the key.
  */
 import type * as http from 'node:http'
 import { type Answer, FakeServer, type Fault, type Router, type RecordedRequest as ServerRequest, serviceError } from './server.js'
@@ -26,6 +34,8 @@ export interface BotSeed {
   serversUpdatedAt?: Date
   /** The count Discord reports, that the server count is checked against; default `servers`. */
   realServerCount?: number
+  /** The service cannot get the bot's server count from Discord (500, nothing stored). */
+  discordDown?: boolean
   /** Strikes already counted within the window (times of refused early updates). */
   strikes?: Date[]
   /** Vote state per user ID. */
@@ -42,12 +52,15 @@ interface BotState {
   commandsUpdatedAt: Date
   serversUpdatedAt: Date
   realServerCount: number
+  discordDown: boolean
   strikes: Date[]
   voters: Record<string, { vote: number; lastVote: Date | null }>
 }
 
 export interface RateWindow {
   route: RouteKind
+  /** Whose window: the bot's ID, or the client's address for the record. */
+  key: string
   start: number
   count: number
   refused: number
@@ -75,15 +88,27 @@ export interface EmulatorOptions {
 export type { Fault } from './server.js'
 export type RecordedRequest = ServerRequest<RouteKind>
 
-const DEFAULT_LIMITS: Record<RouteKind, RateLimit> = {
-  stats: { limit: 100, windowMs: 60_000 },
-  record: { limit: 100, windowMs: 60_000 },
-  votes: { limit: 100, windowMs: 300_000 }
+/** The live service's limiters (service-behaviour.md). */
+export const LIVE_LIMITS: Readonly<Record<RouteKind, RateLimit>> = {
+  stats: { limit: 2, windowMs: 30 * 60_000 },
+  record: { limit: 10, windowMs: 60_000 },
+  votes: { limit: 100, windowMs: 5 * 60_000 }
+}
+
+/**
+ * How each limiter counts and answers: the stats limiter is per bot, counts only answers
+ * below 400 and asks for the rest of its window; the record limiter is per client IP and
+ * the vote limiter per bot, and both ask for a whole window (60 s, 300 s).
+ */
+const LIMITER_RULES: Record<RouteKind, { per: 'bot' | 'ip'; onlyBelow400: boolean; retryAfter: 'reset' | 'window' }> = {
+  stats: { per: 'bot', onlyBelow400: true, retryAfter: 'reset' },
+  record: { per: 'ip', onlyBelow400: false, retryAfter: 'window' },
+  votes: { per: 'bot', onlyBelow400: false, retryAfter: 'window' }
 }
 
 export class ServiceEmulator {
   private readonly bots = new Map<string, BotState>()
-  private readonly windows = new Map<RouteKind, RateWindow>()
+  private readonly windows = new Map<string, RateWindow>()
   /** Every rate-limit window opened, with the requests it counted and the 429s it answered. */
   readonly windowLog: RateWindow[] = []
   private readonly server: FakeServer<RouteKind>
@@ -94,7 +119,7 @@ export class ServiceEmulator {
 
   private constructor(options: EmulatorOptions) {
     this.prefix = (options.prefix ?? '').replace(/\/+$/, '')
-    this.limits = { ...DEFAULT_LIMITS, ...options.rateLimits }
+    this.limits = { ...LIVE_LIMITS, ...options.rateLimits }
     this.now = options.now ?? Date.now
     this.voteStyle = options.voteStyle ?? 'json'
     for (const seed of options.bots ?? []) this.addBot(seed)
@@ -148,9 +173,28 @@ export class ServiceEmulator {
       commandsUpdatedAt: seed.commandsUpdatedAt ?? longAgo,
       serversUpdatedAt: seed.serversUpdatedAt ?? longAgo,
       realServerCount: seed.realServerCount ?? seed.servers ?? 0,
+      discordDown: seed.discordDown ?? false,
       strikes: [...(seed.strikes ?? [])],
       voters: { ...seed.voters }
     })
+  }
+
+  /**
+   * Counts `count` requests in a limiter's current window, as other jobs (or earlier runs)
+   * would have: `key` is the bot's ID for stats and votes, the client's address
+   * (`127.0.0.1`) for the record. The live stats limiter can only fill up with successes,
+   * which the 6-hour rule keeps apart, so tests reach its 429 this way.
+   */
+  spendLimit(route: RouteKind, key: string, count: number): void {
+    const now = this.now()
+    const id = `${route} ${key}`
+    let window = this.windows.get(id)
+    if (window === undefined || now - window.start >= this.limits[route].windowMs) {
+      window = { route, key, start: now, count: 0, refused: 0 }
+      this.windows.set(id, window)
+      this.windowLog.push(window)
+    }
+    window.count += count
   }
 
   /** The bot's stored state, for assertions. */
@@ -163,40 +207,66 @@ export class ServiceEmulator {
   private route(method: string, fullPath: string): ReturnType<Router<RouteKind>> {
     const path = fullPath.startsWith(this.prefix) ? fullPath.slice(this.prefix.length) : '\0'
     let m = /^\/bots\/([^/]+)\/stats$/.exec(path)
-    if (m && method === 'PATCH') return this.limited('stats', (req, body) => this.updateStats(m![1]!, req, body))
+    if (m && method === 'PATCH') return this.limited('stats', m[1]!, (req, body) => this.updateStats(m![1]!, req, body))
     m = /^\/bots\/([^/]+)\/voters\/([^/]+)$/.exec(path)
-    if (m && method === 'GET') return this.limited('votes', req => this.voteStatus(m![1]!, m![2]!, req))
+    if (m && method === 'GET') return this.limited('votes', m[1]!, req => this.voteStatus(m![1]!, m![2]!, req))
     m = /^\/bots\/([^/]+)$/.exec(path)
-    if (m && method === 'GET') return this.limited('record', () => this.publicRecord(m![1]!))
+    if (m && method === 'GET') return this.limited('record', m[1]!, () => this.publicRecord(m![1]!))
     return { route: 'other', reply: () => error(404, 'Not found.') }
   }
 
-  private limited(route: RouteKind, handler: Handler): ReturnType<Router<RouteKind>> {
-    return { route, reply: (req, body, res) => this.rateLimit(route, res) ?? handler(req, body) }
+  /** The limiter runs first; only when it lets the request through does the route look at it. */
+  private limited(route: RouteKind, botId: string, handler: Handler): ReturnType<Router<RouteKind>> {
+    return {
+      route,
+      reply: (req, body, res) => {
+        // The service's own clock (`now`), which tests may set apart from the runner's.
+        res.setHeader('Date', new Date(this.now()).toUTCString())
+        const key = LIMITER_RULES[route].per === 'bot' ? botId : (req.socket.remoteAddress ?? '')
+        const { refused, window } = this.rateLimit(route, key, res)
+        if (refused !== undefined) return refused
+        const answer = handler(req, body)
+        // The stats limiter counts only answers below 400: a refused update costs no request.
+        if (LIMITER_RULES[route].onlyBelow400 && answer.status >= 400) {
+          window.count -= 1
+          res.setHeader('RateLimit-Remaining', String(Math.max(0, this.limits[route].limit - window.count)))
+        }
+        return answer
+      }
+    }
   }
 
-  /** Fixed-window limiter per route and bot path, with the `RateLimit-*` headers on every answer. */
-  private rateLimit(route: RouteKind, res: http.ServerResponse): Answer | undefined {
+  /** Fixed-window limiter per route and key, with the `RateLimit-*` headers on every answer. */
+  private rateLimit(route: RouteKind, key: string, res: http.ServerResponse): { refused: Answer | undefined; window: RateWindow } {
     const { limit, windowMs } = this.limits[route]
     const now = this.now()
-    let window = this.windows.get(route)
+    const id = `${route} ${key}`
+    let window = this.windows.get(id)
     if (window === undefined || now - window.start >= windowMs) {
-      window = { route, start: now, count: 0, refused: 0 }
-      this.windows.set(route, window)
+      window = { route, key, start: now, count: 0, refused: 0 }
+      this.windows.set(id, window)
       this.windowLog.push(window)
     }
-    window.count += 1
     const reset = Math.max(0, Math.ceil((window.start + windowMs - now) / 1000))
+    res.setHeader('RateLimit-Policy', `${limit};w=${Math.round(windowMs / 1000)}`)
     res.setHeader('RateLimit-Limit', String(limit))
-    res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)))
     res.setHeader('RateLimit-Reset', String(reset))
-    if (window.count <= limit) return undefined
-    window.refused += 1
-    return {
-      status: 429,
-      headers: { 'Retry-After': String(reset) },
-      json: { success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: reset }
+    if (window.count >= limit) {
+      window.refused += 1
+      res.setHeader('RateLimit-Remaining', '0')
+      const retryAfter = LIMITER_RULES[route].retryAfter === 'reset' ? reset : Math.round(windowMs / 1000)
+      return {
+        window,
+        refused: {
+          status: 429,
+          headers: { 'Retry-After': String(retryAfter) },
+          json: { success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: retryAfter }
+        }
+      }
     }
+    window.count += 1
+    res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)))
+    return { refused: undefined, window }
   }
 
   private updateStats(id: string, req: http.IncomingMessage, raw: string): Answer {
@@ -206,18 +276,21 @@ export class ServiceEmulator {
       try {
         body = JSON.parse(raw)
       } catch {
-        return error(400, 'Invalid JSON body.')
+        // The live service's JSON parser answers with its framework's HTML error page.
+        return {
+          status: 400,
+          headers: { 'Content-Type': 'text/html; charset=utf-8' },
+          text: '<!DOCTYPE html><html><body><pre>Bad Request</pre></body></html>'
+        }
       }
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return error(400, 'Request body must be an object.')
-    const fields = body as Record<string, unknown>
-    const unknown = Object.keys(fields).filter(k => k !== 'command_count' && k !== 'server_count')
-    if (unknown.length > 0) return error(400, `Unknown field: ${unknown[0]}.`)
-    if (Object.keys(fields).length === 0) {
-      return error(400, 'One of the following fields is required: command_count, server_count.')
-    }
+    const fields = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+    // Fields other than the two counts are ignored, and a count may come as a string of digits.
     const commands = fields['command_count']
     const servers = fields['server_count']
+    if (commands === undefined && servers === undefined) {
+      return error(400, 'One of the following fields is required: command_count, server_count.')
+    }
     if (commands !== undefined && !isIntegerIn(commands, 0, 1000)) return error(400, 'Commands count must be between 0 and 1,000.')
     if (servers !== undefined && !isIntegerIn(servers, 0, 10_000_000)) return error(400, 'Server count must be between 0 and 10 Million.')
 
@@ -225,7 +298,7 @@ export class ServiceEmulator {
     if (key === undefined || key === '') return error(401, 'Authorization header is required.')
     const bot = this.bots.get(id)
     if (bot === undefined) return error(404, 'Bot not found.')
-    if (bot.revokedKeys.has(key)) return error(401, 'This API key has been revoked.')
+    if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
     if (key !== bot.apiKey) return error(401, 'Invalid API key.')
 
     const now = this.now()
@@ -238,20 +311,28 @@ export class ServiceEmulator {
         bot.apiKey = `revoked-${bot.apiKey}`
         return error(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.')
       }
+      // No Retry-After and no retry_after: only the limiter's RateLimit-* headers.
       return error(429, 'You can only update stats once every 6 hours.')
     }
-    if (typeof servers === 'number') {
-      const tolerance = Math.max(50, Math.floor(bot.realServerCount * 0.1))
-      if (Math.abs(servers - bot.realServerCount) > tolerance) {
-        return error(400, 'Server count is too different from the actual server count.')
+    if (servers !== undefined) {
+      if (bot.discordDown) return error(500, 'Could not fetch server count.')
+      const actual = bot.realServerCount
+      const tolerance = Math.max(50, Math.floor(actual * 0.1))
+      const provided = Number(servers)
+      if (Math.abs(provided - actual) > tolerance) {
+        return error(
+          400,
+          `The server count provided (${provided}) is too far off from the actual server count. ` +
+            `It cannot differ by more than ${tolerance} from the actual server count, which is ${actual}.`
+        )
       }
     }
-    if (typeof commands === 'number') {
-      bot.commands = commands
+    if (commands !== undefined) {
+      bot.commands = Number(commands)
       bot.commandsUpdatedAt = new Date(now)
     }
-    if (typeof servers === 'number') {
-      bot.servers = servers
+    if (servers !== undefined) {
+      bot.servers = Number(servers)
       bot.serversUpdatedAt = new Date(now)
     }
     return { status: 200, json: { success: true } }
@@ -282,7 +363,8 @@ export class ServiceEmulator {
     if (key === undefined || key === '') return error(401, 'Authorization header is required.')
     const bot = this.bots.get(id)
     if (bot === undefined) return error(404, 'Bot not found.')
-    if (key !== bot.apiKey) return error(401, bot.revokedKeys.has(key) ? 'This API key has been revoked.' : 'Invalid API key.')
+    if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
+    if (key !== bot.apiKey) return error(401, 'Invalid API key.')
     const entry = bot.voters[userId]
     const voted = entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
     // The original description answers a vote with 204 and leaves "not voted" unsaid; the
@@ -296,6 +378,8 @@ type Handler = (req: http.IncomingMessage, body: string) => Answer
 
 const error = serviceError
 
+/** An integer in range; the live service also takes one written as a string of digits (`"12"`). */
 function isIntegerIn(value: unknown, min: number, max: number): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  return typeof number === 'number' && Number.isInteger(number) && number >= min && number <= max
 }

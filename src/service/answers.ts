@@ -1,0 +1,90 @@
+import { excerpt, type HttpAnswer, type NetworkError } from '../http.js'
+
+/** What the stats route's answers mean, and what the person reading the log should do. */
+
+/**
+ * Which of the service's two 429s an answer is. The request limiter (2 counted requests per
+ * 30 minutes per bot) answers before looking at anything: `Retry-After`, `retry_after` and
+ * "Too many requests"; nothing was stored and no strike counted. The 6-hour rule answers
+ * without `Retry-After` or `retry_after`, and that refusal is a strike.
+ */
+export function kindOf429(answer: HttpAnswer): 'limiter' | 'six-hours' {
+  const body = answer.json as { retry_after?: unknown; error?: unknown } | undefined
+  if (answer.headers['retry-after'] !== undefined || body?.retry_after !== undefined) return 'limiter'
+  return typeof body?.error === 'string' && /too many requests/i.test(body.error) ? 'limiter' : 'six-hours'
+}
+
+/**
+ * A failure after the status line and headers arrived (the body cut off, or too slow) is an
+ * answer: the service received the update and decided. Its status decides the outcome; the
+ * body is not there to read.
+ */
+export function answerFromStatusLine(error: NetworkError): HttpAnswer | undefined {
+  if (error.answered === undefined) return undefined
+  return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined }
+}
+
+/** The service's `error` text when it sent one, else a short description of a non-JSON answer. */
+export function serviceMessage(answer: HttpAnswer): string | undefined {
+  const json = answer.json as { error?: unknown } | undefined
+  if (typeof json?.error === 'string' && json.error.trim() !== '') return excerpt(json.error, 300)
+  if (answer.text.trim() === '' || answer.json !== undefined) return undefined
+  const type = String(answer.headers['content-type'] ?? 'unknown type').split(';')[0]
+  const size = answer.truncated ? 'a large body' : `${Buffer.byteLength(answer.text)} bytes`
+  return `a non-JSON answer (${type}, ${size})`
+}
+
+/** One line for a refused update: what the service said, and what to do about it. */
+export function explainFailure(
+  answer: HttpAnswer,
+  serviceText: string | undefined,
+  plan: { readonly botId: string; readonly body: { command_count?: number; server_count?: number } }
+): string {
+  const said = `the service answered ${answer.status}${serviceText === undefined ? '' : ` with "${serviceText}"`}`
+  const advice = adviceFor(answer.status, serviceText, plan)
+  return `Stats update failed: ${said}. ${advice}`
+}
+
+function adviceFor(
+  status: number,
+  serviceText: string | undefined,
+  plan: { readonly botId: string; readonly body: { command_count?: number; server_count?: number } }
+): string {
+  switch (status) {
+    case 400:
+      if (plan.body.server_count !== undefined && !/command/i.test(serviceText ?? '')) {
+        return (
+          'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot. ' +
+          'Send the count your bot sees (its guild cache), or read it from Discord.'
+        )
+      }
+      return 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
+    case 401:
+      return (
+        "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
+        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
+      )
+    case 404:
+      return `The service lists no bot with ID ${plan.botId}. Check bot-id, and that the bot is listed on discord.place.`
+    case 410:
+      return (
+        'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
+        "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
+        'action at most once every 6 hours with cooldown-check: true.'
+      )
+    default:
+      if (status >= 300 && status < 400) {
+        return (
+          'A redirect is not followed: a request carrying the API key never goes to another address. ' +
+          "Set base-url to the service's own address."
+        )
+      }
+      if (status >= 500) {
+        return (
+          'The service failed on its side; nothing in the workflow needs to change. The update was not repeated ' +
+          '(a second update could count as an early one); the next run will try again.'
+        )
+      }
+      return 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
+  }
+}

@@ -1,0 +1,175 @@
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { POLICIES, type Requests } from '../requests.js'
+import { USER_AGENT } from '../version.js'
+
+/**
+ * The bot's public record (`GET /bots/{id}`, no key) and the 6-hour rule it lets the action
+ * keep: the cooldown check before an update, and the delivery check after a failure.
+ */
+
+/** The service accepts one stats update per bot per 6 hours. */
+export const COOLDOWN_MS = 6 * 60 * 60 * 1000
+
+/**
+ * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
+ * update the service sees as a second early is a strike. Covers the `Date` header's whole
+ * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
+ */
+export const CLOCK_MARGIN_MS = 60_000
+
+/** The parts of the record the action uses. */
+export interface PublicRecord {
+  readonly commands: number | undefined
+  readonly servers: number | undefined
+  readonly commandsUpdatedAt: Date | undefined
+  readonly serversUpdatedAt: Date | undefined
+}
+
+/**
+ * Why a record was not read:
+ * - `unverified`: 403, the bot's record is not public until it is verified (its stats route
+ *   still works), so it can never protect this bot's update;
+ * - `absent`: 404, the service lists no such bot (the update will be answered 404 too);
+ * - `unreachable`: no connection could be made at all (refused, DNS, TLS): the update could
+ *   not get through either, and a wrong base-url must not pass as a skip;
+ * - `unreadable`: anything else that may pass (read limiter, 5xx, a connection lost
+ *   mid-way, a broken answer).
+ */
+export type RecordProblem = 'unverified' | 'absent' | 'unreachable' | 'unreadable'
+
+export type RecordRead =
+  | {
+      readonly ok: true
+      readonly status: number
+      readonly record: PublicRecord
+      /** A cache answered (`Age` > 0): the record may be older than the read. */
+      readonly cached?: boolean
+      /** How far the service's clock is behind the runner's, from the answer's `Date` (0 when not behind). */
+      readonly lagMs?: number
+    }
+  | { readonly ok: false; readonly status: number | undefined; readonly reason: string; readonly problem: RecordProblem }
+
+export interface RecordDeps {
+  readonly requests: Requests
+  readonly log: (line: string) => void
+}
+
+/** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
+const MAX_LIMITER_WAITS = 3
+
+/**
+ * Reads the record. A read the read limiter turns away (429, `Retry-After: 60` on the live
+ * service, whose limit of 10 a minute is shared by every job on the runner's address) is
+ * waited out and read again, as long as the step's timeout leaves room for the read and the
+ * update after it; a 5xx or network failure is retried by the record policy. What is still
+ * unreadable then comes back `unreadable`: the caller sends nothing rather than an update
+ * that would be a strike whenever the last one was recent. Only the step's own deadline
+ * passing throws (DeadlineError).
+ */
+export async function readPublicRecord(plan: { readonly baseUrl: string; readonly botId: string }, deps: RecordDeps): Promise<RecordRead> {
+  const url = `${plan.baseUrl}/bots/${plan.botId}`
+  deps.log(`Reading the bot's public record: GET ${url}`)
+  for (let waits = 0; ; waits++) {
+    let answer: HttpAnswer
+    try {
+      // No key: the record is public. no-cache: a cached copy could hide a recent update.
+      answer = await deps.requests.send(
+        { method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': USER_AGENT } },
+        POLICIES.record
+      )
+    } catch (error) {
+      if (!(error instanceof NetworkError)) throw error
+      return unreadable(deps, {
+        ok: false,
+        status: undefined,
+        reason: error.message,
+        problem: error.delivered ? 'unreadable' : 'unreachable'
+      })
+    }
+    const receivedAt = deps.requests.clock.now()
+    const read = interpretRecord(answer)
+    if (read.ok) return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) }
+    if (answer.status !== 429) return read.problem === 'unreadable' ? unreadable(deps, read) : read
+
+    // The read limiter: wait as long as it asks (at least a second), if the step has room.
+    const wait = Math.max(1_000, retryAfterMs(answer) ?? 60_000)
+    const room = deps.requests.remainingMs() - 2 * deps.requests.limits.attemptTimeoutMs
+    if (waits >= MAX_LIMITER_WAITS || wait > room) {
+      const why = `the service's read limit asks for a wait of ${Math.ceil(wait / 1000)} s, more than the step's timeout leaves`
+      return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why })
+    }
+    deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`)
+    await deps.requests.sleep(wait, POLICIES.record)
+  }
+}
+
+function unreadable(deps: RecordDeps, read: RecordRead & { ok: false }): RecordRead {
+  deps.log(`Could not read the public record (${read.reason}).`)
+  return read
+}
+
+/**
+ * How far the service's clock is behind ours when it answered, from its `Date` header. The
+ * header is in whole seconds, so a second is allowed for; a clock ahead of ours only makes
+ * the check stricter, so it is not corrected for. A missing or broken header counts as 0
+ * (the margin still applies).
+ */
+function lagMs(answer: HttpAnswer, receivedAt: number): number {
+  const date = Date.parse(String(answer.headers['date'] ?? ''))
+  if (Number.isNaN(date)) return 0
+  // A day at most: past that the header is broken, not a clock.
+  return Math.min(Math.max(0, receivedAt - date - 1_000), 86_400_000)
+}
+
+/** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
+export function interpretRecord(answer: HttpAnswer): RecordRead {
+  const { status } = answer
+  if (status === 403) {
+    return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
+  }
+  if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }
+  if (status === 429) return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' }
+  if (status !== 200) return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` }
+  const json = answer.json
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, status, problem: 'unreadable', reason: 'the answer was not a JSON object' }
+  }
+  const fields = json as Record<string, unknown>
+  const record: PublicRecord = {
+    commands: asCount(fields['commands']),
+    servers: asCount(fields['servers']),
+    commandsUpdatedAt: asDate(fields['commands_updated_at']),
+    serversUpdatedAt: asDate(fields['servers_updated_at'])
+  }
+  if (record.commandsUpdatedAt === undefined && record.serversUpdatedAt === undefined) {
+    return { ok: false, status, problem: 'unreadable', reason: 'the record has no update times' }
+  }
+  return { ok: true, status, record }
+}
+
+/** When the 6-hour window that the latest update opened closes, by the service's clock. */
+export function cooldownEnds(record: PublicRecord): Date | undefined {
+  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
+  if (times.length === 0) return undefined
+  return new Date(Math.max(...times.map(d => d.getTime())) + COOLDOWN_MS)
+}
+
+/**
+ * From when, by the runner's clock, an update is safe: the window's end, plus how far the
+ * service's clock was seen behind ours, plus the margin.
+ */
+export function acceptsFrom(read: RecordRead & { ok: true }): Date | undefined {
+  const end = cooldownEnds(read.record)
+  return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS)
+}
+
+function asCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
+}
+
+function asDate(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined
+  const date = new Date(value)
+  // Invalid, or out of the range a Date can print (a hostile or broken answer).
+  return Number.isNaN(date.getTime()) ? undefined : date
+}
