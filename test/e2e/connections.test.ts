@@ -5,9 +5,9 @@
  */
 import * as http from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, NODES, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, JOB_TOKEN, NODES, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
-import { DiscordFake } from '../support/fakes.js'
+import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { RecordedRequest } from '../support/server.js'
 
 const BOT = '123456789012345678'
@@ -28,8 +28,8 @@ async function service(options: EmulatorOptions = {}): Promise<ServiceEmulator> 
 }
 
 /** Runs the bundle; `exitedNs` is taken after the process has exited, so it is never early. */
-async function run(node: string, inputs: Record<string, string>): Promise<RunResult & { exitedNs: bigint }> {
-  const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, ...inputs } })
+async function run(node: string, inputs: Record<string, string>, env: RunOptions['env'] = {}): Promise<RunResult & { exitedNs: bigint }> {
+  const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, ...inputs }, env })
   const exitedNs = process.hrtime.bigint()
   expect(findLeaks(result, [KEY, ...(inputs['discord-token'] === undefined ? [] : [DISCORD_TOKEN])])).toEqual([])
   return { ...result, exitedNs }
@@ -84,6 +84,26 @@ describe.each(NODES)('connections on $name', ({ path: node }) => {
     expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
     expect(connections(api.requests), 'exactly one connection for the record read and the PATCH').toBe(1)
     expect(exitDelayMs(result.exitedNs, api.requests, discord.requests), 'the process exits within a second').toBeLessThan(1_000)
+  })
+
+  it('reads GitHub, Discord and the service on one connection each', async () => {
+    const api = await service()
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [] })
+    closers.push(() => discord.close())
+    const manifest = JSON.stringify([{ name: 'ping' }, { name: 'help' }])
+    const sha = '0123456789abcdef0123456789abcdef01234567'
+    const github = await GitHubFake.start({ repository: 'example/bot', sha, token: JOB_TOKEN, files: { 'commands.json': manifest } })
+    closers.push(() => github.close())
+    const inputs = { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url, 'commands-file': 'commands.json', 'base-url': api.url }
+    const result = await run(node, inputs, { GITHUB_API_URL: github.url })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 2, server_count: 1262 }])
+    expect(github.requests.map(r => r.status)).toEqual([200])
+    expect(connections(github.requests), "one connection for GitHub's API").toBe(1)
+    expect(connections(discord.requests), "one connection for Discord's API").toBe(1)
+    expect(connections(api.requests), 'one connection for the service').toBe(1)
+    const all = [api.requests, discord.requests, github.requests]
+    expect(exitDelayMs(result.exitedNs, ...all), 'the process exits within a second').toBeLessThan(1_000)
   })
 
   it('checks 25 votes on no more connections than checks in flight, and exits within a second', async () => {
