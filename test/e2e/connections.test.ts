@@ -3,9 +3,11 @@
  * connections than checks in flight for vote checks, and ends as soon as its work is done
  * although the servers keep idle connections open for 5 s, as the live service does.
  */
+import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, JOB_TOKEN, NODES, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { RecordedRequest } from '../support/server.js'
@@ -15,6 +17,9 @@ const KEY = 'dp_connections-key_4d5e6f'
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4567'
 /** Vote checks the action runs at once (DEFAULT_CONCURRENCY in src/service/votes.ts). */
 const PARALLEL_CHECKS = 6
+
+const TLS_DIR = join(ROOT, 'test/fixtures/tls')
+const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -71,6 +76,16 @@ describe.each(NODES)('connections on $name', ({ path: node }) => {
     // It did not wait for the connection, which the server keeps open when idle, as the live
     // service does (asked on a connection of the test's own, after the run).
     expect(await answerHeaders(api.url)).toMatchObject({ connection: 'keep-alive', 'keep-alive': 'timeout=5' })
+  })
+
+  it('keeps one TLS connection for the record read and the PATCH over https', async () => {
+    const api = await service({ tls: TLS })
+    const inputs = { 'command-count': '42', 'server-count': '1250', 'base-url': api.url }
+    const result = await run(node, inputs, { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
+    expect(connections(api.requests), 'exactly one TLS connection for the record read and the PATCH').toBe(1)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
   })
 
   it('reads Discord on one connection and the service on another, and exits within a second of the last answer', async () => {
