@@ -87,9 +87,10 @@ function announcedKeepAlive(header: string | string[] | undefined): number {
 
 /**
  * Closes the agent's idle sockets that have less than `marginMs` of their server's idle
- * timeout left, so that the next request opens a fresh connection instead. Destroyed,
- * then taken out of the agent's free list ('agentRemove', as Node's documentation shows),
- * so that no request can be given one of them.
+ * timeout left, so that the next request opens a fresh connection instead. Each is
+ * destroyed, then taken out of the agent's free list at once ('agentRemove', as Node's
+ * documentation shows; the agent drops only a socket no longer writable from that list),
+ * rather than when its close event comes, so that no request can be given one of them.
  */
 function closeTiredSockets(agent: http.Agent, marginMs: number): void {
   const now = Date.now()
