@@ -9,7 +9,7 @@
  * - vote-check pacing: 300 users through a limiter scaled to 100 checks per 2 s. The fastest
  *   the limiter allows is two full windows (the third 100 cannot start before 4 s); the
  *   budget is 1.2x that, with at most one 429 per window.
- * BENCH_RUNS (15), BENCH_WARMUP (2), BENCH_RTT_MS (50), BENCH_NET_RUNS (7) and
+ * BENCH_RUNS (15), BENCH_WARMUP (2), BENCH_RTT_MS (50), BENCH_NET_RUNS (9) and
  * BENCH_VOTE_RUNS (3) set the rounds.
  */
 import { NODES, runAction } from '../test/support/action.js'

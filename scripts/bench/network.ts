@@ -92,7 +92,7 @@ interface Scenario {
 /** Runs the scenarios and prints connections and network cost against the floor. */
 export async function networkBenchmark(node: string, verdict: Verdict): Promise<void> {
   const rtt = Number(process.env['BENCH_RTT_MS'] ?? 50)
-  const runs = Math.max(1, Number(process.env['BENCH_NET_RUNS'] ?? 7))
+  const runs = Math.max(1, Number(process.env['BENCH_NET_RUNS'] ?? 9))
   const users = ['223456789012345678', '323456789012345678', '423456789012345678', '523456789012345678', '623456789012345678']
   const unlimited = { limit: 1e9, windowMs: 60_000 }
   const emulator = await ServiceEmulator.start({ tls: TLS, rateLimits: { stats: unlimited, record: unlimited, votes: unlimited } })
