@@ -11,6 +11,11 @@ export interface HttpRequest {
   readonly timeoutMs: number
   /** Bytes of body kept; the rest is discarded unread (a hostile or broken answer stays small). */
   readonly maxBodyBytes?: number
+  /**
+   * A kept-alive connection is reused only with at least this much of the server's idle
+   * timeout left; otherwise the request goes on a fresh connection. Default `READ_MARGIN_MS`.
+   */
+  readonly idleMarginMs?: number
 }
 
 export interface HttpAnswer {
@@ -62,22 +67,69 @@ const CONNECT_ERRORS = new Set([
 type Transport = typeof import('node:http')
 
 /**
+ * Connections are kept alive and reused within a run: one per host for requests in a row
+ * (the record read and the PATCH, the Discord calls), one per request in flight for
+ * parallel ones (vote checks). Over the internet each new connection costs a TCP and a TLS
+ * handshake, two round trips, before the request can go. An idle kept-alive socket does
+ * not hold the process: Node's agent unrefs it, so the run still ends with its work.
+ *
+ * A server closes a connection that stays idle past its keep-alive timeout (the service:
+ * `Keep-Alive: timeout=5`). A request sent as that close crosses it meets a reset with no
+ * way to tell whether the server read it. So a connection is reused only with a margin of
+ * that timeout left (the timeout the server announced, else the service's 5 s); past the
+ * margin it is closed and the request opens a fresh one.
+ */
+const ASSUMED_KEEP_ALIVE_MS = 5_000
+/** The default margin: a read that still meets a reset is retried under its policy. */
+export const READ_MARGIN_MS = 1_000
+
+/** When each kept-alive socket last finished an answer, and the idle timeout its server announced. */
+const lastAnswer = new WeakMap<object, { at: number; keepAliveMs: number }>()
+
+/** The idle timeout a `Keep-Alive: timeout=N` header announces, in ms. */
+function announcedKeepAlive(header: string | string[] | undefined): number {
+  const seconds = /(?:^|[\s,])timeout=(\d+)/i.exec(String(header ?? ''))?.[1]
+  return seconds === undefined ? ASSUMED_KEEP_ALIVE_MS : Number(seconds) * 1000
+}
+
+/**
+ * Closes the agent's idle sockets that have less than `marginMs` of their server's idle
+ * timeout left, so that the next request opens a fresh connection instead. Each is
+ * destroyed, then taken out of the agent's free list at once ('agentRemove', as Node's
+ * documentation shows; the agent drops only a socket no longer writable from that list),
+ * rather than when its close event comes, so that no request can be given one of them.
+ */
+function closeTiredSockets(agent: http.Agent, marginMs: number): void {
+  const now = Date.now()
+  // A proxy's tunnel agent keeps no free sockets, and has no list.
+  for (const free of Object.values(agent.freeSockets ?? {})) {
+    for (const socket of [...(free ?? [])]) {
+      const last = lastAnswer.get(socket)
+      if (last !== undefined && now - last.at < last.keepAliveMs - marginMs) continue
+      socket.destroy()
+      socket.emit('agentRemove')
+    }
+  }
+}
+
+/**
  * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a
  * run's start) only for https, and @actions/http-client only when a proxy variable is set.
  * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
  * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. One client
- * per protocol: a client keeps the first agent it made, whatever the protocol.
+ * per protocol: a client keeps the first agent it made, whatever the protocol. Its tunnel
+ * agent (the `tunnel` package) closes a tunnel as soon as no request waits for it, so
+ * through a proxy each request has its own tunnel.
  */
 async function route(url: URL): Promise<{ transport: Transport; agent: http.Agent }> {
   const secure = url.protocol === 'https:'
   const transport = (secure ? process.getBuiltinModule('node:https') : http) as Transport
+  const direct = (): http.Agent => (directAgents[url.protocol] ??= new transport.Agent({ keepAlive: true }))
   const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
-  if (!proxyVariable.some(name => process.env[name])) {
-    directAgents[url.protocol] ??= new transport.Agent({ keepAlive: false })
-    return { transport, agent: directAgents[url.protocol]! }
-  }
-  const { HttpClient } = await import('@actions/http-client')
-  proxyClients[url.protocol] ??= new HttpClient(undefined, [], { keepAlive: false })
+  if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct() }
+  const { getProxyUrl, HttpClient } = await import('@actions/http-client')
+  if (getProxyUrl(url.href) === '') return { transport, agent: direct() }
+  proxyClients[url.protocol] ??= new HttpClient(undefined, [], { keepAlive: true })
   return { transport, agent: proxyClients[url.protocol]!.getAgent(url.href) }
 }
 
@@ -88,6 +140,7 @@ const proxyClients: Record<string, import('@actions/http-client').HttpClient> = 
 export async function send(request: HttpRequest): Promise<HttpAnswer> {
   const url = new URL(request.url)
   const { transport, agent } = await route(url)
+  closeTiredSockets(agent, request.idleMarginMs ?? READ_MARGIN_MS)
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = { ...request.headers }
   if (body !== undefined) headers['Content-Length'] = body.length
@@ -129,7 +182,12 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
         chunks.push(chunk)
         kept += chunk.length
       })
-      res.on('end', finish)
+      // Node takes the socket off the answer when it goes back to the agent, at the answer's end.
+      const socket = res.socket
+      res.on('end', () => {
+        lastAnswer.set(socket, { at: Date.now(), keepAliveMs: announcedKeepAlive(res.headers['keep-alive']) })
+        finish()
+      })
       res.on('error', fail)
       res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' })))
     })
@@ -137,6 +195,8 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       fail(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' }))
       req.destroy()
     }, request.timeoutMs)
+    // A reused connection counts as connected from the start: a failure on it may come after
+    // the server read the request (it closed the connection while the request was under way).
     req.on('socket', socket => {
       if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true))
       else connected = true

@@ -20,6 +20,8 @@ export interface Policy {
   readonly maxBodyBytes: number
   /** Sent only with time left for a whole attempt: a cut-short one would end in an unknown outcome. */
   readonly wholeAttempt?: boolean
+  /** Time a reused connection must have left before its server closes it when idle (see http.ts). */
+  readonly idleMarginMs?: number
 }
 
 const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, maxBodyBytes: 64 * 1024 } as const
@@ -46,7 +48,20 @@ export const POLICIES = {
     retryStatuses: [500, 502, 503, 504],
     maxBodyBytes: 1024 * 1024
   },
-  stats: { ...READ, name: 'the stats update', attempts: 2, retryStatuses: [], retryNetwork: 'undelivered', wholeAttempt: true },
+  // The PATCH reuses the record read's connection only while that one has been idle under
+  // 2 s of the service's 5 s keep-alive: a reset as the server closes an idle connection
+  // cannot tell whether the PATCH arrived, and it must not be resent if it may have. The
+  // margin covers the round trip by which the server's idle clock runs ahead of ours; in a
+  // run the PATCH follows the read within milliseconds, so it costs nothing there.
+  stats: {
+    ...READ,
+    name: 'the stats update',
+    attempts: 2,
+    retryStatuses: [],
+    retryNetwork: 'undelivered',
+    wholeAttempt: true,
+    idleMarginMs: 3_000
+  },
   // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
   vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },
   discord: { ...READ, name: "Discord's API", attempts: 4, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 4 * 1024 * 1024 },
@@ -125,7 +140,8 @@ export class Requests {
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
       try {
-        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes })
+        const { maxBodyBytes, idleMarginMs } = policy
+        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes, idleMarginMs })
       } catch (error) {
         if (gate) gate.settle(ticket as Ticket, undefined)
         if (!(error instanceof NetworkError)) throw error

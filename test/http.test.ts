@@ -301,3 +301,82 @@ describe('send: the request as sent', () => {
     expect(got.body).toBe('')
   })
 })
+
+describe('send: connections', () => {
+  /**
+   * A server that counts the TCP connections it accepts and keeps idle ones for
+   * `keepAliveMs`, announcing it in `Keep-Alive: timeout=N` as Node's server does.
+   */
+  async function counting(
+    keepAliveMs: number,
+    handler: http.RequestListener = (_req, res) => res.end('{}')
+  ): Promise<{ url: string; connections: () => number }> {
+    let connections = 0
+    const url = await serve(handler)
+    const server = servers.at(-1)!
+    server.keepAliveTimeout = keepAliveMs
+    server.on('connection', () => (connections += 1))
+    return { url, connections: () => connections }
+  }
+  const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+  const patch = (url: string, extra: Partial<HttpRequest> = {}): HttpRequest =>
+    get(url, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{}', idleMarginMs: 3_000, ...extra })
+
+  it('sends requests in a row on one connection, the next one sent as soon as an answer is read', async () => {
+    const server = await counting(5_000)
+    const answer = await send(get(server.url))
+    expect(answer.headers['connection']).toBe('keep-alive')
+    await send(get(server.url))
+    await send(patch(server.url))
+    expect(server.connections(), 'one connection for three requests in a row').toBe(1)
+  })
+
+  it('opens one connection per request in flight, and reuses them afterwards', async () => {
+    const server = await counting(5_000)
+    await Promise.all([send(get(server.url)), send(get(server.url)), send(get(server.url))])
+    await Promise.all([send(get(server.url)), send(get(server.url)), send(get(server.url))])
+    expect(server.connections()).toBe(3)
+  })
+
+  it('sends the PATCH on a fresh connection when the reused one has idled within 3 s of the announced timeout', async () => {
+    // The server keeps idle connections 4 s: after 1.2 s idle, less than 3 s is left.
+    const server = await counting(4_000)
+    await send(get(server.url))
+    await sleep(1_200)
+    await send(patch(server.url))
+    expect(server.connections(), 'the PATCH opened a fresh connection').toBe(2)
+    // A read right after that reuses the PATCH's connection: its idle time is short.
+    await send(get(server.url))
+    expect(server.connections()).toBe(2)
+  })
+
+  it('sends the PATCH on the reused connection when it has idled briefly', async () => {
+    const server = await counting(5_000)
+    await send(get(server.url))
+    await sleep(300)
+    await send(patch(server.url))
+    expect(server.connections()).toBe(1)
+  })
+
+  it('sends a read on a fresh connection within 1 s of the announced timeout', async () => {
+    const server = await counting(2_000)
+    await send(get(server.url))
+    await sleep(1_100)
+    await send(get(server.url))
+    expect(server.connections(), 'the read after 1.1 s of a 2 s keep-alive opened a fresh connection').toBe(2)
+  })
+
+  it('counts a failure on a reused connection as maybe delivered', async () => {
+    let requests = 0
+    const server = await counting(5_000, (req, res) => {
+      requests += 1
+      // The server reads the second request, then drops the connection unanswered.
+      if (requests === 2) req.on('end', () => res.socket?.destroy()).resume()
+      else res.end('{}')
+    })
+    await send(get(server.url))
+    const { error } = await expectNetworkError(patch(server.url))
+    expect(server.connections()).toBe(1)
+    expect(error.delivered, 'a reset on a reused connection may follow delivery').toBe(true)
+  })
+})

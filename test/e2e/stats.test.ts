@@ -328,7 +328,7 @@ describe('answers the live service and the original description leave open', () 
  * `next-update-at` and the annotation. One Node (the action's runtime) keeps them quick.
  */
 describe('key safety against the live service answers', () => {
-  const node = NODES[1]!.path
+  const node = RUNTIME_NODE
   const inputs = (service: ServiceEmulator, extra: Record<string, string> = {}): Record<string, string> => ({
     'bot-id': BOT,
     'api-key': KEY,

@@ -183,7 +183,7 @@ describe('vote check pacing', () => {
 
 /** The vote limiter's answers (service-behaviour.md: 100 per 5 minutes per bot, 429 with Retry-After: 300). */
 describe('vote check against the live limiter', () => {
-  const node = NODES[1]!.path
+  const node = RUNTIME_NODE
 
   it('sets status after a 429 that cannot be waited out within rate-limit-wait', async () => {
     const service = await start()

@@ -14,6 +14,12 @@ export interface RecordedRequest<Route extends string = string> {
   headers: http.IncomingHttpHeaders
   body: string
   status: number
+  /** The TCP connection it came on: 1 for the server's first connection, 2 for the next, ... */
+  connection: number
+  /** When its head arrived, on process.hrtime.bigint()'s clock. */
+  receivedNs: bigint
+  /** When the last byte of the answer was handed to the connection, on the same clock; 0n until then. */
+  answeredNs: bigint
 }
 
 /** A canned answer that replaces the server's own, once, for the next request to a route. */
@@ -44,8 +50,16 @@ export type Router<Route extends string> = (
   path: string
 ) => { route: Route | 'other'; reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => Answer }
 
+/**
+ * The idle time after which the server closes a kept-alive connection, announced in
+ * `Keep-Alive: timeout=5` with `Connection: keep-alive` on every answer, as the live service does.
+ */
+export const KEEP_ALIVE_MS = 5_000
+
 export class FakeServer<Route extends string> {
   readonly requests: RecordedRequest<Route>[] = []
+  /** TCP connections accepted, TLS or not. */
+  connections = 0
   url = ''
   /** The port listened on, once listening. */
   get port(): number {
@@ -64,7 +78,9 @@ export class FakeServer<Route extends string> {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res)
     this.server = tls ? https.createServer(tls, handler) : http.createServer(handler)
     this.scheme = tls ? 'https' : 'http'
-    this.server.on('connection', socket => {
+    this.server.keepAliveTimeout = KEEP_ALIVE_MS
+    this.server.on('connection', (socket: Socket) => {
+      connectionIds.set(socket, ++this.connections)
       this.sockets.add(socket)
       socket.on('close', () => this.sockets.delete(socket))
     })
@@ -95,14 +111,29 @@ export class FakeServer<Route extends string> {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const receivedNs = process.hrtime.bigint()
+    // Over TLS the request's socket wraps the TCP connection the server accepted.
+    const tcp = (req.socket as Socket & { _parent?: Socket })._parent ?? req.socket
+    const connection = connectionIds.get(tcp) ?? connectionIds.get(req.socket) ?? 0
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8')
       const path = (req.url ?? '/').split('?')[0] ?? '/'
       const { route, reply } = this.router(req.method ?? 'GET', path)
-      const entry: RecordedRequest<Route> = { method: req.method ?? '', path, route, headers: req.headers, body, status: 0 }
+      const entry: RecordedRequest<Route> = {
+        method: req.method ?? '',
+        path,
+        route,
+        headers: req.headers,
+        body,
+        status: 0,
+        connection,
+        receivedNs,
+        answeredNs: 0n
+      }
       this.requests.push(entry)
+      res.on('finish', () => (entry.answeredNs = process.hrtime.bigint()))
 
       const fault = this.faults.get(route)?.shift()
       if (fault?.kind === 'hang') return
@@ -165,6 +196,9 @@ export class FakeServer<Route extends string> {
     })
   }
 }
+
+/** Each accepted TCP connection's number. */
+const connectionIds = new WeakMap<Socket, number>()
 
 /** The live service's error body. */
 export function serviceError(status: number, message: string): Answer {

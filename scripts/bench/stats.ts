@@ -1,0 +1,8 @@
+/** What the benchmark's parts share: the median, and the PASS/FAIL line of a budget. */
+export type Verdict = (name: string, pass: boolean) => void
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}

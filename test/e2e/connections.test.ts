@@ -1,0 +1,147 @@
+/**
+ * End to end: the bundled action keeps one connection per host within a run, no more
+ * connections than checks in flight for vote checks, and ends as soon as its work is done
+ * although the servers keep idle connections open for 5 s, as the live service does.
+ */
+import { readFileSync } from 'node:fs'
+import * as http from 'node:http'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { findLeaks, JOB_TOKEN, NODES, ROOT, RUNTIME_NODE, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
+import { DiscordFake, GitHubFake } from '../support/fakes.js'
+import type { RecordedRequest } from '../support/server.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dp_connections-key_4d5e6f'
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4567'
+/** Vote checks the action runs at once (DEFAULT_CONCURRENCY in src/service/votes.ts). */
+const PARALLEL_CHECKS = 6
+
+const TLS_DIR = join(ROOT, 'test/fixtures/tls')
+const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map(close => close()))
+})
+
+async function service(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
+  const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, servers: 1204, realServerCount: 1250 }], ...options })
+  closers.push(() => emulator.close())
+  return emulator
+}
+
+/** Runs the bundle; `exitedNs` is taken after the process has exited, so it is never early. */
+async function run(node: string, inputs: Record<string, string>, env: RunOptions['env'] = {}): Promise<RunResult & { exitedNs: bigint }> {
+  const result = await runAction({ node, inputs: { 'bot-id': BOT, 'api-key': KEY, ...inputs }, env })
+  const exitedNs = process.hrtime.bigint()
+  expect(findLeaks(result, [KEY, ...(inputs['discord-token'] === undefined ? [] : [DISCORD_TOKEN])])).toEqual([])
+  return { ...result, exitedNs }
+}
+
+/** The TCP connections a fresh server accepted, up to its last request (they are numbered from 1). */
+const connections = (requests: RecordedRequest[]): number => Math.max(0, ...requests.map(r => r.connection))
+
+/** Milliseconds from the last answer any of these requests got to the process's exit. */
+function exitDelayMs(exitedNs: bigint, ...requests: RecordedRequest[][]): number {
+  const last = requests.flat().reduce((latest, r) => (r.answeredNs > latest ? r.answeredNs : latest), 0n)
+  return Number(exitedNs - last) / 1e6
+}
+
+/** The headers the server answers with, read on a connection of the test's own. */
+function answerHeaders(url: string): Promise<http.IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    const agent = new http.Agent({ keepAlive: true })
+    http
+      .get(`${url}/bots/${BOT}`, { agent }, res => {
+        res.resume().on('end', () => {
+          agent.destroy()
+          resolve(res.headers)
+        })
+      })
+      .on('error', reject)
+  })
+}
+
+describe.each(NODES)('connections on $name', ({ path: node }) => {
+  it('reads the record and sends the PATCH on one connection, and exits within a second of the answer', async () => {
+    const api = await service()
+    const result = await run(node, { 'command-count': '42', 'server-count': '1250', 'base-url': api.url })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
+    expect(connections(api.requests), 'exactly one connection for the record read and the PATCH').toBe(1)
+    expect(api.requests.map(r => r.headers.connection)).toEqual(['keep-alive', 'keep-alive'])
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second of its last answer').toBeLessThan(1_000)
+    // It did not wait for the connection, which the server keeps open when idle, as the live
+    // service does (asked on a connection of the test's own, after the run).
+    expect(await answerHeaders(api.url)).toMatchObject({ connection: 'keep-alive', 'keep-alive': 'timeout=5' })
+  })
+
+  it('keeps one TLS connection for the record read and the PATCH over https', async () => {
+    const api = await service({ tls: TLS })
+    const inputs = { 'command-count': '42', 'server-count': '1250', 'base-url': api.url }
+    const result = await run(node, inputs, { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
+    expect(connections(api.requests), 'exactly one TLS connection for the record read and the PATCH').toBe(1)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
+  })
+
+  it('reads Discord on one connection and the service on another, and exits within a second of the last answer', async () => {
+    const api = await service()
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [{ name: 'ping' }] })
+    closers.push(() => discord.close())
+    const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url, 'base-url': api.url })
+    expect(result.code, result.stdout).toBe(0)
+    expect(discord.requests.map(r => r.status)).toEqual([200, 200])
+    expect(connections(discord.requests), "exactly one connection for Discord's two calls").toBe(1)
+    expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
+    expect(connections(api.requests), 'exactly one connection for the record read and the PATCH').toBe(1)
+    expect(exitDelayMs(result.exitedNs, api.requests, discord.requests), 'the process exits within a second').toBeLessThan(1_000)
+  })
+
+  it('reads GitHub, Discord and the service on one connection each', async () => {
+    const api = await service()
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [] })
+    closers.push(() => discord.close())
+    const manifest = JSON.stringify([{ name: 'ping' }, { name: 'help' }])
+    const sha = '0123456789abcdef0123456789abcdef01234567'
+    const github = await GitHubFake.start({ repository: 'example/bot', sha, token: JOB_TOKEN, files: { 'commands.json': manifest } })
+    closers.push(() => github.close())
+    const inputs = { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url, 'commands-file': 'commands.json', 'base-url': api.url }
+    const result = await run(node, inputs, { GITHUB_API_URL: github.url })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([{ command_count: 2, server_count: 1262 }])
+    expect(github.requests.map(r => r.status)).toEqual([200])
+    expect(connections(github.requests), "one connection for GitHub's API").toBe(1)
+    expect(connections(discord.requests), "one connection for Discord's API").toBe(1)
+    expect(connections(api.requests), 'one connection for the service').toBe(1)
+    const all = [api.requests, discord.requests, github.requests]
+    expect(exitDelayMs(result.exitedNs, ...all), 'the process exits within a second').toBeLessThan(1_000)
+  })
+
+  it('checks 25 votes on no more connections than checks in flight, and exits within a second', async () => {
+    const users = Array.from({ length: 25 }, (_, i) => String(600000000000000000n + BigInt(i)))
+    const api = await service()
+    const result = await run(node, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
+    expect(result.code, result.stdout).toBe(0)
+    expect(api.received('votes').map(r => r.status)).toEqual(users.map(() => 200))
+    expect(connections(api.requests), `at most ${PARALLEL_CHECKS} connections for 25 checks`).toBeLessThanOrEqual(PARALLEL_CHECKS)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
+  })
+})
+
+describe('connections across rate-limit windows', () => {
+  it('keeps the connections of vote checks paced by the limiter, and still paces them', async () => {
+    const users = Array.from({ length: 25 }, (_, i) => String(700000000000000000n + BigInt(i)))
+    const api = await service({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
+    const result = await run(RUNTIME_NODE, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
+    expect(result.code, result.stdout).toBe(0)
+    const statuses = api.received('votes').map(r => r.status)
+    expect(statuses.filter(s => s === 200)).toHaveLength(25)
+    expect(statuses.filter(s => s === 429).length, 'at most one 429 per window').toBeLessThanOrEqual(3)
+    expect(result.durationMs).toBeGreaterThanOrEqual(2_000)
+    expect(connections(api.requests), `at most ${PARALLEL_CHECKS} connections over three windows`).toBeLessThanOrEqual(PARALLEL_CHECKS)
+  })
+})
