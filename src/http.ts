@@ -232,6 +232,17 @@ function parseJson(text: string, truncated: boolean): unknown {
 function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs: number): NetworkError {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined
   const where = url.host
+  // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not
+  // 200): the request never reached the service. Only the status is taken from them.
+  const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(error instanceof Error ? error.message : '')
+  if (refused) {
+    const status = Number(refused[1])
+    const advice =
+      status === 407
+        ? 'it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
+        : `it answered ${status}: check the proxy's rules for ${where}, or set NO_PROXY for it`
+    return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false)
+  }
   if (code === 'ETIMEDOUT') {
     return new NetworkError(`no complete answer from ${where} within ${timeoutMs / 1000} s`, code, connected)
   }

@@ -1,7 +1,7 @@
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
 import { announce, announceVotes, type RunState, reportCounts, writeOutputs, writeSummary } from './report.js'
-import { Requests } from './requests.js'
+import { POLICIES, Requests } from './requests.js'
 import * as core from '@actions/core'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
@@ -17,19 +17,57 @@ const log = (line: string): void => core.info(logLine(line))
  */
 export async function run(): Promise<void> {
   const state: RunState = {}
+  let requests: Requests | undefined
+  let reporting = false
+  // A cancelled workflow or a runner's time limit ends the step with a signal (SIGINT, then
+  // SIGTERM). Whatever is waiting or in flight, the step then says what it had sent, writes its
+  // outputs and summary, and exits at once instead of finishing its waits.
+  const stop = (signal: NodeJS.Signals): void => {
+    if (reporting) return
+    reporting = true
+    state.failure = `The step was stopped by ${signal} (a cancelled workflow or a time limit). ${whatWasSent(state, requests)}`
+    core.setFailed(state.failure)
+    void report(state).finally(() => process.exit(1))
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
   try {
     const settings = readSettings()
     state.settings = settings
     for (const note of settings.notes) log(note)
-    const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs })
+    requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs })
     if (settings.mode === 'vote-check') await voteCheck(settings, requests, state)
     else await stats(settings, requests, state)
   } catch (error) {
-    state.failure = failureMessage(error)
-    core.setFailed(state.failure)
+    // After a signal, the stopped run's own failure is already reported.
+    if (!reporting) {
+      state.failure = failureMessage(error)
+      core.setFailed(state.failure)
+    }
   } finally {
-    await report(state)
+    if (!reporting) {
+      reporting = true
+      await report(state)
+    }
+    process.off('SIGTERM', stop)
+    process.off('SIGINT', stop)
   }
+}
+
+/** For a stopped run: what reached the service, from the request journal. */
+function whatWasSent(state: RunState, requests: Requests | undefined): string {
+  const journal = requests?.journal ?? []
+  if (state.settings?.mode === 'vote-check') {
+    const answered = journal.filter(attempt => attempt.what === POLICIES.vote.name && attempt.state === 'answered').length
+    return `${answered} vote check(s) had been answered; no result is reported for an unfinished check.`
+  }
+  const update = journal.filter(attempt => attempt.what === POLICIES.stats.name).at(-1)
+  if (update === undefined) return state.settings?.dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.'
+  if (update.state === 'answered') return `The stats update was sent and answered ${update.status}.`
+  return (
+    'The stats update was sent, and no answer came back: the service may have stored it. ' +
+    'With cooldown-check: true the next run reads the public record first and does not send it twice.'
+  )
 }
 
 /**

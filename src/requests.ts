@@ -111,9 +111,21 @@ export interface Limits {
   readonly totalMs: number
 }
 
+/** One attempt, as the journal keeps it: what a cancelled run reports it sent. */
+export interface Attempt {
+  /** The policy's name, e.g. "the stats update". */
+  readonly what: string
+  readonly method: string
+  /** `sending` until an answer or a failure ends it. */
+  state: 'sending' | 'answered' | 'failed'
+  status?: number
+}
+
 /** The one request helper: every request goes through it, under the step's deadline. */
 export class Requests {
   private readonly deadlineAt: number
+  /** Every attempt so far, in order. */
+  readonly journal: Attempt[] = []
 
   constructor(
     readonly limits: Limits,
@@ -139,10 +151,16 @@ export class Requests {
       signal?.throwIfAborted()
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
+      const attempt: Attempt = { what: policy.name, method: request.method, state: 'sending' }
       try {
         const { maxBodyBytes, idleMarginMs } = policy
-        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes, idleMarginMs })
+        const timeoutMs = this.attemptTimeout(policy)
+        this.journal.push(attempt)
+        answer = await send({ ...request, timeoutMs, maxBodyBytes, idleMarginMs })
+        attempt.state = 'answered'
+        attempt.status = answer.status
       } catch (error) {
+        attempt.state = 'failed'
         if (gate) gate.settle(ticket as Ticket, undefined)
         if (!(error instanceof NetworkError)) throw error
         const retry = policy.retryNetwork === 'any' || !error.delivered

@@ -88,6 +88,26 @@ describe('interpretRecord', () => {
   })
 
   it.each([
+    ['the year 2100', '2100-01-01T00:00:00Z'],
+    ['the largest date there is', '+275760-09-13T00:00:00.000Z'],
+    ['two hours ahead of the runner', new Date(Date.parse('2026-11-23T12:00:00Z') + 2 * 3_600_000).toISOString()]
+  ])('is not ok with an update time in the future (%s): it would hold every update back until then', (_label, time) => {
+    const now = Date.parse('2026-11-23T12:00:00Z')
+    const read = interpretRecord(
+      jsonAnswer(200, { commands: 1, commands_updated_at: '2026-11-23T05:00:00Z', servers_updated_at: time }),
+      now
+    )
+    expect(read.ok).toBe(false)
+    if (read.ok) return
+    expect(read.reason).toMatch(/later than the runner's clock/)
+  })
+
+  it('accepts an update time a little ahead of the runner, as clocks differ', () => {
+    const now = Date.parse('2026-11-23T12:00:00Z')
+    expect(interpretRecord(jsonAnswer(200, { servers_updated_at: '2026-11-23T12:05:00Z' }), now).ok).toBe(true)
+  })
+
+  it.each([
     [403, /verif/i],
     [404, /404/],
     [429, /429/],

@@ -57,6 +57,9 @@ export interface RecordDeps {
 /** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
 const MAX_LIMITER_WAITS = 3
 
+/** How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours. */
+const FUTURE_TOLERANCE_MS = 60 * 60 * 1000
+
 /**
  * Reads the record. A read the read limiter turns away (429, `Retry-After: 60` on the live
  * service, whose limit of 10 a minute is shared by every job on the runner's address) is
@@ -87,7 +90,7 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
       })
     }
     const receivedAt = deps.requests.clock.now()
-    const read = interpretRecord(answer)
+    const read = interpretRecord(answer, receivedAt)
     if (read.ok) return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) }
     if (answer.status !== 429) return read.problem === 'unreadable' ? unreadable(deps, read) : read
 
@@ -122,7 +125,7 @@ function lagMs(answer: HttpAnswer, receivedAt: number): number {
 }
 
 /** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
-export function interpretRecord(answer: HttpAnswer): RecordRead {
+export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): RecordRead {
   const { status } = answer
   if (status === 403) {
     return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
@@ -143,6 +146,17 @@ export function interpretRecord(answer: HttpAnswer): RecordRead {
   }
   if (record.commandsUpdatedAt === undefined && record.serversUpdatedAt === undefined) {
     return { ok: false, status, problem: 'unreadable', reason: 'the record has no update times' }
+  }
+  // The service stamps an update with its own clock, so a time well past ours is a broken (or
+  // hostile) record, not a clock: trusting it would skip every update until that date.
+  const future = [record.commandsUpdatedAt, record.serversUpdatedAt].find(d => d !== undefined && d.getTime() > now + FUTURE_TOLERANCE_MS)
+  if (future !== undefined) {
+    return {
+      ok: false,
+      status,
+      problem: 'unreadable',
+      reason: `its update time ${future.toISOString()} is later than the runner's clock (${new Date(now).toISOString()}), so it cannot be trusted`
+    }
   }
   return { ok: true, status, record }
 }

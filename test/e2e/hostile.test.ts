@@ -6,7 +6,7 @@
  * Every run also passes through runAction's secrets sweep, which looks for each secret raw,
  * Markdown- and HTML-escaped, URL- and JSON-encoded, and as any 10-character piece.
  */
-import { execFileSync } from 'node:child_process'
+import { type ChildProcess, execFileSync } from 'node:child_process'
 import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -251,5 +251,96 @@ describe.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path
     expect(result.summary).toContain('outputs could not be written')
     expect(result.summary, 'the summary still says what was sent and what came back').toMatch(/\| Answer \| \d{3}/)
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
+  })
+})
+
+describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on $name', ({ path: node }) => {
+  /** Signals the process once `ready` holds, and measures how long it takes to exit after that. */
+  function signalWhen(ready: () => boolean, signal: NodeJS.Signals): { control: (child: ChildProcess) => void; exitMs: () => number } {
+    let sentAt = 0
+    let exitedAt = 0
+    return {
+      control: child => {
+        const poll = setInterval(() => {
+          if (!ready()) return
+          clearInterval(poll)
+          sentAt = performance.now()
+          child.kill(signal)
+        }, 10)
+        child.on('exit', () => {
+          clearInterval(poll)
+          exitedAt = performance.now()
+        })
+      },
+      exitMs: () => (sentAt === 0 ? Number.NaN : exitedAt - sentAt)
+    }
+  }
+
+  it('on SIGTERM while the PATCH waits for its answer: says it may have arrived, writes result and summary, exits at once', async () => {
+    const before = patches()
+    service.inject('stats', { kind: 'hang' })
+    const stopper = signalWhen(() => patches() > before, 'SIGTERM')
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), control: stopper.control })
+    expect(stopper.exitMs(), 'exits within a second of the signal').toBeLessThan(1_000)
+    expect(result.code).toBe(1)
+    expect(patches() - before, 'exactly one PATCH, never resent').toBe(1)
+    expect(errors(result)).toEqual([
+      expect.stringMatching(/^The step was stopped by SIGTERM .*The stats update was sent, and no answer came back/)
+    ])
+    expect(result.outputs['result']).toBe('failed')
+    expect(result.outputs['command-count']).toBe('12')
+    expect(result.summary).toContain('### Bot stats: failed')
+    expect(result.summary).toContain('no answer came back')
+  })
+
+  it('on SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {
+    const before = service.requests.length
+    service.inject('record', {
+      kind: 'answer',
+      status: 429,
+      headers: {
+        'content-type': 'application/json',
+        'retry-after': '30',
+        'ratelimit-limit': '10',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '30'
+      },
+      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 30 })
+    })
+    const stopper = signalWhen(() => service.requests.length > before, 'SIGINT')
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12', 'cooldown-check': 'true' }), control: stopper.control })
+    expect(stopper.exitMs(), 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(1_000)
+    expect(result.code).toBe(1)
+    expect(
+      service.requests.slice(before).map(r => r.method),
+      'the record read only'
+    ).toEqual(['GET'])
+    expect(errors(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)])
+    expect(result.outputs['result']).toBe('failed')
+    expect(result.summary).toContain('The stats update was not sent')
+  })
+})
+
+describe.each(NODES)('a public record with hostile update times, on $name', ({ path: node }) => {
+  it.each([
+    ['in the year 2100', new Date('2100-01-01T00:00:00Z')],
+    ['at the largest date there is', new Date(8.64e15)]
+  ])('an update time %s: sends nothing, says why and how to override, and gives no next-update-at', async (_label, time) => {
+    const bot = '223456789012345678'
+    const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
+    closers.push(() => emulator.close())
+    const result = await runAction({
+      node,
+      inputs: { ...inputs({ 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }
+    })
+    expect(result.code).toBe(0)
+    expect(
+      emulator.requests.filter(r => r.method === 'PATCH'),
+      'no PATCH'
+    ).toHaveLength(0)
+    expect(result.outputs['result']).toBe('skipped')
+    expect(result.outputs['next-update-at'] ?? '').toBe('')
+    const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
+    expect(warnings).toEqual([expect.stringMatching(/later than the runner's clock.*cooldown-check: false sends without the check/)])
   })
 })

@@ -124,6 +124,22 @@ describe.each(NODES)('proxies and redirects on $name', ({ path: node }) => {
     expect(api.received('stats')[0]!.headers.authorization).toBe(KEY)
   })
 
+  it('fails with one clear error about proxy authentication when the proxy answers 407, without its credentials', async () => {
+    const api = await service()
+    const forward = await proxy({ [SERVICE]: api.port })
+    forward.requireAuthorization = `Basic ${Buffer.from('robot:the-right-Pa55word').toString('base64')}`
+    const password = 'wr0ng-Pa55word-Xq7'
+    const proxyUrl = forward.url.replace('http://', `http://robot:${password}@`)
+    const result = await run(node, { 'command-count': '12' }, { env: { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: CA } })
+
+    const message = expectCleanFailure(result)
+    expect(message).toMatch(/proxy .*407|407.*proxy/i)
+    expect(message).toMatch(/authenticat/i)
+    expect(message).not.toContain(password)
+    expect(forward.connects, 'the record read, not retried against a refusing proxy more than its policy allows').not.toHaveLength(0)
+    expect(api.requests, 'nothing reached the service').toEqual([])
+  })
+
   it('goes direct to a NO_PROXY host, and fails clearly when that host cannot be reached', async () => {
     const api = await service()
     const fake = await discord()

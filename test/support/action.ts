@@ -4,7 +4,7 @@
  * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
  * environment than a runner gives.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -93,6 +93,8 @@ export interface RunOptions {
   files?: Record<string, string>
   /** Prepares the workspace further (links, pipes, sparse files) before the process starts. */
   setup?: (workspace: string) => Promise<void>
+  /** Called with the started process, e.g. to signal it at a known moment. */
+  control?: (child: ChildProcess) => void
   /** Extra environment, on top of what a runner sets. */
   env?: Record<string, string>
   node?: string
@@ -183,7 +185,7 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } = await prepareRun(options)
   const started = performance.now()
   try {
-    const { code, stdout, stderr } = await spawnBundle(node, bundle, env, workspace, options.timeoutMs ?? 30_000)
+    const { code, stdout, stderr } = await spawnBundle(node, bundle, env, workspace, options.timeoutMs ?? 30_000, options.control)
     const durationMs = performance.now() - started
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')
@@ -215,10 +217,12 @@ function spawnBundle(
   bundle: string,
   env: Record<string, string>,
   cwd: string,
-  timeoutMs: number
+  timeoutMs: number,
+  control?: (child: ChildProcess) => void
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(node, [bundle], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    control?.(child)
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

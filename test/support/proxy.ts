@@ -21,6 +21,8 @@ export class ForwardProxy {
   readonly requests: string[] = []
   /** `host:port` -> loopback port; may be changed while the proxy runs. */
   readonly map: Map<string, number>
+  /** When set, the `Proxy-Authorization` a request must carry; others are answered 407. */
+  requireAuthorization: string | undefined
   private readonly server: http.Server
   private readonly sockets = new Set<net.Socket>()
 
@@ -66,6 +68,12 @@ export class ForwardProxy {
     const target = req.url ?? ''
     this.connects.push(target)
     client.on('error', () => client.destroy())
+    if (this.requireAuthorization !== undefined && req.headers['proxy-authorization'] !== this.requireAuthorization) {
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+      )
+      return
+    }
     const port = this.target(target)
     if (port === undefined) {
       client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
