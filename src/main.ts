@@ -6,7 +6,7 @@ import * as core from '@actions/core'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
 import { logLine, redact } from './redact.js'
-import { readSettings, type Settings } from './settings.js'
+import { readSettings, type StatsSettings, type VoteSettings } from './settings.js'
 
 const log = (line: string): void => core.info(logLine(line))
 
@@ -94,7 +94,7 @@ async function report(state: RunState): Promise<void> {
   await writeSummary(state)
 }
 
-async function stats(settings: Settings, requests: Requests, state: RunState): Promise<void> {
+async function stats(settings: StatsSettings, requests: Requests, state: RunState): Promise<void> {
   const counts = await resolveCounts(settings, { requests, log })
   state.counts = counts
   reportCounts(counts)
@@ -114,7 +114,7 @@ async function stats(settings: Settings, requests: Requests, state: RunState): P
   if (outcome.error !== undefined) throw outcome.error
 }
 
-async function voteCheck(settings: Settings, requests: Requests, state: RunState): Promise<void> {
+async function voteCheck(settings: VoteSettings, requests: Requests, state: RunState): Promise<void> {
   if (settings.dryRun || settings.apiKey === undefined) {
     log(`Dry run: would check the votes of ${settings.userIds.join(', ')}.`)
     return

@@ -96,3 +96,49 @@ export function logLine(text: string): string {
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g')
+
+/** Shorter lines of a secret are not masked on their own: they could be common words. */
+const MIN_MASKED_PART = 8
+
+/**
+ * Masks a secret as a whole, never a common word in it. A token written with its scheme word
+ * (`Bot xyz`, `Bearer xyz`) is also masked without it, and each line of a multi-line value
+ * that is long enough on its own, because the runner masks line by line. A refused value is
+ * still a secret, so this runs before any validation.
+ */
+export function maskSecret(secret: string, mask: (secret: string) => void): void {
+  if (secret === '') return
+  const parts = new Set([secret])
+  const scheme = /^(?:Bot|Bearer)\s+(\S[\s\S]*)$/i.exec(secret)
+  if (scheme) parts.add(scheme[1]!)
+  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
+  for (const part of parts) mask(part)
+}
+
+/**
+ * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
+ * the password and the whole user:password pair, as written and decoded.
+ */
+export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
+  const found = new Set<string>()
+  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+    const value = env[name]
+    if (!value) continue
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      continue
+    }
+    if (url.password === '') continue
+    for (const text of [url.password, `${url.username}:${url.password}`]) {
+      found.add(text)
+      try {
+        found.add(decodeURIComponent(text))
+      } catch {
+        // Not valid percent-encoding: only the form as written can appear.
+      }
+    }
+  }
+  return [...found]
+}

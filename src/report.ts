@@ -3,7 +3,7 @@ import * as core from '@actions/core'
 import type { PublicRecord, StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
 import { logLine, redact } from './redact.js'
-import { DEFAULT_BASE_URL, type Settings } from './settings.js'
+import { DEFAULT_BASE_URL, type Settings, type VoteSettings } from './settings.js'
 
 /*
  * Every line and annotation goes through these: secrets redacted from any text that came from
@@ -167,7 +167,7 @@ const HEADLINES: Record<string, string> = {
 
 /** The summary as GitHub-flavoured Markdown. Every text from outside is escaped. */
 export function renderSummary(state: RunState): string {
-  if (state.settings?.mode === 'vote-check') return renderVoteSummary(state)
+  if (state.settings?.mode === 'vote-check') return renderVoteSummary(state, state.settings)
   const { settings, counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : (outcome?.result ?? 'failed')
   const headline =
@@ -201,8 +201,7 @@ export function renderSummary(state: RunState): string {
   return lines.join('\n')
 }
 
-function renderVoteSummary(state: RunState): string {
-  const settings = state.settings!
+function renderVoteSummary(state: RunState, settings: VoteSettings): string {
   const result = voteResult(state)
   const lines = [`### Vote check: ${result}`, '', '| | |', '|---|---|']
   lines.push(`| Bot | ${botLink(settings)} |`, `| Service | ${addressLink(settings.baseUrl)} |`, `| Result | **${result}** |`, '')

@@ -1,35 +1,16 @@
 import { resolve } from 'node:path'
 import { ActionError, InputError } from './errors.js'
-import { addSecret, CONTROL_CHARACTER } from './redact.js'
+import { addSecret, CONTROL_CHARACTER, maskSecret, proxyCredentials } from './redact.js'
 import * as core from '@actions/core'
 
-export type Mode = 'stats' | 'vote-check'
-
-/** Everything the run needs from its inputs: read once, validated, frozen. */
-export interface Settings {
-  readonly mode: Mode
+/** What every run needs, whatever the mode. */
+interface CommonSettings {
   readonly botId: string
   /** Absent only in a dry run without a key. */
   readonly apiKey: string | undefined
-  readonly commandCount: number | undefined
-  readonly serverCount: number | undefined
-  /** The commands-file input as given (for messages) and resolved against the workspace. */
-  readonly commandsFile: { readonly given: string; readonly path: string } | undefined
-  readonly countSubcommands: boolean
-  readonly discordToken: string | undefined
-  /** Discord's API base address without a trailing slash. */
-  readonly discordApiUrl: string
-  /** Reads a manifest from the repository when the workspace has no checkout. */
-  readonly github: GitHubContext
-  /** vote-check mode: the users to check, de-duplicated. */
-  readonly userIds: readonly string[]
-  readonly failIfNotVoted: boolean
-  /** vote-check mode: the longest total wait for the service's rate limit. */
-  readonly rateLimitWaitMs: number
   /** The service's base address without a trailing slash; may carry a path prefix. */
   readonly baseUrl: string
   readonly dryRun: boolean
-  readonly cooldownCheck: boolean
   /** One request attempt: connect, send, read the whole answer. */
   readonly requestTimeoutMs: number
   /** The whole step, waits and retries included. */
@@ -37,6 +18,37 @@ export interface Settings {
   /** What the log should say about how the inputs were taken. */
   readonly notes: readonly string[]
 }
+
+/** `mode: stats`: where the counts come from, and how the update is sent. */
+export interface StatsSettings extends CommonSettings {
+  readonly mode: 'stats'
+  readonly cooldownCheck: boolean
+  readonly commandCount: number | undefined
+  readonly serverCount: number | undefined
+  /** The commands-file input as given (for messages) and resolved against the workspace. */
+  readonly commandsFile: { readonly given: string; readonly path: string } | undefined
+  readonly countSubcommands: boolean
+  readonly discordToken: string | undefined
+  /** Discord's API base address without a trailing slash; '' without a Discord token. */
+  readonly discordApiUrl: string
+  /** Reads a manifest from the repository when the workspace has no checkout. */
+  readonly github: GitHubContext
+}
+
+/** `mode: vote-check`: whose votes to check. */
+export interface VoteSettings extends CommonSettings {
+  readonly mode: 'vote-check'
+  /** The users to check, de-duplicated. */
+  readonly userIds: readonly string[]
+  readonly failIfNotVoted: boolean
+  /** The longest total wait for the service's rate limit. */
+  readonly rateLimitWaitMs: number
+}
+
+/** Everything the run needs from its inputs: read once, validated, frozen; one shape per mode. */
+export type Settings = StatsSettings | VoteSettings
+
+export type Mode = Settings['mode']
 
 /** The service's accepted ranges (the OpenAPI document's `minimum`/`maximum`). */
 export const COMMAND_COUNT_MAX = 1_000
@@ -104,54 +116,40 @@ export function parseSettings(
         `so each request may take at most ${timeoutMs / 1000} s, the time the whole step may take.`
     )
   }
-  const stats = mode === 'stats' ? parseStatsInputs(get, env) : refuseOtherMode(get, STATS_INPUTS, 'stats', NO_STATS)
-  const votes = mode === 'vote-check' ? parseVoteInputs(get) : refuseOtherMode(get, VOTE_INPUTS, 'vote-check', NO_VOTES)
-  return Object.freeze({
-    mode,
+  const common: CommonSettings = {
     botId,
     apiKey: key,
     baseUrl,
     dryRun,
-    cooldownCheck,
     requestTimeoutMs: Math.min(requestTimeoutMs, timeoutMs),
     timeoutMs,
-    notes: Object.freeze(notes),
-    ...stats,
-    ...votes
-  })
+    notes: Object.freeze(notes)
+  }
+  if (mode === 'stats') {
+    refuseOtherMode(get, VOTE_INPUTS, 'vote-check')
+    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) })
+  }
+  refuseOtherMode(get, STATS_INPUTS, 'stats')
+  return Object.freeze({ ...common, mode, ...parseVoteInputs(get) })
 }
 
-type StatsInputs = Pick<
-  Settings,
-  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
->
-type VoteInputs = Pick<Settings, 'userIds' | 'failIfNotVoted' | 'rateLimitWaitMs'>
+type StatsInputs = Omit<StatsSettings, keyof CommonSettings | 'mode' | 'cooldownCheck'>
+type VoteInputs = Omit<VoteSettings, keyof CommonSettings | 'mode'>
 
-/** Inputs that belong to one mode, and what each holds when it is unused. */
+/** Inputs that belong to one mode. */
 const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands']
 const VOTE_INPUTS = ['user-id', 'fail-if-not-voted']
-const NO_STATS: StatsInputs = {
-  commandCount: undefined,
-  serverCount: undefined,
-  commandsFile: undefined,
-  countSubcommands: false,
-  discordToken: undefined,
-  discordApiUrl: '',
-  github: { token: undefined, workspace: '', repository: undefined, sha: undefined }
-}
-const NO_VOTES: VoteInputs = { userIds: [], failIfNotVoted: false, rateLimitWaitMs: 0 }
 
 /**
  * An input of the other mode is most likely a mistake (a copied step, a wrong mode), so it
  * is refused rather than ignored. Booleans count as set when true.
  */
-function refuseOtherMode<T>(get: InputReader, inputs: string[], mode: Mode, unused: T): T {
+function refuseOtherMode(get: InputReader, inputs: string[], mode: Mode): void {
   for (const input of inputs) {
     const value = get(input)
     if (value === '' || value === 'false' || value === 'False' || value === 'FALSE') continue
     throw new InputError(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`)
   }
-  return unused
 }
 
 function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>): StatsInputs {
@@ -270,52 +268,6 @@ function oneLineInputs(get: InputReader): InputReader {
     }
     return value
   }
-}
-
-/** Shorter lines of a secret are not masked on their own: they could be common words. */
-const MIN_MASKED_PART = 8
-
-/**
- * Masks a secret as a whole, never a common word in it. A token written with its scheme word
- * (`Bot xyz`, `Bearer xyz`) is also masked without it, and each line of a multi-line value
- * that is long enough on its own, because the runner masks line by line. A refused value is
- * still a secret, so this runs before any validation.
- */
-function maskSecret(secret: string, mask: (secret: string) => void): void {
-  if (secret === '') return
-  const parts = new Set([secret])
-  const scheme = /^(?:Bot|Bearer)\s+(\S[\s\S]*)$/i.exec(secret)
-  if (scheme) parts.add(scheme[1]!)
-  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
-  for (const part of parts) mask(part)
-}
-
-/**
- * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
- * the password and the whole user:password pair, as written and decoded.
- */
-export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
-  const found = new Set<string>()
-  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
-    const value = env[name]
-    if (!value) continue
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      continue
-    }
-    if (url.password === '') continue
-    for (const text of [url.password, `${url.username}:${url.password}`]) {
-      found.add(text)
-      try {
-        found.add(decodeURIComponent(text))
-      } catch {
-        // Not valid percent-encoding: only the form as written can appear.
-      }
-    }
-  }
-  return [...found]
 }
 
 /**

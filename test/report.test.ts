@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest'
 import type { Counts } from '../src/counts/index.js'
 import { escapeText, type RunState, renderSummary } from '../src/report.js'
 import type { RecordRead, StatsOutcome } from '../src/service/stats.js'
-import type { Settings } from '../src/settings.js'
+import type { StatsSettings } from '../src/settings.js'
 
 const BOT_ID = '123456789012345678'
 const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
 
-function settings(baseUrl = 'https://api.discord.place', over: Partial<Settings> = {}): Settings {
+function settings(baseUrl = 'https://api.discord.place', over: Partial<StatsSettings> = {}): StatsSettings {
   return Object.freeze({
     mode: 'stats',
     botId: BOT_ID,
@@ -20,9 +20,6 @@ function settings(baseUrl = 'https://api.discord.place', over: Partial<Settings>
     discordToken: undefined,
     discordApiUrl: '',
     github: { token: undefined, workspace: '/tmp', repository: undefined, sha: undefined },
-    userIds: [],
-    failIfNotVoted: false,
-    rateLimitWaitMs: 0,
     baseUrl,
     dryRun: false,
     cooldownCheck: true,
@@ -55,7 +52,7 @@ function outcome(fields: Partial<StatsOutcome> & Pick<StatsOutcome, 'result'>): 
   }
 }
 
-function state(s: Settings, o: StatsOutcome, failure?: string): RunState {
+function state(s: StatsSettings, o: StatsOutcome, failure?: string): RunState {
   const counts: Counts = {
     command: s.commandCount === undefined ? undefined : { value: s.commandCount, source: 'input command-count' },
     server: s.serverCount === undefined ? undefined : { value: s.serverCount, source: 'input server-count' },

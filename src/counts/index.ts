@@ -1,5 +1,5 @@
 import type { Requests } from '../requests.js'
-import type { Settings } from '../settings.js'
+import type { StatsSettings } from '../settings.js'
 
 /** A count and where it came from, so the log and the summary can say so. */
 export interface ResolvedCount {
@@ -17,7 +17,7 @@ export interface Counts {
 
 /** What resolving the counts needs from the settings. */
 export type CountInputs = Pick<
-  Settings,
+  StatsSettings,
   'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
 >
 
