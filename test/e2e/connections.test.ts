@@ -1,6 +1,6 @@
 /**
- * End to end: the bundled action keeps one connection per host within a run, no more
- * connections than checks in flight for vote checks, and ends as soon as its work is done
+ * End to end: the bundled action keeps one connection per host within a run, vote checks
+ * included (they go one at a time), and ends as soon as its work is done
  * although the servers keep idle connections open for 5 s, as the live service does.
  */
 import { readFileSync } from 'node:fs'
@@ -15,8 +15,6 @@ import type { RecordedRequest } from '../support/server.js'
 const BOT = '123456789012345678'
 const KEY = 'dp_connections-key_4d5e6f'
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4567'
-/** Vote checks the action runs at once (DEFAULT_CONCURRENCY in src/service/votes.ts). */
-const PARALLEL_CHECKS = 6
 
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
 const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
@@ -121,19 +119,20 @@ describe.each(NODES)('connections on $name', ({ path: node }) => {
     expect(exitDelayMs(result.exitedNs, ...all), 'the process exits within a second').toBeLessThan(1_000)
   })
 
-  it('checks 25 votes on no more connections than checks in flight, and exits within a second', async () => {
+  it('checks 25 votes one at a time on one connection, and exits within a second', async () => {
     const users = Array.from({ length: 25 }, (_, i) => String(600000000000000000n + BigInt(i)))
     const api = await service()
     const result = await run(node, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
     expect(result.code, result.stdout).toBe(0)
     expect(api.received('votes').map(r => r.status)).toEqual(users.map(() => 200))
-    expect(connections(api.requests), `at most ${PARALLEL_CHECKS} connections for 25 checks`).toBeLessThanOrEqual(PARALLEL_CHECKS)
+    expect(connections(api.requests), 'exactly one connection for 25 checks').toBe(1)
+    expect(api.requests.map(r => r.headers.connection)).toEqual(users.map(() => 'keep-alive'))
     expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
   })
 })
 
 describe('connections across rate-limit windows', () => {
-  it('keeps the connections of vote checks paced by the limiter, and still paces them', async () => {
+  it('keeps the one connection of vote checks paced by the limiter, and still paces them', async () => {
     const users = Array.from({ length: 25 }, (_, i) => String(700000000000000000n + BigInt(i)))
     const api = await service({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
     const result = await run(RUNTIME_NODE, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
@@ -142,6 +141,6 @@ describe('connections across rate-limit windows', () => {
     expect(statuses.filter(s => s === 200)).toHaveLength(25)
     expect(statuses.filter(s => s === 429).length, 'at most one 429 per window').toBeLessThanOrEqual(3)
     expect(result.durationMs).toBeGreaterThanOrEqual(2_000)
-    expect(connections(api.requests), `at most ${PARALLEL_CHECKS} connections over three windows`).toBeLessThanOrEqual(PARALLEL_CHECKS)
+    expect(connections(api.requests), 'exactly one connection over three windows').toBe(1)
   })
 })
