@@ -8,7 +8,6 @@ export const modules = {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   e: () => (/* binding */ countCommands)
 /* harmony export */ });
-/* unused harmony export MAX_COMMANDS */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8750);
 
@@ -17,8 +16,6 @@ export const modules = {
 const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
-/** The service's maximum command count. */
-const MAX_COMMANDS = _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU;
 /**
  * Counts application commands as the bot's listing should show them: each distinct
  * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
@@ -42,9 +39,9 @@ function countCommands(list, countSubcommands) {
         const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
         return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
     });
-    if (count > MAX_COMMANDS) {
+    if (count > _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
-            `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+            `service's maximum of ${_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
     }
     return { count, warnings };
 }

@@ -264,14 +264,16 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
 }
 
 /**
- * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else
- * `RateLimit-Reset` when the limiter is spent (a 429, or `RateLimit-Remaining: 0`). On any
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
+ * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
+ * `RateLimit-Remaining: 0`). On any
  * other answer `RateLimit-Reset` only describes the limiter's window, not a wait: a 5xx
  * carrying it is retried after a backoff, not held back for the window.
  */
-export function retryAfterMs(answer: HttpAnswer): number | undefined {
+export function retryAfterMs(answer: HttpAnswer, options: { limiterReset?: boolean } = {}): number | undefined {
   const body = answer.json as { retry_after?: unknown } | undefined
-  const spent = answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0'
+  const spent =
+    options.limiterReset !== false && (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0')
   const seconds = [body?.retry_after, answer.headers['retry-after'], spent ? answer.headers['ratelimit-reset'] : undefined]
     .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
     .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)

@@ -39,7 +39,7 @@ export function clearSecrets(): void {
 }
 
 /** The forms a secret takes when a remote text, a log line or the summary carries it. */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1)
   const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
   const markdown = secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')
@@ -89,7 +89,10 @@ function redactFragments(text: string): string {
  * workflow command.
  */
 export function logLine(text: string): string {
-  return redact(text).replace(CONTROL_RUNS, ' ')
+  const line = redact(text).replace(CONTROL_RUNS, ' ')
+  // The runner reads a line that begins with `::` (after spaces) as a command, so such a line
+  // is shown with its colons apart.
+  return /^\s*::/.test(line) ? line.replace('::', ': :') : line
 }
 
 /** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */

@@ -1,6 +1,7 @@
 import type { Counts, ResolvedCount } from './counts/index.js'
 import * as core from '@actions/core'
-import type { PublicRecord, StatsOutcome } from './service/stats.js'
+import type { PublicRecord } from './service/record.js'
+import type { StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
 import { logLine, redact } from './redact.js'
 import { DEFAULT_BASE_URL, type Settings, type VoteSettings } from './settings.js'
@@ -101,7 +102,7 @@ export function announce(outcome: StatsOutcome): void {
   const next = outcome.nextUpdateAt?.toISOString()
   switch (outcome.result) {
     case 'updated':
-      info(`Stats updated (${describeBody(outcome)}). The next update is accepted from ${next}.`)
+      info(`Stats updated (${JSON.stringify(outcome.body)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
       // A skip for an unreadable record is explained by its warning.
@@ -130,15 +131,11 @@ export function announce(outcome: StatsOutcome): void {
       )
       break
     case 'dry-run':
-      info(`Dry run: nothing sent. A real run would send ${describeBody(outcome)}.`)
+      info(`Dry run: nothing sent. A real run would send ${JSON.stringify(outcome.body)}.`)
       break
     case 'failed':
       break
   }
-}
-
-function describeBody(outcome: StatsOutcome): string {
-  return JSON.stringify(outcome.body)
 }
 
 /** Writes the job summary section; a missing summary file (a local run) is not an error. */

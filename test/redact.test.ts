@@ -54,6 +54,12 @@ describe('redact', () => {
 })
 
 describe('logLine', () => {
+  it('never begins with ::, which the runner would read as a command', () => {
+    expect(logLine('::stop-commands::zz is not in the workspace')).toBe(': :stop-commands::zz is not in the workspace')
+    expect(logLine('  ::error::x')).toBe('  : :error::x')
+    expect(logLine('file ::error::x')).toBe('file ::error::x')
+  })
+
   it('keeps a line to one line, so nothing in it can start a workflow command', () => {
     expect(logLine('file a.json\n::error::x\r\n::add-mask::Bot\u2028y\u001b[31m')).toBe('file a.json ::error::x ::add-mask::Bot y [31m')
   })

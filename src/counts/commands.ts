@@ -7,7 +7,6 @@ const SUB_COMMAND = 1
 const SUB_COMMAND_GROUP = 2
 
 /** The service's maximum command count. */
-export const MAX_COMMANDS = COMMAND_COUNT_MAX
 
 export interface CommandCount {
   readonly count: number
@@ -43,10 +42,10 @@ export function countCommands(list: CommandList, countSubcommands: boolean): Com
       const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)]
       return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`
     })
-  if (count > MAX_COMMANDS) {
+  if (count > COMMAND_COUNT_MAX) {
     throw new ActionError(
       `${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
-        `service's maximum of ${MAX_COMMANDS}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`
+        `service's maximum of ${COMMAND_COUNT_MAX}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`
     )
   }
   return { count, warnings }

@@ -89,7 +89,9 @@ async function readManifest(inputs: CountInputs, deps: CountDeps) {
     repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
     fromRepository: canFallBack
       ? async path => {
-          deps.log(`${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`)
+          deps.log(
+            `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
+          )
           const { readRepositoryFile } = await import('./github.js')
           return readRepositoryFile({ token, repository, ref: sha, path }, deps.requests)
         }

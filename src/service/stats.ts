@@ -6,10 +6,6 @@ import { answerFromStatusLine, explainFailure, kindOf429, serviceMessage } from 
 import { confirmDelivery } from './delivery.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead, readPublicRecord } from './record.js'
 
-// What the report (and its tests) read about the record and the answers, from one place.
-export { explainFailure, serviceMessage } from './answers.js'
-export { COOLDOWN_MS, cooldownEnds, interpretRecord, type PublicRecord, type RecordRead } from './record.js'
-
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
 export interface StatsBody {
   command_count?: number
@@ -87,8 +83,26 @@ export async function updateStats(plan: StatsPlan, deps: StatsDeps): Promise<Sta
     )
     return { ...base, result: 'failed', nextUpdateAt: undefined, error: failure }
   }
+  if (record !== undefined && !record.ok && record.problem === 'absent' && !plan.dryRun) {
+    // The stats route answers 404 for the same bot: fail before spending a request on it.
+    const failure = new ActionError(
+      `The service lists no bot with ID ${plan.botId} (its public record answered 404), so nothing was sent. ` +
+        "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place."
+    )
+    return { ...base, result: 'failed', nextUpdateAt: undefined, error: failure }
+  }
   const from = record?.ok ? acceptsFrom(record) : undefined
   const waiting = from !== undefined && from.getTime() > now(deps).getTime()
+  if (record?.ok && record.cached && !waiting && !plan.dryRun) {
+    // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
+    // never clear one.
+    warnings.push(
+      "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
+        'update, and an update within 6 hours of it would be a strike. The next run will try again. ' +
+        '(cooldown-check: false sends without the check.)'
+    )
+    return { ...base, result: 'skipped', nextUpdateAt: undefined }
+  }
 
   if (plan.dryRun) {
     if (waiting) deps.log(`Dry run: a real run would skip the update until ${from.toISOString()}.`)
@@ -179,7 +193,9 @@ async function settle(
   if (answer.status === 429 && kindOf429(answer) === 'limiter') {
     // Turned away before the service looked at the update: try again once the limiter's
     // window has passed, or later if the record says the 6-hour window ends later.
-    const wait = retryAfterMs(answer)
+    // Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing
+    // about when an update is accepted (interface.md: never next-update-at's source).
+    const wait = retryAfterMs(answer, { limiterReset: false })
     const fromLimiter = wait === undefined ? undefined : new Date(now(deps).getTime() + wait)
     const fromRecord = record?.ok ? acceptsFrom(record) : undefined
     const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))

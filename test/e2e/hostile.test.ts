@@ -194,22 +194,46 @@ describe.each(NODES)('inputs that try to start workflow commands, on $name', ({ 
     ['cooldown-check', { 'cooldown-check': 'true' + INJECTION, 'command-count': '12' }],
     ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
     ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
-    ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678' + INJECTION }]
+    ['count-subcommands', { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }],
+    ['user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678' + INJECTION }],
+    [
+      'fail-if-not-voted',
+      { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'fail-if-not-voted': 'true' + INJECTION }
+    ],
+    ['rate-limit-wait', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'rate-limit-wait': '60' + INJECTION }]
   ])('%s: refused by name, and the runner finds no injected command', async (input, change) => {
     const before = service.requests.length
     const result = await runAction({ node, inputs: inputs(change) })
     expect(result.code).toBe(1)
     expect(errors(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
-    expect(
-      result.commands.map(c => c.command),
-      'no command but our own masks and the one error'
-    ).toEqual(expect.not.arrayContaining(['set-output', 'stop-commands']))
-    expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
-    expect(result.commands.map(c => c.message)).not.toContain('INJECTED')
+    expectOnlyOwnCommands(result)
     expect(result.outputs['result']).toBe('failed')
     expect(service.requests.length, 'nothing sent').toBe(before)
   })
+
+  it('a commands-file that begins with :: (no line break) starts no command in the log', async () => {
+    const result = await runAction({ node, inputs: inputs({ 'commands-file': '::stop-commands::pwned', 'command-count': '' }) })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringMatching(/^Input 'commands-file' \(::stop-commands::pwned\)/)])
+    expectOnlyOwnCommands(result)
+    expect(result.stdout.split('\n').filter(line => /^\s*::/.test(line) && !/^::(add-mask|error|debug)::/.test(line))).toEqual([])
+  })
 })
+
+/**
+ * What the runner parsed from stdout is only the action's own: masks for the secrets it was
+ * given (never the word "Bot"), at most one error, debug lines; no injected command.
+ */
+function expectOnlyOwnCommands(result: RunResult): void {
+  const kinds = [...new Set(result.commands.map(c => c.command))]
+  expect(
+    kinds.filter(kind => !['add-mask', 'error', 'debug'].includes(kind)),
+    'commands the action never writes'
+  ).toEqual([])
+  expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
+  // The one error may quote the refused value (escaped, so it is text); nothing else may carry it.
+  expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
+}
 
 describe.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
   it('fails before any PATCH when Discord reports more than 10,000,000 servers', async () => {

@@ -278,7 +278,15 @@ describe('answers the live service and the original description leave open', () 
     service.inject('stats', {
       kind: 'answer',
       status: 429,
-      headers: { 'Content-Type': 'application/json', 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '120' },
+      // The limiter's window ends in 30 minutes; the wait it names is 2 minutes. next-update-at
+      // follows the named wait, never RateLimit-Reset (interface.md).
+      headers: {
+        'Content-Type': 'application/json',
+        'Retry-After': '120',
+        'RateLimit-Limit': '2',
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': '1800'
+      },
       body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 120 })
     })
     const before = Date.now()
@@ -288,7 +296,24 @@ describe('answers the live service and the original description leave open', () 
     expect(result.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
     const next = Date.parse(result.outputs['next-update-at']!)
     expect(next).toBeGreaterThanOrEqual(before + 120_000)
-    expect(next).toBeLessThanOrEqual(Date.now() + 120_000)
+    expect(next, 'from Retry-After, not from RateLimit-Reset').toBeLessThanOrEqual(Date.now() + 120_000)
+  })
+
+  it('leaves next-update-at empty for a limiter 429 that names no wait, whatever RateLimit-Reset says', async () => {
+    const service = await start()
+    service.inject('stats', {
+      kind: 'answer',
+      status: 429,
+      headers: { 'Content-Type': 'application/json', 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1500' },
+      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429 })
+    })
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '5', 'base-url': service.url, 'cooldown-check': 'false' }
+    })
+    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
+    expect(result.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
+    expect(result.outputs['next-update-at'] ?? '', 'never from RateLimit-Reset').toBe('')
   })
 
   it('quotes the service on a 500 and says the problem is on its side', async () => {
@@ -337,6 +362,32 @@ describe('key safety against the live service answers', () => {
     ...extra
   })
   const warnings = (result: RunResult): string[] => result.commands.filter(c => c.command === 'warning').map(c => c.message)
+
+  it('a record served from a cache (Age > 0) that shows an old update: sends nothing, as it may predate the last update', async () => {
+    const service = await start()
+    const old = new Date(Date.now() - 7 * HOUR).toISOString()
+    service.inject('record', {
+      kind: 'answer',
+      status: 200,
+      headers: { 'Content-Type': 'application/json', Age: '120' },
+      body: JSON.stringify({ id: BOT, commands: 12, servers: 1204, commands_updated_at: old, servers_updated_at: old, verified: true })
+    })
+    const result = await runAction({ node, inputs: inputs(service) })
+    expect(result.code).toBe(0)
+    expect(service.received('stats'), 'no PATCH').toHaveLength(0)
+    expect(result.outputs).toMatchObject({ result: 'skipped' })
+    expect(result.outputs['next-update-at'] ?? '').toBe('')
+    expect(warnings(result)).toEqual([expect.stringMatching(/^Stats not sent: the bot's public record came from a cache/)])
+  })
+
+  it('a record that answers 404 (no such bot): fails before any PATCH, naming bot-id', async () => {
+    const service = await start()
+    const result = await runAction({ node, inputs: { ...inputs(service), 'bot-id': '999999999999999999' } })
+    expect(result.code).toBe(1)
+    expect(service.received('stats'), 'no PATCH').toHaveLength(0)
+    expect(errorLines(result)).toEqual([expect.stringMatching(/^The service lists no bot with ID 999999999999999999 .*Check bot-id/)])
+    expect(result.outputs).toMatchObject({ result: 'failed', status: '404' })
+  })
 
   it('read limiter (10/min per IP, 429 + Retry-After): waits it out, reads again, and skips a recent update', async () => {
     const updated = new Date(Date.now() - HOUR)
