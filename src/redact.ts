@@ -21,15 +21,18 @@ const forms = new Set<string>()
 /** Every FRAGMENT-character window of every form; rebuilt when a secret is added. */
 let pieces = new Set<string>()
 
-/** Remembers a secret (every form of it) for `redact`. Returns the forms, for the runner's masks. */
+/**
+ * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
+ * (as it is, URL- or JSON-encoded), for the runner's masks; the escaped forms only a summary
+ * could carry are left to `redact`.
+ */
 export function addSecret(secret: string): string[] {
   if (secret.length === 0) return []
-  const added = secretForms(secret).filter(form => form.length > 0)
-  for (const form of added) {
+  for (const form of secretForms(secret)) {
     forms.add(form)
     for (let i = 0; i + FRAGMENT <= form.length; i++) pieces.add(form.slice(i, i + FRAGMENT))
   }
-  return added
+  return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])]
 }
 
 /** Forgets every secret (tests only). */
@@ -49,7 +52,7 @@ function secretForms(secret: string): string[] {
   } catch {
     // A secret that is not text cannot be base64-encoded by a remote either.
   }
-  return [...new Set(forms)]
+  return [...new Set(forms)].filter(form => form.length > 0)
 }
 
 /** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
