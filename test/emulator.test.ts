@@ -154,6 +154,16 @@ describe('service emulator: PATCH /bots/{id}/stats', () => {
     expect(service.bot(BOT).commands).toBe(3)
   })
 
+  it("a bot submitted an hour ago: its creation time is its command count's update time, so a first update is a strike", async () => {
+    const created = new Date(Date.now() - HOUR)
+    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, createdAt: created, verified: false }] })
+    emulator = service
+    expect(service.bot(BOT).commandsUpdatedAt).toEqual(created)
+    const first = await patch({ server_count: 0 })
+    expect(first.status).toBe(429)
+    expect(service.bot(BOT).strikes).toHaveLength(1)
+  })
+
   it('the 6-hour rule: strikes older than 6 hours are dropped; a count updated within 6 hours refuses the whole update', async () => {
     const now = Date.now()
     const service = await start([

@@ -471,8 +471,9 @@ describe('key safety against the live service answers', () => {
     })
   })
 
-  it('an unverified bot (record 403): one warning that the update is not protected, and the summary says so', async () => {
-    const service = await start({ verified: false, commandsUpdatedAt: new Date(Date.now() - HOUR) })
+  it('an unverified bot submitted an hour ago (record 403): one warning that the update is not protected, and the summary says so', async () => {
+    // The live service stamps a new bot's command count with its creation time (service-behaviour.md).
+    const service = await start({ verified: false, createdAt: new Date(Date.now() - HOUR) })
     const result = await runAction({ node, inputs: inputs(service) })
 
     expect(result.code).toBe(0)

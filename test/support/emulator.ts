@@ -29,7 +29,13 @@ export interface BotSeed {
   verified?: boolean
   commands?: number
   servers?: number
-  /** When the counts were last updated; default long ago. */
+  /**
+   * When the bot was submitted; default 30 days ago. The live service stamps the command count's
+   * update time with it (service-behaviour.md), so a bot submitted moments ago refuses its first
+   * update within 6 hours with a strike.
+   */
+  createdAt?: Date
+  /** When the counts were last updated; the command count defaults to `createdAt`, the server count to long ago. */
   commandsUpdatedAt?: Date
   serversUpdatedAt?: Date
   /** The count Discord reports, that the server count is checked against; default `servers`. */
@@ -170,7 +176,7 @@ export class ServiceEmulator {
       verified: seed.verified ?? true,
       commands: seed.commands ?? 0,
       servers: seed.servers ?? 0,
-      commandsUpdatedAt: seed.commandsUpdatedAt ?? longAgo,
+      commandsUpdatedAt: seed.commandsUpdatedAt ?? seed.createdAt ?? longAgo,
       serversUpdatedAt: seed.serversUpdatedAt ?? longAgo,
       realServerCount: seed.realServerCount ?? seed.servers ?? 0,
       discordDown: seed.discordDown ?? false,
