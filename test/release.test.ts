@@ -112,6 +112,11 @@ describe('the repository in the reusable workflow', () => {
     // Nothing else changes, and a release from another repository fills in that one.
     expect(filled.replace(/acme\/dp-stats/g, 'OWNER/discord-place-bot-stats')).toBe(WORKFLOW)
     expect(fillRepository(filled, 'fork/other')).toContain('uses: fork/other@v1')
+    // Steps of GitHub's own actions are not this action: never rewritten, never checked against the tag.
+    const withCheckout = filled.replace('      - id: action', '      - uses: actions/checkout@v6\n      - id: action')
+    expect(withCheckout).toContain('uses: actions/checkout@v6')
+    expect(fillRepository(withCheckout, 'fork/other')).toContain('uses: actions/checkout@v6')
+    expect(releaseProblems({ version: VERSION, readme: README, workflow: withCheckout, repository: undefined })).toEqual([])
     expect(releaseProblems({ version: VERSION, readme: README, workflow: filled, repository: undefined })).toEqual([])
   })
 
@@ -121,6 +126,11 @@ describe('the repository in the reusable workflow', () => {
     ])
     const filled = fillRepository(WORKFLOW, 'acme/dp-stats')
     expect(releaseProblems({ version: VERSION, readme: README, workflow: filled, repository: 'acme/dp-stats', tagged: true })).toEqual([])
+    // A fork that tags without the script would publish a workflow running another repository's action.
+    expect(releaseProblems({ version: VERSION, readme: README, workflow: filled, repository: 'fork/dp-stats', tagged: true })).toEqual([
+      expect.stringContaining('acme/dp-stats is not fork/dp-stats'),
+      expect.stringContaining('acme/dp-stats is not fork/dp-stats')
+    ])
     const { status, out } = check(VERSION, '--repository', 'acme/dp-stats', '--tagged')
     expect(status).toBe(1)
     expect(out).toContain('at the tagged commit')

@@ -304,7 +304,7 @@ const FRAGMENT = 10
 
 /**
  * Every form in which a printed secret could still be read: as it is, escaped for Markdown or
- * HTML, URL- or JSON-encoded, and any FRAGMENT characters of it (a cut copy).
+ * HTML, URL- or JSON-encoded, base64, and any FRAGMENT characters of it (a cut copy).
  */
 export function leakForms(secret: string): [string, string][] {
   const forms: [string, string][] = [
@@ -312,7 +312,8 @@ export function leakForms(secret: string): [string, string][] {
     ['Markdown-escaped', secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')],
     ['HTML-escaped', secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')],
     ['URL-encoded', encodeURIComponent(secret)],
-    ['JSON-encoded', JSON.stringify(secret).slice(1, -1)]
+    ['JSON-encoded', JSON.stringify(secret).slice(1, -1)],
+    ['base64', Buffer.from(secret).toString('base64').replace(/=+$/, '')]
   ]
   for (let i = 0; i + FRAGMENT <= secret.length; i++) forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
   return forms
