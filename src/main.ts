@@ -1,11 +1,11 @@
+import * as core from '@actions/core'
 import { resolveCounts } from './counts/index.js'
 import { ActionError } from './errors.js'
+import { logLine, redact } from './redact.js'
 import { announce, announceVotes, type RunState, reportCounts, writeOutputs, writeSummary } from './report.js'
 import { POLICIES, Requests } from './requests.js'
-import * as core from '@actions/core'
 import { updateStats } from './service/stats.js'
 import { checkVotes } from './service/votes.js'
-import { logLine, redact } from './redact.js'
 import { readSettings, type StatsSettings, type VoteSettings } from './settings.js'
 
 const log = (line: string): void => core.info(logLine(line))

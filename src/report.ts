@@ -1,9 +1,9 @@
-import type { Counts, ResolvedCount } from './counts/index.js'
 import * as core from '@actions/core'
+import type { Counts, ResolvedCount } from './counts/index.js'
+import { logLine, redact } from './redact.js'
 import type { PublicRecord } from './service/record.js'
 import type { StatsOutcome } from './service/stats.js'
 import type { Vote, VoteOutcome } from './service/votes.js'
-import { logLine, redact } from './redact.js'
 import { DEFAULT_BASE_URL, type Settings, type VoteSettings } from './settings.js'
 
 /*
