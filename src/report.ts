@@ -105,8 +105,9 @@ export function announce(outcome: StatsOutcome): void {
       info(`Stats updated (${JSON.stringify(outcome.body)}). The next update is accepted from ${next}.`)
       break
     case 'skipped':
-      // A skip for an unreadable record is explained by its warning.
-      if (!outcome.record?.ok) break
+      // A skip without a next update time (the record unreadable, cached or untrusted) is
+      // explained by its warning, not by a recent update.
+      if (next === undefined) break
       notice(
         `Stats not sent: the bot's counts were updated less than 6 hours ago, and the service accepts one update ` +
           `per 6 hours. The next update is accepted from ${next}.`,
@@ -168,7 +169,7 @@ export function renderSummary(state: RunState): string {
   const { settings, counts, outcome } = state
   const result = state.failure !== undefined ? 'failed' : (outcome?.result ?? 'failed')
   const headline =
-    result === 'skipped' && outcome?.record?.ok === false ? "skipped, the bot's record could not be checked" : HEADLINES[result]
+    result === 'skipped' && outcome?.nextUpdateAt === undefined ? "skipped, the bot's record could not be checked" : HEADLINES[result]
   const lines: string[] = [`### Bot stats: ${headline}`, '']
 
   const facts: [string, string][] = []

@@ -378,6 +378,11 @@ describe('key safety against the live service answers', () => {
     expect(result.outputs).toMatchObject({ result: 'skipped' })
     expect(result.outputs['next-update-at'] ?? '').toBe('')
     expect(warnings(result)).toEqual([expect.stringMatching(/^Stats not sent: the bot's public record came from a cache/)])
+    expect(
+      result.commands.filter(c => c.command === 'notice'),
+      'no notice of a recent update: the record could not tell'
+    ).toEqual([])
+    expect(result.summary).toContain("### Bot stats: skipped, the bot's record could not be checked")
   })
 
   it('a record that answers 404 (no such bot): fails before any PATCH, naming bot-id', async () => {
