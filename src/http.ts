@@ -81,7 +81,7 @@ type Transport = typeof import('node:http')
  */
 const ASSUMED_KEEP_ALIVE_MS = 5_000
 /** The default margin: a read that still meets a reset is retried under its policy. */
-export const READ_MARGIN_MS = 1_000
+const READ_MARGIN_MS = 1_000
 
 /** When each kept-alive socket last finished an answer, and the idle timeout its server announced. */
 const lastAnswer = new WeakMap<object, { at: number; keepAliveMs: number }>()

@@ -17,9 +17,10 @@ export const FRAGMENT = 10
 
 const REPLACEMENT = '***'
 
-const forms = new Set<string>()
-/** Every FRAGMENT-character window of every form; rebuilt when a secret is added. */
-let pieces = new Set<string>()
+/** Every form of every secret, longest first, so that a form inside another is never left half-replaced. */
+let forms: string[] = []
+/** Every FRAGMENT-character window of every form. */
+const pieces = new Set<string>()
 
 /**
  * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
@@ -28,39 +29,31 @@ let pieces = new Set<string>()
  */
 export function addSecret(secret: string): string[] {
   if (secret.length === 0) return []
-  for (const form of secretForms(secret)) {
-    forms.add(form)
+  const logged = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]
+  const escaped = [
+    encodeURI(secret),
+    secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1'),
+    Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, '')
+  ]
+  for (const form of [...logged, ...escaped]) {
     for (let i = 0; i + FRAGMENT <= form.length; i++) pieces.add(form.slice(i, i + FRAGMENT))
   }
-  return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])]
+  forms = [...new Set([...forms, ...logged, ...escaped])].filter(form => form.length > 0).sort((a, b) => b.length - a.length)
+  return [...new Set(logged)]
 }
 
 /** Forgets every secret (tests only). */
 export function clearSecrets(): void {
-  forms.clear()
-  pieces = new Set()
-}
-
-/** The forms a secret takes when a remote text, a log line or the summary carries it. */
-function secretForms(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1)
-  const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-  const markdown = secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')
-  const forms = [secret, encodeURIComponent(secret), encodeURI(secret), json, html, markdown]
-  try {
-    forms.push(Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, ''))
-  } catch {
-    // A secret that is not text cannot be base64-encoded by a remote either.
-  }
-  return [...new Set(forms)].filter(form => form.length > 0)
+  forms = []
+  pieces.clear()
 }
 
 /** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
 export function redact(text: string): string {
-  if (forms.size === 0 || text.length === 0) return text
-  // Whole forms first, longest first, so that a form inside another is not left half-replaced.
+  if (forms.length === 0 || text.length === 0) return text
   let out = text
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
+  for (const form of forms) {
     if (form.length >= 4 && out.includes(form)) out = out.split(form).join(REPLACEMENT)
   }
   return redactFragments(out)

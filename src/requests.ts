@@ -115,7 +115,6 @@ export interface Limits {
 export interface Attempt {
   /** The policy's name, e.g. "the stats update". */
   readonly what: string
-  readonly method: string
   /** `sending` until an answer or a failure ends it. */
   state: 'sending' | 'answered' | 'failed'
   status?: number
@@ -151,7 +150,7 @@ export class Requests {
       signal?.throwIfAborted()
       const ticket = await gate?.acquire()
       let answer: HttpAnswer
-      const attempt: Attempt = { what: policy.name, method: request.method, state: 'sending' }
+      const attempt: Attempt = { what: policy.name, state: 'sending' }
       try {
         const { maxBodyBytes, idleMarginMs } = policy
         const timeoutMs = this.attemptTimeout(policy)

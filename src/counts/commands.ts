@@ -6,8 +6,6 @@ const COMMAND_TYPES: Record<number, string> = { 1: 'chat input', 2: 'user', 3: '
 const SUB_COMMAND = 1
 const SUB_COMMAND_GROUP = 2
 
-/** The service's maximum command count. */
-
 export interface CommandCount {
   readonly count: number
   /** Warnings for the log, e.g. duplicates that were counted once. */
