@@ -1,13 +1,12 @@
 // Types of scripts/release.mjs for the tests that import it.
 export const STATS_WORKFLOW: string
-export const PLACEHOLDER: string
-export function releaseProblems(files: {
+export function documentedFiles(root?: string): string[]
+export function homeOf(packageJson: { repository?: string | { url?: string } }): string | undefined
+export function releaseProblems(options: {
   version: string | undefined
-  readme: string
-  workflow: string
+  files: Record<string, string>
+  home: string | undefined
   repository: string | undefined
-  tagged?: boolean
 }): string[]
-export function fillRepository(workflow: string, repository: string): string
 export function repositoryOfRemote(url: string): string | undefined
 export function changelogFor(changelog: string, version: string): string

@@ -1,86 +1,92 @@
-// Cuts a release: `node scripts/release.mjs X.Y.Z [--repository owner/name] [--push]`.
+// Cuts a release: `node scripts/release.mjs X.Y.Z [--repository owner/name] [--check] [--push]`.
 //
 // First it refuses a release that users could not reach with what the documentation tells
-// them: every `@vN` the README's examples and the reusable workflow reference must be the
-// release's major tag (a copied example that says @v1 fails with "unable to resolve action"
-// when only v0 or v2 exists), and the reusable workflow's `uses:` must name this repository,
-// not the `OWNER/` placeholder: the repository comes from --repository, GITHUB_REPOSITORY, or
-// the `origin` remote, and is filled in; with none of them it refuses while the placeholder
-// is there. `--check` runs these checks only, changing nothing; `--check --tagged` checks a
-// commit already tagged (the release workflow), where the placeholder must already be gone.
+// them. The action's home is package.json's `repository` (owner/name on GitHub):
+// - every reference to the action or its reusable workflow in README.md, docs/ and the
+//   reusable workflow names the home, at the release's major tag (a copied example that
+//   says @v1 fails with "unable to resolve action" when only v0 or v2 exists); a full commit
+//   SHA, shown where the docs explain pinning, is allowed;
+// - it is released from the home: the repository comes from --repository, GITHUB_REPOSITORY,
+//   or the `origin` remote, and a fork (or an unknown repository) is refused, since its tags
+//   would publish documentation that runs another repository's action.
+// `--check` runs these checks only, changing nothing (the release workflow runs it at the tag).
 //
-// Then it sets the version in package.json (and its lock) and in src/version.ts (the
-// User-Agent), turns the changelog's "Unreleased" section into the version's (or keeps a
+// Then it sets the version in package.json and its lock (the bundle reads it from there for
+// the User-Agent), turns the changelog's "Unreleased" section into the version's (or keeps a
 // section already written for it), rebuilds dist/, runs the tests, commits, and tags vX.Y.Z
 // and the moving major tag vX. With --push it pushes the commit and both tags (the major tag
 // with --force, as it moves); the release workflow then publishes the GitHub release.
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const STATS_WORKFLOW = '.github/workflows/stats.yml'
-export const PLACEHOLDER = 'OWNER/'
+
+/** The files whose references are checked: the README, every page of docs/, the reusable workflow. */
+export function documentedFiles(root = '.') {
+  const docs = existsSync(join(root, 'docs'))
+    ? readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+        .filter(name => name.endsWith('.md'))
+        .map(name => `docs/${name.split('\\').join('/')}`)
+        .sort()
+    : []
+  return ['README.md', ...docs, STATS_WORKFLOW].filter(path => existsSync(join(root, path)))
+}
+
+/** owner/name from package.json's `repository` (a string or `{ url }`, https, git+https or ssh). */
+export function homeOf(packageJson) {
+  const repository = packageJson.repository
+  const url = typeof repository === 'string' ? repository : repository?.url
+  return url === undefined ? undefined : (repositoryOfRemote(url) ?? (/^[\w.-]+\/[\w.-]+$/.test(url) ? url : undefined))
+}
 
 /**
- * `uses:` lines (and their commented examples) in the reusable workflow that name this action or
- * workflow. The repository may have any name (a fork), so these are told apart from steps of
- * other actions by owner: GitHub's own (`actions/`, `github/`) are never this action.
+ * References to this action or its reusable workflow: `owner/name@ref` or
+ * `owner/name/.github/workflows/stats.yml@ref`, where name is the home's name (a copy under
+ * another owner is still a reference to this action) or owner/name is the home. GitHub's own
+ * actions (`actions/`, `github/`) are never this action.
  */
-const WORKFLOW_USES =
-  /^(\s*(?:#\s*)?(?:-\s+)?uses:\s+)((?!actions\/|github\/)[\w.-]+\/[\w.-]+)((?:\/\.github\/workflows\/stats\.yml)?@)(v\d+)(?=[ \t]*$)/gm
-/** The README's references to the action or its reusable workflow at a major tag. */
-const README_USES = /\b[\w.-]+\/discord-place-bot-stats(?:\/\.github\/workflows\/stats\.yml)?@(v[^\s'"`]*)/g
+function references(text, home) {
+  const name = home.split('/')[1]
+  const pattern = /(?<![\w./-])((?!actions\/|github\/)[\w.-]+\/[\w.-]+)(\/\.github\/workflows\/stats\.yml)?@([\w.-]+)/g
+  return [...text.matchAll(pattern)].filter(match => match[1] === home || match[1].split('/')[1] === name || match[1].startsWith('OWNER/'))
+}
 
 function lineOf(text, index) {
   return text.slice(0, index).split('\n').length
 }
 
 /**
- * What stops version `version` from being released with these files, one line each; empty
- * when nothing does. `repository` is where it is released from (owner/name), if known.
+ * What stops version `version` from being released, one line each; empty when nothing does.
+ * `files` maps a path to its text; `home` is package.json's repository; `repository` is where
+ * the release is made from, if known.
  */
-export function releaseProblems({ version, readme, workflow, repository, tagged = false }) {
-  const problems = []
+export function releaseProblems({ version, files, home, repository }) {
   if (!/^\d+\.\d+\.\d+$/.test(version ?? '')) return [`the version must be X.Y.Z, not ${JSON.stringify(version)}`]
+  if (home === undefined)
+    return ['package.json names no repository on GitHub (its "repository" field): the documentation cannot name the action']
+  const problems = []
   const major = `v${version.split('.')[0]}`
-  const readmeRefs = [...readme.matchAll(README_USES)]
-  if (readmeRefs.length === 0) problems.push('README.md references the action at no major tag (owner/discord-place-bot-stats@vN)')
-  for (const match of readmeRefs) {
-    if (match[1] !== major)
-      problems.push(`README.md:${lineOf(readme, match.index)}: ${match[0]} does not match the release's major tag ${major}`)
-  }
-  const workflowRefs = [...workflow.matchAll(WORKFLOW_USES)]
-  if (!workflowRefs.some(match => !/^\s*#/.test(match[1]))) problems.push(`${STATS_WORKFLOW}: no \`uses: owner/name@vN\` step to check`)
-  for (const match of workflowRefs) {
-    const where = `${STATS_WORKFLOW}:${lineOf(workflow, match.index)}`
-    if (match[4] !== major) problems.push(`${where}: ${match[2]}${match[3]}${match[4]} does not match the release's major tag ${major}`)
-  }
-  // At a tagged commit the workflow must name the repository it is released from: a fork that
-  // tags without the script would otherwise publish a workflow that runs another repository's action.
-  if (tagged && repository !== undefined) {
-    for (const match of workflowRefs) {
-      if (match[2] !== repository && !match[2].startsWith(PLACEHOLDER))
-        problems.push(`${STATS_WORKFLOW}:${lineOf(workflow, match.index)}: ${match[2]} is not ${repository}, the repository released from`)
+  let found = 0
+  for (const [path, text] of Object.entries(files)) {
+    for (const match of references(text, home)) {
+      found++
+      const where = `${path}:${lineOf(text, match.index)}: ${match[0]}`
+      if (match[1] !== home) problems.push(`${where} does not name ${home}, the action's home (package.json repository)`)
+      else if (match[3] !== major && !/^[0-9a-f]{40}$/.test(match[3]))
+        problems.push(`${where} does not match the release's major tag ${major}`)
     }
   }
-  if (workflow.includes(PLACEHOLDER) && tagged) {
+  if (found === 0) problems.push(`no file references ${home}@${major}: the README's examples should`)
+  if (repository === undefined) {
     problems.push(
-      `${STATS_WORKFLOW} still says ${PLACEHOLDER}… at the tagged commit: tag with scripts/release.mjs, which fills in the repository`
+      'the repository released from is unknown: pass --repository owner/name (or set GITHUB_REPOSITORY, or an origin remote on GitHub)'
     )
-  } else if (workflow.includes(PLACEHOLDER) && repository === undefined) {
-    problems.push(
-      `${STATS_WORKFLOW} still says ${PLACEHOLDER}…, and the repository to fill in is unknown: pass --repository owner/name (or set GITHUB_REPOSITORY, or an origin remote on GitHub)`
-    )
+  } else if (repository !== home) {
+    problems.push(`this release is made from ${repository}, not from ${home}, the home every example names: release from ${home}`)
   }
-  if (repository !== undefined && !/^[\w.-]+\/[\w.-]+$/.test(repository))
-    problems.push(`the repository must be owner/name, not ${repository}`)
   return problems
-}
-
-/** The reusable workflow with every `uses:` of this action (and its commented examples) naming `repository`. */
-export function fillRepository(workflow, repository) {
-  return workflow.replace(WORKFLOW_USES, (_, before, _name, after, tag) => `${before}${repository}${after}${tag}`)
 }
 
 /** owner/name of a GitHub remote address (https or ssh), or undefined. */
@@ -117,16 +123,16 @@ function main() {
   const given = flag('--repository') ? args[args.indexOf('--repository') + 1] : undefined
   const repository = given || process.env['GITHUB_REPOSITORY'] || repositoryOfRemote(origin)
   const read = path => readFileSync(path, 'utf8')
-  const tagged = flag('--tagged')
-  const problems = releaseProblems({ version, readme: read('README.md'), workflow: read(STATS_WORKFLOW), repository, tagged })
+  const files = Object.fromEntries(documentedFiles().map(path => [path, read(path)]))
+  const problems = releaseProblems({ version, files, home: homeOf(JSON.parse(read('package.json'))), repository })
   if (problems.length > 0) {
     console.error(`Refusing to release ${version ?? '(no version)'}:`)
     for (const problem of problems) console.error(`  - ${problem}`)
-    console.error('usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check [--tagged]] [--push]')
+    console.error('usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check] [--push]')
     process.exit(1)
   }
   if (flag('--check')) {
-    console.log(`v${version} can be released from ${repository ?? 'this repository'}.`)
+    console.log(`v${version} can be released from ${repository}.`)
     return
   }
   if (git('status', '--porcelain') !== '') {
@@ -136,10 +142,7 @@ function main() {
   const run = (command, commandArgs) => execFileSync(command, commandArgs, { stdio: 'inherit', shell: process.platform === 'win32' })
 
   writeFileSync('CHANGELOG.md', changelogFor(read('CHANGELOG.md'), version))
-  writeFileSync(STATS_WORKFLOW, fillRepository(read(STATS_WORKFLOW), repository))
   run('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'])
-  const versionFile = 'src/version.ts'
-  writeFileSync(versionFile, read(versionFile).replace(/ACTION_VERSION = '[^']*'/, `ACTION_VERSION = '${version}'`))
   run('npm', ['run', 'bundle'])
   run('npm', ['test'])
 

@@ -1,6 +1,6 @@
 /**
  * Runs the committed bundle the way the GitHub Actions runner does: `node dist/index.js`
- * with `INPUT_*` variables (action.yml's defaults applied), `GITHUB_OUTPUT` and
+ * with the `INPUT_*` variables the runner derives from action.yml (test/support/runner.ts), `GITHUB_OUTPUT` and
  * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
  * environment than a runner gives.
  */
@@ -10,7 +10,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parse } from 'yaml'
+import type { ActionTemplate } from '@actions/workflow-parser/actions/action-template'
+import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 export const BUNDLE = join(ROOT, 'dist/index.js')
@@ -72,15 +73,18 @@ function machineNode(): string {
   return process.execPath
 }
 
-interface ActionMetadata {
-  inputs: Record<string, { default?: string; required?: boolean }>
-  outputs: Record<string, unknown>
-  runs: { using: string; main: string }
-}
-
-let metadata: ActionMetadata | undefined
-export async function actionMetadata(): Promise<ActionMetadata> {
-  metadata ??= parse(await readFile(join(ROOT, 'action.yml'), 'utf8')) as ActionMetadata
+/**
+ * action.yml as the runner loads it: through GitHub's own parser, which refuses the file on
+ * any error (as "Fail to load action.yml" does before any step runs), so no end-to-end run
+ * can pass on metadata a real runner would not load.
+ */
+let metadata: ActionTemplate | undefined
+export async function actionMetadata(): Promise<ActionTemplate> {
+  if (metadata === undefined) {
+    const parsed = parseActionFile('action.yml', await readFile(join(ROOT, 'action.yml'), 'utf8'))
+    if (parsed.template === undefined) throw new Error(`a runner would not load action.yml:\n${parsed.errors.join('\n')}`)
+    metadata = parsed.template
+  }
   return metadata
 }
 
@@ -88,7 +92,10 @@ export async function actionMetadata(): Promise<ActionMetadata> {
 export const JOB_TOKEN = 'ghs_JobTokenForTestsQ7x9Zk2mV4pL8rT1wN'
 
 export interface RunOptions {
+  /** The step's `with:`: only inputs action.yml declares. */
   inputs: Record<string, string>
+  /** The job's token, what `${{ github.token }}` evaluates to; JOB_TOKEN unless given. */
+  jobToken?: string
   /** The workspace's files, by path relative to it. */
   files?: Record<string, string>
   /** Prepares the workspace further (links, pipes, sparse files) before the process starts. */
@@ -116,11 +123,6 @@ export interface RunResult {
   durationMs: number
 }
 
-/** The environment variable the runner sets for an input (`bot-id` -> `INPUT_BOT-ID`). */
-export function inputVariable(name: string): string {
-  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
-}
-
 /**
  * Everything a run needs before the process starts, as the runner sets it up: a temporary
  * directory with the workspace (and its files), the `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`
@@ -139,9 +141,8 @@ export interface PreparedRun {
 }
 
 export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
-  const meta = await actionMetadata()
-  const unknown = Object.keys(options.inputs).filter(name => !(name in meta.inputs))
-  if (unknown.length > 0) throw new Error(`inputs not declared in action.yml: ${unknown.join(', ')}`)
+  // Refuses an input action.yml does not declare before anything is set up.
+  const inputs = inputEnvironment(await actionMetadata(), options.inputs, { github: { token: options.jobToken ?? JOB_TOKEN } })
 
   const work = await mkdtemp(join(tmpdir(), 'action-run-'))
   const workspace = join(work, 'workspace')
@@ -163,10 +164,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     RUNNER_TEMP: work,
     RUNNER_OS: 'Linux'
   }
-  for (const [name, input] of Object.entries(meta.inputs)) {
-    const value = options.inputs[name] ?? input.default?.replace(/\$\{\{\s*github\.token\s*\}\}/g, JOB_TOKEN)
-    if (value !== undefined) env[inputVariable(name)] = value
-  }
+  Object.assign(env, inputs)
   for (const [path, content] of Object.entries(options.files ?? {})) {
     await mkdir(dirname(join(workspace, path)), { recursive: true })
     await writeFile(join(workspace, path), content)

@@ -1,0 +1,93 @@
+/**
+ * The Actions runner's view of action.yml and of workflows, through GitHub's own parser
+ * (`@actions/workflow-parser`, the package behind GitHub's Actions language service) and its
+ * expression evaluator (`@actions/expressions`).
+ *
+ * - `parseActionFile` refuses what the runner refuses: a file with any parse error (an
+ *   expression in a field where the runner allows none, a context not allowed in a default,
+ *   an unknown key) does not load, as "Fail to load action.yml" on a real runner.
+ * - `inputEnvironment` builds the `INPUT_*` variables as the runner does for a node action:
+ *   every declared input is set, the value given in `with:` or else its default, a default
+ *   expression (`${{ github.token }}`) evaluated with the contexts the runner gives, and an
+ *   input without a default set to the empty string. An input action.yml does not declare is
+ *   refused here (the runner would only warn, and the action would never read it).
+ *
+ * The package ships its schemas as JSON imports meant for bundlers: vitest loads it inline
+ * (vitest.config.ts), tsx loads it as it is.
+ */
+import { data, Evaluator, Lexer, Parser } from '@actions/expressions'
+import { convertWorkflowTemplate, isBasicExpression, isString, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser'
+import { parseAction } from '@actions/workflow-parser/actions/action-parser'
+import { type ActionInputDefinition, type ActionTemplate, convertActionTemplate } from '@actions/workflow-parser/actions/action-template'
+
+/** A parse: the errors, each with file, line and column as the parser words them, and the template when there are none. */
+export interface ActionParse {
+  readonly errors: readonly string[]
+  readonly template: ActionTemplate | undefined
+}
+
+/** Parses an action's metadata as the runner loads it. */
+export function parseActionFile(name: string, content: string): ActionParse {
+  const parsed = parseAction({ name, content }, new NoOperationTraceWriter())
+  const errors = parsed.context.errors.getErrors().map(error => error.message)
+  if (errors.length > 0 || parsed.value === undefined) return { errors, template: undefined }
+  const template = convertActionTemplate(parsed.context, parsed.value)
+  const more = parsed.context.errors.getErrors().map(error => error.message)
+  return { errors: more, template: more.length > 0 ? undefined : template }
+}
+
+/** Parses and converts a workflow file as GitHub does when it starts a run; returns its errors. */
+export async function workflowErrors(name: string, content: string): Promise<string[]> {
+  const parsed = parseWorkflow({ name, content }, new NoOperationTraceWriter())
+  const errors = parsed.context.errors.getErrors().map(error => error.message)
+  if (errors.length > 0 || parsed.value === undefined) return errors.length > 0 ? errors : [`${name}: not a workflow`]
+  const template = await convertWorkflowTemplate(parsed.context, parsed.value)
+  const converted = parsed.context.errors.getErrors().map(error => error.message)
+  return [...converted, ...(template.errors ?? []).map(error => `${name}: ${error.Message}`)].filter((m, i, all) => all.indexOf(m) === i)
+}
+
+/** The contexts the runner evaluates an input's default with; only `github.token` is used here. */
+export interface DefaultContexts {
+  readonly github: { readonly token: string }
+}
+
+/** The environment variable the runner sets for an input (`bot-id` -> `INPUT_BOT-ID`). */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+}
+
+/**
+ * `INPUT_*` for one step: what `with:` gives, else the evaluated default, else ''. Throws for
+ * an input the action does not declare, naming it.
+ */
+export function inputEnvironment(
+  action: ActionTemplate,
+  given: Readonly<Record<string, string>>,
+  contexts: DefaultContexts
+): Record<string, string> {
+  const declared = action.inputs ?? []
+  const unknown = Object.keys(given).filter(name => !declared.some(input => input.id === name))
+  if (unknown.length > 0) {
+    throw new Error(
+      `inputs not declared in action.yml: ${unknown.join(', ')} (valid inputs: ${declared.map(input => input.id).join(', ')})`
+    )
+  }
+  const env: Record<string, string> = {}
+  for (const input of declared) {
+    env[inputVariable(input.id)] = given[input.id] ?? evaluateDefault(input.default, contexts)
+  }
+  return env
+}
+
+function evaluateDefault(token: ActionInputDefinition['default'], contexts: DefaultContexts): string {
+  if (token === undefined) return ''
+  if (isString(token)) return token.value
+  if (isBasicExpression(token)) {
+    const lexed = new Lexer(token.expression).lex()
+    const expression = new Parser(lexed.tokens, ['github'], []).parse()
+    const github = new data.Dictionary({ key: 'token', value: new data.StringData(contexts.github.token) })
+    return new Evaluator(expression, new data.Dictionary({ key: 'github', value: github })).evaluate().coerceString()
+  }
+  // A number or boolean default (`default: 30`) arrives as text, as the runner passes it.
+  return String((token as { value?: unknown }).value ?? '')
+}
