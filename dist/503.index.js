@@ -9,7 +9,7 @@ export const modules = {
 /* harmony export */   e: () => (/* binding */ countCommands)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8750);
+/* harmony import */ var _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
 
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
@@ -39,31 +39,31 @@ function countCommands(list, countSubcommands) {
         const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
         return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
     });
-    if (count > _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
-            `service's maximum of ${_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .TU}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+    if (count > _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+            `service's maximum of ${_stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
     }
     return { count, warnings };
 }
 function checkCommand(value, label, origin) {
     const where = `${origin}: ${label}`;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} is ${kind(value)}; expected a command object with a "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
     }
     const fields = value;
     if (!('name' in fields))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has no "name".`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
     if (typeof fields['name'] !== 'string' || fields['name'] === '') {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
     }
     const name = fields['name'];
     const type = fields['type'] ?? 1;
     if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
     }
     const options = fields['options'] ?? [];
     if (!Array.isArray(options))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
 /** Subcommands (type 1), directly or inside groups (type 2). */
@@ -76,7 +76,7 @@ function leafSubcommands(options, label, origin) {
         if (type === SUB_COMMAND_GROUP) {
             const inner = option.options ?? [];
             if (!Array.isArray(inner))
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
             inner.forEach((sub, j) => {
                 if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
                     leaves += 1;
@@ -88,7 +88,7 @@ function leafSubcommands(options, label, origin) {
 function optionType(option, label, origin) {
     const type = typeof option === 'object' && option !== null ? option.type : undefined;
     if (typeof type !== 'number' || !Number.isInteger(type)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .l(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
     }
     return type;
 }
@@ -140,7 +140,7 @@ async function countManifest(plan) {
     const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
     }
     let text;
     try {
@@ -148,7 +148,7 @@ async function countManifest(plan) {
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
     }
     if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
@@ -174,7 +174,7 @@ async function readLocal(plan, origin) {
     }
     const workspace = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.workspace).catch(() => plan.workspace);
     if (isOutside(workspace, real)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
             'Give the path of a file in the repository; a symbolic link may not point out of the workspace.');
     }
     let handle;
@@ -187,9 +187,9 @@ async function readLocal(plan, origin) {
     try {
         const stats = await handle.stat();
         if (stats.isDirectory())
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`);
         if (!stats.isFile()) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`);
         }
         if (stats.size > MAX_MANIFEST_BYTES)
             throw tooLarge(origin);
@@ -199,7 +199,7 @@ async function readLocal(plan, origin) {
         return bytes.toString('utf8');
     }
     catch (error) {
-        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l)
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
             throw error;
         throw cannotRead(origin, plan.path, error.code);
     }
@@ -233,10 +233,10 @@ function fileKind(stats) {
     return 'not a file';
 }
 function cannotRead(origin, path, code) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
 }
 function tooLarge(origin) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
@@ -268,7 +268,7 @@ function manifestEntries(json, origin) {
             };
         }
     }
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
 /** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
@@ -280,7 +280,7 @@ function parseJson(text, origin) {
         const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
         const offset = jsonErrorOffset(text);
         const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
     }
 }
 function locate(text, offset) {

@@ -17,3 +17,19 @@ export class InputError extends ActionError {
     this.name = 'InputError'
   }
 }
+
+/**
+ * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit).
+ * The abort reason of the run's one AbortSignal: every request and wait ends with it, and
+ * nothing new is sent after it.
+ */
+export class StoppedError extends ActionError {
+  constructor(
+    readonly signal: string,
+    /** The stop cut off a request already sent: the server may have received it. */
+    readonly inFlight = false
+  ) {
+    super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`)
+    this.name = 'StoppedError'
+  }
+}

@@ -16,6 +16,8 @@ export interface HttpRequest {
    * timeout left; otherwise the request goes on a fresh connection. Default `READ_MARGIN_MS`.
    */
   readonly idleMarginMs?: number
+  /** Cuts the exchange off when it aborts: the request fails as a NetworkError (code ABORT_ERR). */
+  readonly signal?: AbortSignal
 }
 
 export interface HttpAnswer {
@@ -195,6 +197,13 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       fail(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' }))
       req.destroy()
     }, request.timeoutMs)
+    const abort = (): void => {
+      fail(Object.assign(new Error('stopped'), { code: 'ABORT_ERR' }))
+      req.destroy()
+    }
+    if (request.signal?.aborted) abort()
+    request.signal?.addEventListener('abort', abort, { once: true })
+    req.once('close', () => request.signal?.removeEventListener('abort', abort))
     // A reused connection counts as connected from the start: a failure on it may come after
     // the server read the request (it closed the connection while the request was under way).
     req.on('socket', socket => {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import { ActionError, InputError } from './errors.js'
 import { addSecret, CONTROL_CHARACTER, maskSecret, proxyCredentials } from './redact.js'
+import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './stats/limits.js'
 
 /** What every run needs, whatever the mode. */
 interface CommonSettings {
@@ -49,10 +50,6 @@ export interface VoteSettings extends CommonSettings {
 export type Settings = StatsSettings | VoteSettings
 
 export type Mode = Settings['mode']
-
-/** The service's accepted ranges (the OpenAPI document's `minimum`/`maximum`). */
-export const COMMAND_COUNT_MAX = 1_000
-export const SERVER_COUNT_MAX = 10_000_000
 
 export const DEFAULT_BASE_URL = 'https://api.discord.place'
 
@@ -316,6 +313,14 @@ export function parseBoolean(input: string, raw: string): boolean {
 export function parseSnowflake(input: string, raw: string): string {
   if (raw === '') {
     throw new InputError(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).")
+  }
+  // An unquoted ID in YAML is a number, and a number that large arrives rounded, as 1.2345678901234568e+17.
+  if (/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(raw) && !/^\d+$/.test(raw)) {
+    throw new InputError(
+      input,
+      `looks like a number that YAML rounded (${show(raw)})`,
+      `YAML read this as a number: put the ID in quotes, for example ${input}: '123456789012345678'.`
+    )
   }
   if (!/^\d{17,20}$/.test(raw)) {
     throw new InputError(

@@ -1,4 +1,5 @@
-import { excerpt, type HttpAnswer, type NetworkError } from '../http.js'
+import type { HttpAnswer, NetworkError } from '../http.js'
+import { keyAdvice } from '../service.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
 
@@ -22,16 +23,6 @@ export function kindOf429(answer: HttpAnswer): 'limiter' | 'six-hours' {
 export function answerFromStatusLine(error: NetworkError): HttpAnswer | undefined {
   if (error.answered === undefined) return undefined
   return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined }
-}
-
-/** The service's `error` text when it sent one, else a short description of a non-JSON answer. */
-export function serviceMessage(answer: HttpAnswer): string | undefined {
-  const json = answer.json as { error?: unknown } | undefined
-  if (typeof json?.error === 'string' && json.error.trim() !== '') return excerpt(json.error, 300)
-  if (answer.text.trim() === '' || answer.json !== undefined) return undefined
-  const type = String(answer.headers['content-type'] ?? 'unknown type').split(';')[0]
-  const size = answer.truncated ? 'a large body' : `${Buffer.byteLength(answer.text)} bytes`
-  return `a non-JSON answer (${type}, ${size})`
 }
 
 /** One line for a refused update: what the service said, and what to do about it. */
@@ -60,18 +51,9 @@ function adviceFor(
       }
       return 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
     case 401:
-      return (
-        "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
-        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
-      )
     case 404:
-      return `The service lists no bot with ID ${plan.botId}. Check bot-id, and that the bot is listed on discord.place.`
     case 410:
-      return (
-        'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
-        "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
-        'action at most once every 6 hours with cooldown-check: true.'
-      )
+      return keyAdvice(status, serviceText, plan.botId)!
     default:
       if (status >= 300 && status < 400) {
         return (

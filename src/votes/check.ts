@@ -1,7 +1,8 @@
-import { ActionError } from '../errors.js'
-import { excerpt, type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
-import { type Gate, POLICIES, type Requests } from '../requests.js'
-import { USER_AGENT } from '../version.js'
+import { ActionError, StoppedError } from '../errors.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type Gate, POLICIES, type Requests } from '../http/client.js'
+import { checkKey, type KeyCheck, keyAdvice, keyedHeaders, serviceError } from '../service.js'
+import type { VoteSettings } from '../settings.js'
 
 /** One user's vote, as the `votes` output reports it. */
 export interface Vote {
@@ -11,32 +12,32 @@ export interface Vote {
   readonly lastVote: Date | null
 }
 
-export interface VotePlan {
-  readonly baseUrl: string
-  readonly botId: string
-  readonly apiKey: string
-  readonly userIds: readonly string[]
-  /** The longest time, in all, spent waiting for the service's rate limit. */
-  readonly rateLimitWaitMs: number
-}
+export type VoteResult = 'voted' | 'not-voted' | 'dry-run' | 'failed'
 
 export interface VoteOutcome {
+  /** `voted` and `not-voted` speak for every user; a run that did not check every user is `failed`. */
+  readonly result: VoteResult
   /** Answers by user ID, in the order of the input. */
   readonly votes: ReadonlyMap<string, Vote>
-  /** HTTP status of the last answer. */
+  /** HTTP status of the last vote check's answer. */
   readonly status: number | undefined
   /** Rate-limit answers (429) met on the way. */
   readonly rateLimited: number
-  readonly error: ActionError | undefined
   /** Users left unchecked when the run had to stop. */
   readonly unchecked: readonly string[]
+  /** The key check of a dry run with a key. */
+  readonly keyCheck: KeyCheck | undefined
+  readonly error: ActionError | undefined
 }
 
 export interface VoteDeps {
   readonly requests: Requests
   readonly log: (line: string) => void
-  /** Stops the checks: a wait for the rate limit ends at once, and nothing more is sent. */
-  readonly signal?: AbortSignal
+}
+
+/** What checking needs from the settings. */
+export type VotePlan = Pick<VoteSettings, 'baseUrl' | 'botId' | 'userIds' | 'rateLimitWaitMs' | 'failIfNotVoted' | 'dryRun'> & {
+  readonly apiKey: string | undefined
 }
 
 const MIN_429_WAIT_MS = 1_000
@@ -46,53 +47,69 @@ const UNKNOWN_RESET_WAIT_MS = 1_000
 const MAX_DATE_MS = 8.64e15
 
 /**
- * Checks each user's vote, one check at a time on one kept-alive connection, paced by the
- * service's rate limit (the live service allows 100 checks per 5 minutes per bot). Checks
- * in a row are enough: a round trip (tens of milliseconds) is nothing against a window of
- * 5 minutes, so checking in parallel would only reach the limit sooner and then wait as
- * long; and with one check at a time each answer's `RateLimit-Remaining` is exact, so the
- * pacing needs no counting of checks in flight. When an answer says the window is spent the
- * next check waits for its `RateLimit-Reset`; a 429 is waited out (`Retry-After` or
- * `retry_after`, at least a second) and the same user checked again. Waiting is bounded by
+ * The vote-check mode: checks each user's vote, one check at a time on one kept-alive
+ * connection, paced by the service's rate limit (the live service allows 100 checks per 5
+ * minutes per bot). Checks in a row are enough: a round trip (tens of milliseconds) is nothing
+ * against a window of 5 minutes, so checking in parallel would only reach the limit sooner and
+ * then wait as long; and with one check at a time each answer's `RateLimit-Remaining` is
+ * exact, so the pacing needs no counting of checks in flight. When an answer says the window
+ * is spent the next check waits for its `RateLimit-Reset`; a 429 is waited out (`Retry-After`
+ * or `retry_after`, at least a second) and the same user checked again. Waiting is bounded by
  * `rateLimitWaitMs` in all; what is not checked by then is reported, not guessed. The first
- * failure ends the run: nothing more is sent, and the users not checked are listed.
+ * failure, or a stop, ends the run: nothing more is sent, and the users not checked are listed.
+ * A dry run checks nobody, but checks the key when it has one.
  */
-export async function checkVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
-  const pacer = new HeaderPacer(deps.requests, plan.rateLimitWaitMs, deps.signal)
+export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
+  const none = { votes: new Map<string, Vote>(), status: undefined, rateLimited: 0, unchecked: [], keyCheck: undefined, error: undefined }
+  if (plan.dryRun || plan.apiKey === undefined) {
+    deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`)
+    if (plan.apiKey === undefined) return { ...none, result: 'dry-run' }
+    try {
+      const keyCheck = await checkKey({ ...plan, apiKey: plan.apiKey }, deps)
+      return { ...none, result: 'dry-run', keyCheck }
+    } catch (error) {
+      if (error instanceof ActionError) return { ...none, result: 'failed', error }
+      throw error
+    }
+  }
+  const pacer = new HeaderPacer(deps.requests, plan.rateLimitWaitMs)
   const votes = new Map<string, Vote>()
   let failure: ActionError | undefined
   for (const userId of plan.userIds) {
     try {
-      const answer = await checkOne(plan, userId, pacer, deps.requests, deps.signal)
+      const answer = await checkOne({ ...plan, apiKey: plan.apiKey }, userId, pacer, deps.requests)
       votes.set(userId, readVote(answer, userId, plan))
     } catch (error) {
-      failure = error instanceof ActionError ? error : new ActionError(String(error))
+      if (error instanceof StoppedError) {
+        failure = new ActionError(`${error.message} ${votes.size} vote check(s) had been answered; no result is reported for an unfinished check.`)
+      } else failure = error instanceof ActionError ? error : new ActionError(String(error))
       break
     }
   }
   const unchecked = plan.userIds.filter(id => !votes.has(id))
   if (failure !== undefined && unchecked.length > 0) deps.log(`Not checked: ${unchecked.join(', ')}`)
+  const missing = [...votes].filter(([, vote]) => !vote.voted).map(([id]) => id)
+  // `voted` and `not-voted` need every user's answer; fail-if-not-voted keeps `not-voted`.
+  const result: VoteResult = failure !== undefined ? 'failed' : missing.length > 0 ? 'not-voted' : 'voted'
+  if (result === 'not-voted' && plan.failIfNotVoted) {
+    failure = new ActionError(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`)
+  }
   // The last answer's status, a 429 or a 5xx that was retried included.
-  return { votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, error: failure, unchecked }
+  return { result, votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, keyCheck: undefined, error: failure }
 }
 
 /** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
 async function checkOne(
-  plan: VotePlan,
+  plan: Pick<VotePlan, 'baseUrl' | 'botId'> & { readonly apiKey: string },
   userId: string,
   pacer: HeaderPacer,
-  requests: Requests,
-  signal: AbortSignal | undefined
+  requests: Requests
 ): Promise<HttpAnswer> {
   try {
     return await requests.send(
-      {
-        method: 'GET',
-        url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`,
-        headers: { Authorization: plan.apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT }
-      },
+      { method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: keyedHeaders(plan.apiKey) },
       POLICIES.vote,
-      { gate: pacer, ...(signal === undefined ? {} : { signal }) }
+      { gate: pacer }
     )
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
@@ -109,22 +126,13 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
     const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null
     return { voted: body.voted, votes, lastVote }
   }
-  const said = typeof body?.error === 'string' ? ` with "${excerpt(body.error)}"` : ''
+  const text = serviceError(answer)
+  const said = text === undefined ? '' : ` with "${text}"`
   const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`
-  switch (answer.status) {
-    case 200:
-      throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
-    case 401:
-      throw new ActionError(
-        `${prefix} The API key was refused: the api-key secret is wrong or outdated; copy the current key from the bot's manage page on discord.place.`
-      )
-    case 404:
-      throw new ActionError(`${prefix} The service lists no bot with ID ${plan.botId}: check bot-id.`)
-    case 410:
-      throw new ActionError(`${prefix} The API key was revoked; generate a new one on the bot's manage page on discord.place.`)
-    default:
-      throw new ActionError(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`)
-  }
+  if (answer.status === 200) throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
+  const advice = keyAdvice(answer.status, text, plan.botId)
+  if (advice !== undefined) throw new ActionError(`${prefix} ${advice}`)
+  throw new ActionError(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`)
 }
 
 /** A rate-limit header as a number of seconds or checks; NaN when absent or not a number. */
@@ -138,7 +146,7 @@ function headerNumber(answer: HttpAnswer, name: string): number {
  * (retries included) is admitted by acquire() and its answer read by settle(). After an
  * answer that leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next
  * attempt waits until the window ends; waits add up against `maxWaitMs`, end at the step's
- * deadline, and end at once when `signal` aborts.
+ * deadline, and end at once when the run is stopped.
  */
 export class HeaderPacer implements Gate<void> {
   /** 429 answers met. */
@@ -159,8 +167,7 @@ export class HeaderPacer implements Gate<void> {
 
   constructor(
     private readonly requests: Pick<Requests, 'clock' | 'sleep'>,
-    private readonly maxWaitMs: number,
-    private readonly signal?: AbortSignal
+    private readonly maxWaitMs: number
   ) {}
 
   private now(): number {
@@ -178,8 +185,7 @@ export class HeaderPacer implements Gate<void> {
       )
     }
     this.waited += wait
-    await this.requests.sleep(wait, POLICIES.vote, this.signal)
-    this.signal?.throwIfAborted()
+    await this.requests.sleep(wait, POLICIES.vote)
   }
 
   /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */

@@ -1,5 +1,6 @@
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
-import { POLICIES, type Requests } from '../requests.js'
+import { POLICIES, type Requests } from '../http/client.js'
+import { serviceError } from '../service.js'
 import { USER_AGENT } from '../version.js'
 
 /**
@@ -19,6 +20,8 @@ export const CLOCK_MARGIN_MS = 60_000
 
 /** The parts of the record the action uses. */
 export interface PublicRecord {
+  /** The bot's name on its listing, for the summary. */
+  readonly username: string | undefined
   readonly commands: number | undefined
   readonly servers: number | undefined
   readonly commandsUpdatedAt: Date | undefined
@@ -27,13 +30,13 @@ export interface PublicRecord {
 
 /**
  * Why a record was not read:
- * - `unverified`: 403, the bot's record is not public until it is verified (its stats route
- *   still works), so it can never protect this bot's update;
+ * - `unverified`: the service's own 403 (its JSON error), the bot's record is not public until
+ *   it is verified (its stats route still works), so it can never protect this bot's update;
  * - `absent`: 404, the service lists no such bot (the update will be answered 404 too);
  * - `unreachable`: no connection could be made at all (refused, DNS, TLS): the update could
  *   not get through either, and a wrong base-url must not pass as a skip;
  * - `unreadable`: anything else that may pass (read limiter, 5xx, a connection lost
- *   mid-way, a broken answer).
+ *   mid-way, a broken answer, a 403 that is not the service's own: a proxy's or a firewall's).
  */
 export type RecordProblem = 'unverified' | 'absent' | 'unreachable' | 'unreadable'
 
@@ -127,8 +130,14 @@ function lagMs(answer: HttpAnswer, receivedAt: number): number {
 /** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
 export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): RecordRead {
   const { status } = answer
-  if (status === 403) {
+  // Only the service's own answer means "not verified": a proxy's or a firewall's 403 (an HTML
+  // page, a gateway's {"message":"Forbidden"}) says nothing about the bot, and taking it for the
+  // service's would send the update without the check.
+  if (status === 403 && isServiceAnswer(answer)) {
     return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
+  }
+  if (status === 403) {
+    return { ok: false, status, problem: 'unreadable', reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)" }
   }
   if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }
   if (status === 429) return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' }
@@ -139,6 +148,7 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
   }
   const fields = json as Record<string, unknown>
   const record: PublicRecord = {
+    username: typeof fields['username'] === 'string' && fields['username'].trim() !== '' ? fields['username'].trim() : undefined,
     commands: asCount(fields['commands']),
     servers: asCount(fields['servers']),
     commandsUpdatedAt: asDate(fields['commands_updated_at']),
@@ -161,11 +171,23 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
   return { ok: true, status, record }
 }
 
+/** The service's own error answer: JSON (by its content type), `success: false` and an `error` text. */
+function isServiceAnswer(answer: HttpAnswer): boolean {
+  const json = answer.json as { success?: unknown } | undefined
+  const type = String(answer.headers['content-type'] ?? '')
+  return /^application\/json\b/i.test(type) && json?.success === false && serviceError(answer) !== undefined
+}
+
+/** The latest update time the record shows, if any. */
+export function lastUpdate(record: PublicRecord): Date | undefined {
+  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
+  return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())))
+}
+
 /** When the 6-hour window that the latest update opened closes, by the service's clock. */
 export function cooldownEnds(record: PublicRecord): Date | undefined {
-  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
-  if (times.length === 0) return undefined
-  return new Date(Math.max(...times.map(d => d.getTime())) + COOLDOWN_MS)
+  const last = lastUpdate(record)
+  return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS)
 }
 
 /**

@@ -1,6 +1,7 @@
 import { getOctokit } from '@actions/github'
-import { excerpt, type HttpAnswer } from '../http.js'
-import { POLICIES, type Requests } from '../requests.js'
+import type { HttpAnswer } from '../http.js'
+import { POLICIES, type Requests } from '../http/client.js'
+import { excerpt } from '../text.js'
 
 export interface RepositoryFile {
   readonly token: string

@@ -1,5 +1,5 @@
 import type { NetworkError } from '../http.js'
-import { DeadlineError } from '../requests.js'
+import { DeadlineError } from '../http/client.js'
 import { acceptsFrom, type RecordDeps, type RecordRead, readPublicRecord } from './record.js'
 
 /** How long a dropped update gets to land before the record is read again. */

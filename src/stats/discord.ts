@@ -1,9 +1,10 @@
 import { ActionError } from '../errors.js'
-import { excerpt, type HttpAnswer, NetworkError } from '../http.js'
-import { POLICIES, type Requests } from '../requests.js'
+import { type HttpAnswer, NetworkError } from '../http.js'
+import { POLICIES, type Requests } from '../http/client.js'
+import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
-import { SERVER_COUNT_MAX } from '../settings.js'
-import { type CommandCount, countCommands } from './commands.js'
+import { type CommandCount, countCommands } from '../counts/commands.js'
+import { SERVER_COUNT_MAX } from './limits.js'
 
 export interface DiscordPlan {
   /** Discord's API base address, without a trailing slash. */

@@ -1,5 +1,5 @@
-import { ActionError } from './errors.js'
-import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from './http.js'
+import { ActionError, StoppedError } from '../errors.js'
+import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from '../http.js'
 
 /** How one kind of request is sent and retried. */
 export interface Policy {
@@ -35,12 +35,12 @@ const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetr
  * sent again only when the connection failed before the request could reach the service
  * (refused, DNS, TLS handshake), never after any answer; and after a failure that may
  * have delivered it (a reset or a timeout once the request was out), only when a fresh
- * read of the public record shows it did not arrive (see service/delivery.ts).
+ * read of the public record shows it did not arrive (see stats/delivery.ts).
  */
 export const POLICIES = {
   // The record keeps the key safe, so it is read patiently: 5xx and network failures are
   // retried here, and the read limiter's 429 (Retry-After: 60) is waited out by
-  // service/record.ts, which knows how much of the step's time the update still needs.
+  // stats/record.ts, which knows how much of the step's time the update still needs.
   record: {
     ...READ,
     name: "the bot's public record",
@@ -62,6 +62,9 @@ export const POLICIES = {
     wholeAttempt: true,
     idleMarginMs: 3_000
   },
+  // The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
+  // never a wait for the vote limiter (its Retry-After is 300 s): the run then goes on unchecked.
+  keyCheck: { ...READ, name: 'the API key check', attempts: 2, retryStatuses: [500, 502, 503, 504], maxRetryAfterMs: 5_000 },
   // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
   vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },
   discord: { ...READ, name: "Discord's API", attempts: 4, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 4 * 1024 * 1024 },
@@ -111,60 +114,59 @@ export interface Limits {
   readonly totalMs: number
 }
 
-/** One attempt, as the journal keeps it: what a cancelled run reports it sent. */
-export interface Attempt {
-  /** The policy's name, e.g. "the stats update". */
-  readonly what: string
-  /** `sending` until an answer or a failure ends it. */
-  state: 'sending' | 'answered' | 'failed'
-  status?: number
-}
-
-/** The one request helper: every request goes through it, under the step's deadline. */
+/**
+ * The one request helper: every request goes through it, under the step's deadline and the
+ * run's stop signal. Once the signal fires (SIGINT/SIGTERM), the request in flight is cut off,
+ * a wait ends at once, and nothing new is sent: each ends with the signal's StoppedError.
+ */
 export class Requests {
   private readonly deadlineAt: number
-  /** Every attempt so far, in order. */
-  readonly journal: Attempt[] = []
 
   constructor(
     readonly limits: Limits,
-    readonly clock: Clock = realClock
+    readonly clock: Clock = realClock,
+    readonly signal: AbortSignal = new AbortController().signal
   ) {
     this.deadlineAt = clock.now() + limits.totalMs
   }
 
+  /** Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already sent. */
+  throwIfStopped(inFlight = false): void {
+    if (!this.signal.aborted) return
+    const reason: unknown = this.signal.reason
+    throw new StoppedError(reason instanceof StoppedError ? reason.signal : String(reason), inFlight)
+  }
+
   /**
    * Sends a request under its policy. Returns the last answer, which may be a failure for
-   * the caller to explain, or throws the last NetworkError. `refuse` stops the retries of
-   * an answer that must not be retried; a `gate` admits each attempt and waits out 429s.
+   * the caller to explain, or throws the last NetworkError (or StoppedError once the run was
+   * stopped). `refuse` stops the retries of an answer that must not be retried; a `gate`
+   * admits each attempt and waits out 429s.
    */
   async send<Ticket>(
-    request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes'>,
+    request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes' | 'signal'>,
     policy: Policy,
-    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket>; signal?: AbortSignal } = {}
+    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
   ): Promise<HttpAnswer> {
-    const { gate, refuse, signal } = options
+    const { gate, refuse } = options
     let limited = 0
     for (let failures = 0; ;) {
-      // A caller that has decided (a failed vote check) sends nothing more.
-      signal?.throwIfAborted()
+      this.throwIfStopped()
       const ticket = await gate?.acquire()
+      this.throwIfStopped()
       let answer: HttpAnswer
-      const attempt: Attempt = { what: policy.name, state: 'sending' }
       try {
         const { maxBodyBytes, idleMarginMs } = policy
         const timeoutMs = this.attemptTimeout(policy)
-        this.journal.push(attempt)
-        answer = await send({ ...request, timeoutMs, maxBodyBytes, idleMarginMs })
-        attempt.state = 'answered'
-        attempt.status = answer.status
+        answer = await send({ ...request, timeoutMs, maxBodyBytes, idleMarginMs, signal: this.signal })
       } catch (error) {
-        attempt.state = 'failed'
         if (gate) gate.settle(ticket as Ticket, undefined)
+        // Cut off by the stop signal: in flight when the request may have reached the server.
+        this.throwIfStopped(!(error instanceof NetworkError) || error.delivered)
         if (!(error instanceof NetworkError)) throw error
         const retry = policy.retryNetwork === 'any' || !error.delivered
         if (!retry || ++failures >= policy.attempts) throw error
-        await this.sleep(this.backoff(failures, policy), policy, signal)
+        await this.sleep(this.backoff(failures, policy), policy)
         continue
       }
       if (gate) gate.settle(ticket as Ticket, answer)
@@ -177,14 +179,16 @@ export class Requests {
       if (++failures >= policy.attempts) return answer
       const asked = retryAfterMs(answer)
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return answer
-      await this.sleep(asked ?? this.backoff(failures, policy), policy, signal)
+      await this.sleep(asked ?? this.backoff(failures, policy), policy)
     }
   }
 
-  /** Waits, unless the wait would end past the step's deadline; `signal` ends it early. */
-  async sleep(ms: number, policy?: Policy, signal?: AbortSignal): Promise<void> {
+  /** Waits, unless the wait would end past the step's deadline; the stop signal ends it with StoppedError. */
+  async sleep(ms: number, policy?: Policy): Promise<void> {
+    this.throwIfStopped()
     if (this.clock.now() + ms > this.deadlineAt) throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`)
-    await this.clock.sleep(ms, signal)
+    await this.clock.sleep(ms, this.signal)
+    this.throwIfStopped()
   }
 
   /** Time left before the step's deadline. */

@@ -1,0 +1,72 @@
+export const id = 584;
+export const ids = [584];
+export const modules = {
+
+/***/ 4584:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   readRepositoryFile: () => (/* binding */ readRepositoryFile)
+/* harmony export */ });
+/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2413);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8992);
+
+
+
+/**
+ * Reads one file of the repository at a commit through GitHub's contents API (raw media
+ * type, so files over 1 MB come whole). Loaded only when a manifest is not in the workspace.
+ * The API address comes from GITHUB_API_URL, so GitHub Enterprise Server works too. Octokit's
+ * requests go through the action's own request helper, under the same policy, deadline and
+ * proxy settings as every other request.
+ */
+async function readRepositoryFile(file, requests) {
+    const [owner, repo] = file.repository.split('/');
+    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { request: { fetch: policyFetch(requests) } });
+    try {
+        const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
+            owner: owner ?? '',
+            repo: repo ?? '',
+            path: file.path,
+            ref: file.ref,
+            headers: { accept: 'application/vnd.github.raw+json' }
+        });
+        if (typeof response.data !== 'string')
+            throw new Error('the path is not a file');
+        return response.data;
+    }
+    catch (error) {
+        // Octokit's errors carry the request; only the status and GitHub's words are passed on.
+        const status = error.status;
+        const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
+        const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_2__/* .excerpt */ .Kb)(raw);
+        throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
+    }
+}
+/** A `fetch` for Octokit that sends through the request helper. */
+function policyFetch(requests) {
+    return async (input, init) => {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        const answer = await requests.send({
+            method: 'GET',
+            url,
+            headers: Object.fromEntries(new Headers(init?.headers).entries()),
+            body: typeof init?.body === 'string' ? init.body : undefined
+        }, _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.github);
+        if (answer.truncated)
+            throw new Error(`the file is larger than ${_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) {
+            if (value !== undefined)
+                headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        const empty = answer.status === 204 || answer.status === 304;
+        return new Response(empty ? null : answer.text, { status: answer.status, headers });
+    };
+}
+
+
+/***/ })
+
+};

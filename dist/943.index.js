@@ -1,0 +1,215 @@
+export const id = 943;
+export const ids = [943];
+export const modules = {
+
+/***/ 160:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ countCommands)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
+
+
+/** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
+const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
+const SUB_COMMAND = 1;
+const SUB_COMMAND_GROUP = 2;
+/**
+ * Counts application commands as the bot's listing should show them: each distinct
+ * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
+ * chat-input command. Throws an ActionError naming the first malformed element.
+ */
+function countCommands(list, countSubcommands) {
+    const seen = new Map();
+    let count = 0;
+    for (const { label, value } of list.entries) {
+        const command = checkCommand(value, label, list.origin);
+        const key = `${command.type}:${command.name}`;
+        const times = seen.get(key) ?? 0;
+        seen.set(key, times + 1);
+        if (times > 0)
+            continue;
+        count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
+    }
+    const warnings = [...seen]
+        .filter(([, times]) => times > 1)
+        .map(([key, times]) => {
+        const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
+        return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
+    });
+    if (count > _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+            `service's maximum of ${_stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+    }
+    return { count, warnings };
+}
+function checkCommand(value, label, origin) {
+    const where = `${origin}: ${label}`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
+    }
+    const fields = value;
+    if (!('name' in fields))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
+    if (typeof fields['name'] !== 'string' || fields['name'] === '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+    }
+    const name = fields['name'];
+    const type = fields['type'] ?? 1;
+    if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+    }
+    const options = fields['options'] ?? [];
+    if (!Array.isArray(options))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+    return { name, type, options };
+}
+/** Subcommands (type 1), directly or inside groups (type 2). */
+function leafSubcommands(options, label, origin) {
+    let leaves = 0;
+    options.forEach((option, i) => {
+        const type = optionType(option, `${label}.options[${i}]`, origin);
+        if (type === SUB_COMMAND)
+            leaves += 1;
+        if (type === SUB_COMMAND_GROUP) {
+            const inner = option.options ?? [];
+            if (!Array.isArray(inner))
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+            inner.forEach((sub, j) => {
+                if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
+                    leaves += 1;
+            });
+        }
+    });
+    return leaves;
+}
+function optionType(option, label, origin) {
+    const type = typeof option === 'object' && option !== null ? option.type : undefined;
+    if (typeof type !== 'number' || !Number.isInteger(type)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+    }
+    return type;
+}
+function kind(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+
+/***/ }),
+
+/***/ 5943:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6803);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8992);
+/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1013);
+/* harmony import */ var _counts_commands_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(160);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(5735);
+
+
+
+
+
+
+
+/**
+ * Reads what the listing needs from Discord: the server count from `/applications/@me`
+ * (`approximate_guild_count`, the figure the service checks server counts against), and
+ * the command count from the application's global commands. Only the calls needed.
+ */
+async function readDiscordCounts(plan, requests) {
+    const application = await discordGet(plan, '/applications/@me', requests);
+    const app = (typeof application === 'object' && application !== null ? application : {});
+    let servers;
+    if (plan.needServers) {
+        const count = app['approximate_guild_count'];
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
+        }
+        // Checked like the input: the service refuses more with a 400, so nothing is sent.
+        if (count > _limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Discord reports an approximate_guild_count of ${count}, above the service's maximum server count of ${_limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z}; ` +
+                'nothing was sent. Set server-count to send a count yourself.');
+        }
+        servers = count;
+    }
+    let commands;
+    if (plan.needCommands) {
+        const id = app['id'];
+        if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
+        }
+        const list = await discordGet(plan, `/applications/${id}/commands`, requests);
+        if (!Array.isArray(list))
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
+        const origin = "Discord's global commands";
+        commands = (0,_counts_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
+    }
+    return { servers, commands };
+}
+async function discordGet(plan, path, requests) {
+    let answer;
+    try {
+        answer = await requests.send({
+            method: 'GET',
+            url: `${plan.apiUrl}${path}`,
+            headers: {
+                Authorization: `Bot ${plan.token}`,
+                Accept: 'application/json',
+                // The form Discord requires of bots' HTTP clients.
+                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
+            }
+        }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
+    }
+    catch (error) {
+        if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error });
+        throw error;
+    }
+    if (answer.status === 200 && answer.json !== undefined)
+        return answer.json;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(explainDiscordFailure(answer, path));
+}
+/**
+ * A 429 without Discord's rate-limit headers comes from Cloudflare, not from a rate limit:
+ * the runner's IP address is banned for a while, and retrying makes it longer.
+ */
+function refuseBan(answer) {
+    if (answer.status !== 429)
+        return undefined;
+    const limited = Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after');
+    if (limited)
+        return undefined;
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
+        'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
+        'counts as inputs for now.');
+}
+function explainDiscordFailure(answer, path) {
+    const message = answer.json?.message;
+    const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${(0,_text_js__WEBPACK_IMPORTED_MODULE_3__/* .excerpt */ .Kb)(message)}")` : ''}`;
+    if (answer.status === 401 || answer.status === 403) {
+        return (`${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +
+            'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.');
+    }
+    if (answer.status === 429)
+        return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`;
+    if (answer.status >= 500)
+        return `${said} after ${_http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`;
+    return `${said}. Nothing was sent to the service; check discord-api-url.`;
+}
+
+
+/***/ })
+
+};

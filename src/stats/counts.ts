@@ -1,0 +1,124 @@
+import type { Requests } from '../http/client.js'
+import type { StatsSettings } from '../settings.js'
+import type { PublicRecord } from './record.js'
+
+/** A count and where it came from, so the log and the summary can say so. */
+export interface ResolvedCount {
+  readonly value: number
+  /** Human-readable origin, e.g. "input command-count", "commands-file commands.json", "Discord". */
+  readonly source: string
+  /** Read from a source (a manifest, Discord) rather than given as an input. */
+  readonly read: boolean
+}
+
+export interface Counts {
+  readonly command: ResolvedCount | undefined
+  readonly server: ResolvedCount | undefined
+  /** Things the log should warn about, e.g. duplicate commands counted once. */
+  readonly warnings: readonly string[]
+}
+
+/** What resolving the counts needs from the settings. */
+export type CountInputs = Pick<
+  StatsSettings,
+  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
+>
+
+export interface CountDeps {
+  readonly requests: Requests
+  readonly log: (line: string) => void
+}
+
+/**
+ * The counts known before any request to the service: the inputs, then the command manifest
+ * (read and checked first, so a bad manifest fails before anything is sent). The manifest
+ * module is loaded only when a run uses it.
+ */
+export async function localCounts(inputs: CountInputs, deps: CountDeps): Promise<Counts> {
+  const command = fromInput(inputs.commandCount, 'command-count')
+  const server = fromInput(inputs.serverCount, 'server-count')
+  if (command !== undefined || inputs.commandsFile === undefined) return { command, server, warnings: [] }
+  const manifest = await readManifest(inputs, deps)
+  const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
+  return { command: { value: manifest.count, source, read: true }, server, warnings: manifest.warnings }
+}
+
+/** Whether Discord has a count to fill in. */
+export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
+  return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined)
+}
+
+/**
+ * Fills in from Discord's API whichever count is still missing. Asked only when the update
+ * will be sent: a run that the record shows will be skipped must not depend on Discord.
+ */
+export async function withDiscordCounts(inputs: CountInputs, counts: Counts, deps: CountDeps): Promise<Counts> {
+  if (inputs.discordToken === undefined || !needsDiscord(inputs, counts)) return counts
+  const { readDiscordCounts } = await import('./discord.js')
+  const { command, server } = counts
+  deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`)
+  const discord = await readDiscordCounts(
+    {
+      apiUrl: inputs.discordApiUrl,
+      token: inputs.discordToken,
+      needServers: server === undefined,
+      needCommands: command === undefined,
+      countSubcommands: inputs.countSubcommands
+    },
+    deps.requests
+  )
+  return {
+    command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
+    server:
+      server ??
+      (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)', read: true }),
+    warnings: [...counts.warnings, ...(discord.commands?.warnings ?? [])]
+  }
+}
+
+/**
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or the
+ * listing is unknown): a bot that registers its commands per server has no global commands,
+ * and a manifest that lists none is a build step that failed. Sent, either would erase the
+ * listing's count. A `command-count: 0` input is the user's own word and is kept.
+ */
+export function withoutErasure(counts: Counts, listing: PublicRecord | undefined): Counts {
+  const command = counts.command
+  if (command === undefined || !command.read || command.value !== 0) return counts
+  const listed = listing?.commands
+  if (listed === 0) return counts
+  const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`
+  const warning =
+    `The command count was left out: ${command.source} found no commands, and ${shown}. A bot that registers its ` +
+    'commands per server has no global commands, and a manifest that lists none usually means a failed build step; ' +
+    'sending 0 would erase the count on the listing. Set command-count: 0 to send zero on purpose.'
+  return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] }
+}
+
+async function readManifest(inputs: CountInputs, deps: CountDeps) {
+  const file = inputs.commandsFile!
+  const { countManifest } = await import('../counts/manifest.js')
+  const { token, repository, sha, workspace } = inputs.github
+  const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
+  deps.log(`Counting the commands in ${file.path}.`)
+  return countManifest({
+    given: file.given,
+    path: file.path,
+    countSubcommands: inputs.countSubcommands,
+    workspace,
+    repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
+    fromRepository: canFallBack
+      ? async path => {
+          deps.log(
+            `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
+          )
+          const { readRepositoryFile } = await import('./github.js')
+          return readRepositoryFile({ token, repository, ref: sha, path }, deps.requests)
+        }
+      : undefined
+  })
+}
+
+function fromInput(value: number | undefined, input: string): ResolvedCount | undefined {
+  return value === undefined ? undefined : { value, source: `input ${input}`, read: false }
+}

@@ -1,0 +1,227 @@
+import * as core from '@actions/core'
+import { logLine, redact } from '../redact.js'
+import type { StatsSettings } from '../settings.js'
+import { botTitle, MAX_MESSAGE_CHARS, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { bounded, html, htmlLink, number, when } from '../text.js'
+import type { ResolvedCount } from './counts.js'
+import { lastUpdate } from './record.js'
+import type { StatsOutcome } from './update.js'
+
+/**
+ * The stats mode's report: its outputs (the only writer of them), its log lines and
+ * annotations, and its job summary section. The safe skip and the strike never share a word:
+ * a skip is "not sent: too soon", the 6-hour refusal is "refused: strike counted".
+ */
+
+/** GitHub shows the first 10 annotations of each kind per step. */
+const SHOWN_ANNOTATIONS = 10
+
+const info = (line: string): void => core.info(logLine(line))
+const warning = (text: string, title?: string): void =>
+  core.warning(redact(bounded(text, MAX_MESSAGE_CHARS)), title === undefined ? undefined : { title })
+const notice = (text: string, title: string): void => core.notice(redact(bounded(text, MAX_MESSAGE_CHARS)), { title })
+
+/** Writes the outputs, the log lines and annotations, and the summary section; returns the failure, if any. */
+export async function reportStats(settings: StatsSettings, outcome: StatsOutcome): Promise<string | undefined> {
+  const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
+  announce(outcome)
+  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(outputsFailure)
+  await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true))
+  return outcome.error?.message ?? outputsFailure
+}
+
+/**
+ * Every output that is known, a failed run's included (for example `status` after a refused
+ * update), so that a later step with `if: always()` can use them.
+ */
+export function writeOutputs(outcome: StatsOutcome): void {
+  core.setOutput('result', outcome.result)
+  if (outcome.body.command_count !== undefined) core.setOutput('command-count', outcome.body.command_count)
+  if (outcome.body.server_count !== undefined) core.setOutput('server-count', outcome.body.server_count)
+  if (outcome.status !== undefined) core.setOutput('status', outcome.status)
+  if (outcome.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+}
+
+/**
+ * The annotation that explains the outcome, first among its kind, then the other warnings:
+ * those beyond what GitHub shows are folded into one.
+ */
+export function announce(outcome: StatsOutcome): void {
+  const line = outcomeLine(outcome)
+  if (line.kind === 'info') info(line.text)
+  else if (line.kind === 'notice') notice(line.text, line.title)
+  else warning(line.text, line.title)
+  const warnings = [...outcome.warnings, ...(outcome.counts?.warnings ?? [])]
+  const room = SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0)
+  const shown = warnings.length > room ? warnings.slice(0, room - 1) : warnings
+  for (const text of shown) warning(text)
+  if (shown.length < warnings.length) {
+    const rest = warnings.slice(shown.length)
+    warning(`${rest.length} more warnings: ${rest.map(text => bounded(text, 300)).join(' | ')}`)
+  }
+}
+
+interface OutcomeLine {
+  readonly kind: 'info' | 'notice' | 'warning'
+  readonly title: string
+  readonly text: string
+}
+
+/** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
+export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
+  const next = outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at)
+  const body = JSON.stringify(outcome.body)
+  const said = outcome.answer === undefined ? '' : `: "${outcome.answer}"`
+  switch (outcome.result) {
+    case 'updated':
+      return { kind: 'info', title: 'Stats updated', text: `Stats updated (${body}). The next update is accepted from ${next}.` }
+    case 'skipped':
+      return { kind: 'notice', title: 'Update not sent', text: `Stats not sent: ${whyNotSent(outcome)}` }
+    case 'cooldown':
+      return {
+        kind: 'warning',
+        title: 'Update refused: strike counted',
+        text:
+          `The service refused the update as too early (429${said}) and counted a strike against the key (5 within 6 hours revoke it). ` +
+          `${refusalCause(outcome)} ${next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${next}.`} ` +
+          'It was not retried.'
+      }
+    case 'rate-limited':
+      return {
+        kind: 'warning',
+        title: 'Update turned away by the rate limit (no strike)',
+        text:
+          `The service's request limiter turned the update away (429${said}) before looking at it: nothing was stored and ` +
+          `no strike was counted. ${next === undefined ? 'Try again in 30 minutes.' : `Try again from ${next}.`}`
+      }
+    case 'dry-run':
+      return {
+        kind: 'info',
+        title: 'Dry run',
+        text: `Dry run: nothing sent. ${outcome.skip === undefined ? `A real run would send ${body}.` : `A real run would not send: ${whyNotSent(outcome)}`}`
+      }
+    case 'failed':
+      return { kind: 'info', title: 'Failed', text: 'The stats update failed; the error says why.' }
+  }
+}
+
+/** Why no update was sent (or would be), for a skipped run or a dry run. */
+function whyNotSent(outcome: StatsOutcome): string {
+  switch (outcome.skip) {
+    case 'recent': {
+      const read = outcome.record?.ok ? outcome.record.record : undefined
+      const last = read === undefined ? undefined : lastUpdate(read)
+      return (
+        `the counts were updated less than 6 hours ago${last === undefined ? '' : ` (${when(last, outcome.at)})`}, and the ` +
+        `service accepts one update per 6 hours. The next update is accepted from ${outcome.nextUpdateAt === undefined ? 'a later run' : when(outcome.nextUpdateAt, outcome.at)}.`
+      )
+    }
+    case 'unchecked':
+      return "the bot's public record could not be checked (see the warning); the next run will try again."
+    case 'nothing':
+      return 'no count was left to send (see the warning).'
+    case undefined:
+      return 'nothing was due.'
+  }
+}
+
+/** Why the 6-hour refusal came: another run updated first, or the update was sent unchecked. */
+function refusalCause(outcome: StatsOutcome): string {
+  if (outcome.overlap !== undefined) {
+    return (
+      `Another run updated the counts at ${when(outcome.overlap, outcome.at)}, after this run read the bot's record: runs that ` +
+      'overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this bot in ' +
+      'one concurrency group (concurrency: group: discord-place-stats-<bot-id>, cancel-in-progress: false) so that they queue.'
+    )
+  }
+  if (outcome.record === undefined) return 'It was sent without reading the record first (cooldown-check: false): keep cooldown-check: true.'
+  return 'Schedule this at most once every 6 hours, keep cooldown-check: true, and put every workflow for this bot in one concurrency group.'
+}
+
+/** The headline's mark and words. */
+function headline(outcome: StatsOutcome): [mark: string, words: string] {
+  const next = outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at)
+  switch (outcome.result) {
+    case 'updated':
+      return ['✅', `updated${next === undefined ? '' : `, next update from ${next}`}`]
+    case 'skipped':
+      if (outcome.skip === 'recent') return ['⏭️', `not sent: too soon${next === undefined ? '' : `, next update from ${next}`}`]
+      if (outcome.skip === 'nothing') return ['⚠️', 'not sent: no count to send']
+      return ['⚠️', "not sent: the bot's record could not be checked"]
+    case 'cooldown':
+      return ['🛑', `refused: strike counted${outcome.overlap === undefined ? '' : ' (another run updated first)'}`]
+    case 'rate-limited':
+      return ['⏸️', `turned away by the rate limit, no strike${next === undefined ? '' : `; try again from ${next}`}`]
+    case 'dry-run':
+      return ['🧪', outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send']
+    case 'failed':
+      return ['❌', 'failed']
+  }
+}
+
+/** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
+export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, outputsFailure?: string): string {
+  const record = outcome.record?.ok ? outcome.record.record : undefined
+  const [mark, words] = headline(outcome)
+  const parts = [`<h3>${mark} ${botTitle(settings.botId, record?.username, settings.baseUrl)}: ${html(words)}</h3>\n`]
+
+  const counts = outcome.counts
+  if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
+    const applied = outcome.result === 'updated'
+    const rows = [
+      countRow('Commands', counts?.command, record?.commands, applied),
+      countRow('Servers', counts?.server, record?.servers, applied)
+    ]
+    parts.push(
+      `<table>\n<tr><th>Count</th><th>Listed before</th><th>${applied ? 'Now' : 'Would be'}</th><th>Source</th></tr>\n${rows.join('\n')}\n</table>\n`
+    )
+  }
+  if (outcome.result !== 'failed' && outcome.result !== 'updated') parts.push(`<p>${html(outcomeLine(outcome).text)}</p>\n`)
+  const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
+  for (const text of warnings.slice(0, 20)) parts.push(markedParagraph('⚠️', 'Warning:', text))
+  if (warnings.length > 20) parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`)
+  if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
+  if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
+  parts.push(details(settings, outcome))
+  return parts.join('')
+}
+
+function countRow(label: string, count: ResolvedCount | undefined, before: number | undefined, applied: boolean): string {
+  const listed = before === undefined ? '' : number(before)
+  if (count === undefined) return `<tr><td>${label}</td><td>${listed}</td><td>not sent</td><td></td></tr>`
+  const change = applied && before !== undefined && before !== count.value ? ` (${signed(count.value - before)})` : ''
+  return `<tr><td>${label}</td><td>${listed}</td><td>${number(count.value)}${change}</td><td>${html(bounded(count.source, 300))}</td></tr>`
+}
+
+/** The request, the answer, the record read and the service's address, folded. */
+function details(settings: StatsSettings, outcome: StatsOutcome): string {
+  const path = `PATCH /bots/${settings.botId}/stats ${JSON.stringify(outcome.body)}`
+  const rows: [string, string][] = [['Service', htmlLink(settings.baseUrl, settings.baseUrl)], ['Record read', recordLine(outcome)]]
+  if (outcome.keyCheck !== undefined) {
+    rows.push(['Key check', outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${html(outcome.keyCheck.reason)}`])
+  }
+  const sent = outcome.delivery !== 'not-sent'
+  rows.push(['Request', sent ? `<code>${html(path)}</code>` : `not sent (would be <code>${html(path)}</code>)`])
+  if (sent) rows.push(['Answer', answerLine(outcome)])
+  const table = rows.map(([key, value]) => `<tr><td>${key}</td><td>${value}</td></tr>`).join('\n')
+  return `<details><summary>Request and answer</summary>\n<table>\n${table}\n</table>\n</details>\n`
+}
+
+function recordLine(outcome: StatsOutcome): string {
+  const read = outcome.record
+  if (read === undefined) return 'not read (cooldown-check: false)'
+  if (!read.ok) return `not readable: ${html(read.reason)}`
+  const last = lastUpdate(read.record)
+  return `read; last update ${last === undefined ? 'unknown' : html(when(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`
+}
+
+function answerLine(outcome: StatsOutcome): string {
+  if (outcome.status === undefined) {
+    return outcome.delivery === 'arrived' ? 'none (the connection failed), but the public record shows the update' : 'none (no answer came back)'
+  }
+  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${html(outcome.answer)}`}`
+}
+
+function signed(delta: number): string {
+  return delta > 0 ? `+${number(delta)}` : `−${number(-delta)}`
+}

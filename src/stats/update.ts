@@ -1,0 +1,341 @@
+import { ActionError, StoppedError } from '../errors.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
+import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../service.js'
+import type { StatsSettings } from '../settings.js'
+import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
+import { answerFromStatusLine, explainFailure, kindOf429 } from './answers.js'
+import { confirmDelivery } from './delivery.js'
+import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
+
+/** The PATCH body: only the counts that were resolved, as JSON integers. */
+export interface StatsBody {
+  command_count?: number
+  server_count?: number
+}
+
+export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'dry-run' | 'failed'
+
+/**
+ * Why nothing was sent (or, in a dry run, why a real run would send nothing):
+ * `recent`: the record shows an update within 6 hours; `unchecked`: the record could not be
+ * checked (unreadable, cached, untrusted); `nothing`: no count was left to send.
+ */
+export type SkipReason = 'recent' | 'unchecked' | 'nothing'
+
+/** What happened to the PATCH. */
+export type Delivery = 'not-sent' | 'answered' | 'no-answer' | 'arrived'
+
+/** Everything that happened, for the report; `error` is set (and `result` is `failed`) when the step must fail. */
+export interface StatsOutcome {
+  readonly result: StatsResult
+  /** The counts resolved so far, with their sources; undefined when the run failed before. */
+  readonly counts: Counts | undefined
+  /** What was sent, or would be. */
+  readonly body: StatsBody
+  readonly delivery: Delivery
+  /** The public record read, when cooldown-check is on. */
+  readonly record: RecordRead | undefined
+  /** HTTP status of the service's answer to the update; undefined when none came. */
+  readonly status: number | undefined
+  /** The service's own words about the update (its `error` text), or a short description. */
+  readonly answer: string | undefined
+  readonly nextUpdateAt: Date | undefined
+  readonly skip: SkipReason | undefined
+  /** After the 6-hour refusal: when another run updated the counts, after this run read the record. */
+  readonly overlap: Date | undefined
+  readonly keyCheck: KeyCheck | undefined
+  /** What the person reading the log must know about this run, each one a warning. */
+  readonly warnings: readonly string[]
+  readonly error: ActionError | undefined
+  /** When the outcome was decided, by the runner's clock: times are shown relative to it. */
+  readonly at: Date
+}
+
+export interface StatsDeps {
+  readonly requests: Requests
+  readonly log: (line: string) => void
+}
+
+/** What a run knows so far: a failure or a stop reports it. */
+interface Progress {
+  counts: Counts | undefined
+  record: RecordRead | undefined
+  body: StatsBody
+  delivery: Delivery
+  warnings: string[]
+}
+
+/**
+ * The stats mode: reads the counts given and the manifest, then the public record (the
+ * cooldown check), and only when the update is due asks Discord and sends it. The record
+ * check skips an update the service would refuse as early; when the record cannot be read for
+ * a reason that may pass, nothing is sent (a blind update is a strike whenever the last one was
+ * recent). A run that sends nothing still checks the key, with a request that spends no update.
+ *
+ * The PATCH is never repeated after an answer (a received status line is one): an update
+ * the service refuses as early is a strike against the key, and 5 strikes within 6 hours
+ * revoke it (410). The request policy (http/client.ts) sends it again only when the connection
+ * failed before it could reach the service; after a failure that may have delivered it, a
+ * fresh read of the record decides (delivery.ts), once.
+ *
+ * Returns an outcome for every expected end, a stop included; throws only for a bug.
+ */
+export async function runStats(settings: StatsSettings, deps: StatsDeps): Promise<StatsOutcome> {
+  const progress: Progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', warnings: [] }
+  try {
+    return await decide(settings, deps, progress)
+  } catch (error) {
+    if (error instanceof StoppedError) {
+      if (error.inFlight && progress.delivery === 'not-sent') progress.delivery = 'no-answer'
+      return failed(deps, progress, new ActionError(`${error.message} ${whatWasSent(progress, settings.dryRun)}`))
+    }
+    if (error instanceof ActionError) return failed(deps, progress, error)
+    throw error
+  }
+}
+
+async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progress): Promise<StatsOutcome> {
+  progress.counts = await localCounts(settings, deps)
+  logCounts(progress.counts, deps)
+  progress.body = bodyOf(progress.counts)
+  const record = settings.cooldownCheck ? await readPublicRecord(settings, deps) : undefined
+  progress.record = record
+  const { dryRun } = settings
+  if (record !== undefined && !record.ok) {
+    if (record.problem === 'unverified') progress.warnings.push(UNPROTECTED)
+    if (record.problem === 'unreadable') {
+      progress.warnings.push(
+        `Stats not sent: the bot's public record could not be checked (${record.reason}). An update sent without that check ` +
+          'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ' +
+          '(cooldown-check: false sends without the check.)'
+      )
+      return notSent(settings, deps, progress, 'unchecked', undefined)
+    }
+    if (record.problem === 'unreachable' && !dryRun) {
+      throw new ActionError(
+        `Could not read the bot's public record: ${record.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`
+      )
+    }
+    if (record.problem === 'absent' && !dryRun) {
+      // The stats route answers 404 for the same bot: fail before spending a request on it.
+      throw new ActionError(
+        `The service lists no bot with ID ${settings.botId} (its public record answered 404), so nothing was sent. ` +
+          "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place."
+      )
+    }
+  }
+  const from = record?.ok ? acceptsFrom(record) : undefined
+  if (from !== undefined && from > now(deps)) return notSent(settings, deps, progress, 'recent', from)
+  if (record?.ok && record.cached && !dryRun) {
+    // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
+    // never clear one.
+    progress.warnings.push(
+      "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
+        'update, and an update within 6 hours of it would be a strike. The next run will try again. ' +
+        '(cooldown-check: false sends without the check.)'
+    )
+    return notSent(settings, deps, progress, 'unchecked', undefined)
+  }
+
+  // The update is due: now, and only now, Discord is asked for what it fills in.
+  const listing = record?.ok ? record.record : undefined
+  if (needsDiscord(settings, progress.counts)) {
+    progress.counts = await withDiscordCounts(settings, progress.counts, deps)
+    logCounts(progress.counts, deps, 'Discord')
+  }
+  progress.counts = withoutErasure(progress.counts, listing)
+  progress.body = bodyOf(progress.counts)
+  if (progress.body.command_count === undefined && progress.body.server_count === undefined) {
+    return notSent(settings, deps, progress, 'nothing', undefined)
+  }
+  if (dryRun) return notSent(settings, deps, progress, undefined, undefined)
+  return send(settings, deps, progress)
+}
+
+/**
+ * A run that sends no update: skipped (or a dry run). The key is still checked when there is
+ * one, so that a wrong or replaced key fails the step now rather than at the next update.
+ */
+async function notSent(
+  settings: StatsSettings,
+  deps: StatsDeps,
+  progress: Progress,
+  skip: SkipReason | undefined,
+  nextUpdateAt: Date | undefined
+): Promise<StatsOutcome> {
+  const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
+  if (keyCheck?.state === 'unchecked') deps.log(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
+  return {
+    ...base(deps, progress),
+    result: settings.dryRun ? 'dry-run' : 'skipped',
+    skip,
+    nextUpdateAt,
+    keyCheck
+  }
+}
+
+/** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
+async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress): Promise<StatsOutcome> {
+  for (let resent = false; ; resent = true) {
+    const sentAt = deps.requests.clock.now()
+    let answer: HttpAnswer
+    try {
+      answer = await patch(settings, deps, progress.body)
+    } catch (error) {
+      if (!(error instanceof NetworkError)) throw error
+      const cut = answerFromStatusLine(error)
+      if (cut !== undefined) {
+        deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
+        return settle(settings, deps, progress, cut)
+      }
+      if (!error.delivered) {
+        throw new ActionError(`Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`)
+      }
+      progress.delivery = 'no-answer'
+      if (resent) throw new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`)
+      const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
+      if (delivery === 'resend') {
+        deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
+        continue
+      }
+      if (delivery === 'arrived') {
+        deps.log('The connection failed after the update was sent, but the public record shows it arrived.')
+        progress.delivery = 'arrived'
+        return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
+      }
+      throw new ActionError(
+        `Stats update failed: ${error.message}. The update may have reached the service, so it was not sent again: a second ` +
+          "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+      )
+    }
+    return settle(settings, deps, progress, answer)
+  }
+}
+
+function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promise<HttpAnswer> {
+  if (settings.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
+  deps.log(`Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`)
+  return deps.requests.send(
+    { method: 'PATCH', url: `${settings.baseUrl}/bots/${settings.botId}/stats`, headers: keyedHeaders(settings.apiKey), body: JSON.stringify(body) },
+    POLICIES.stats
+  )
+}
+
+/** The outcome of the service's answer to the PATCH. */
+async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progress, answer: HttpAnswer): Promise<StatsOutcome> {
+  progress.delivery = 'answered'
+  const text = serviceMessage(answer)
+  deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
+  const answered = { ...base(deps, progress), status: answer.status, answer: text }
+  if (answer.status >= 200 && answer.status < 300) return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
+  if (answer.status === 429 && kindOf429(answer) === 'limiter') {
+    // Turned away before the service looked at the update: try again once the limiter's
+    // window has passed, or later if the record says the 6-hour window ends later.
+    // Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing
+    // about when an update is accepted (interface.md: never next-update-at's source).
+    const wait = retryAfterMs(answer, { limiterReset: false })
+    const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait)
+    const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined
+    const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))
+    const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
+    return { ...answered, result: 'rate-limited', nextUpdateAt }
+  }
+  if (answer.status === 429) return { ...answered, result: 'cooldown', ...(await afterRefusal(settings, deps, progress.record)) }
+  return { ...answered, result: 'failed', error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body })) }
+}
+
+/**
+ * After the 6-hour refusal (a strike): reads the record again, for when the next update is
+ * accepted (the refusal's headers describe only the request limiter) and for why it came.
+ * When the first read allowed the update and the fresh one shows a later update, another run
+ * updated the counts between this run's read and its update: overlapping runs, which one
+ * concurrency group per bot prevents. A failed or stopped read only leaves these unknown.
+ */
+async function afterRefusal(
+  settings: StatsSettings,
+  deps: StatsDeps,
+  first: RecordRead | undefined
+): Promise<{ nextUpdateAt: Date | undefined; overlap: Date | undefined }> {
+  let fresh: RecordRead | undefined
+  try {
+    fresh = await readPublicRecord(settings, deps)
+  } catch (error) {
+    if (!(error instanceof DeadlineError || error instanceof StoppedError)) throw error
+  }
+  const future = (read: RecordRead | undefined): Date | undefined => {
+    const from = read?.ok ? acceptsFrom(read) : undefined
+    return from !== undefined && from > now(deps) ? from : undefined
+  }
+  const before = first?.ok ? lastUpdate(first.record) : undefined
+  const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
+  const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
+  return { nextUpdateAt: future(fresh) ?? future(first), overlap }
+}
+
+/** The warning of an update that the record check could not protect. */
+const UNPROTECTED =
+  "The bot's record on discord.place is not public until the bot is verified (403), so this update is not protected " +
+  'against the 6-hour rule: if the counts were updated less than 6 hours ago, the service refuses it and counts a strike ' +
+  '(5 within 6 hours revoke the key). Until the bot is verified, run this at most once every 6 hours.'
+
+/** For a stopped run: exactly what reached the service. */
+function whatWasSent(progress: Progress, dryRun: boolean): string {
+  switch (progress.delivery) {
+    case 'not-sent':
+      return dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.'
+    case 'answered':
+    case 'arrived':
+      return 'The stats update was sent and answered.'
+    case 'no-answer':
+      return (
+        'The stats update was sent, and no answer came back: the service may have stored it. ' +
+        'With cooldown-check: true the next run reads the public record first and does not send it twice.'
+      )
+  }
+}
+
+/** One log line per count, with its source; `only` logs just the counts read from that source. */
+function logCounts(counts: Counts, deps: StatsDeps, only?: string): void {
+  for (const [label, count] of [
+    ['Command count', counts.command],
+    ['Server count', counts.server]
+  ] as const) {
+    if (count !== undefined && (only === undefined || count.source.startsWith(only))) deps.log(`${label}: ${count.value} (${count.source})`)
+  }
+}
+
+function bodyOf(counts: Counts): StatsBody {
+  return { command_count: counts.command?.value, server_count: counts.server?.value }
+}
+
+function base(deps: StatsDeps, progress: Progress) {
+  return {
+    counts: progress.counts,
+    body: progress.body,
+    delivery: progress.delivery,
+    record: progress.record,
+    status: undefined,
+    answer: undefined,
+    nextUpdateAt: undefined,
+    skip: undefined,
+    overlap: undefined,
+    keyCheck: undefined,
+    warnings: progress.warnings,
+    error: undefined,
+    at: now(deps)
+  } satisfies Omit<StatsOutcome, 'result'>
+}
+
+function failed(deps: StatsDeps, progress: Progress, error: ActionError): StatsOutcome {
+  return { ...base(deps, progress), result: 'failed', error }
+}
+
+function now(deps: StatsDeps): Date {
+  return new Date(deps.requests.clock.now())
+}
+
+/** After an update: 6 hours, and the clock margin, from now. */
+function sixHoursFromNow(deps: StatsDeps): Date {
+  return new Date(deps.requests.clock.now() + COOLDOWN_MS + CLOCK_MARGIN_MS)
+}

@@ -1,0 +1,74 @@
+import * as core from '@actions/core'
+import { redact } from './redact.js'
+import { DEFAULT_BASE_URL } from './settings.js'
+import { bounded, html, htmlLink, htmlMessage } from './text.js'
+
+/**
+ * The job summary's plumbing, shared by both modes' reports: each writes one section, built
+ * with @actions/core's summary builder (HTML, which GitHub renders as it is), under a size
+ * that the runner keeps. Over 1 MiB the runner drops the whole summary, so every quoted text
+ * is cut, and the section as a whole is capped with a note.
+ */
+
+/** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
+export const MAX_SECTION_CHARS = 256 * 1024
+/** The longest message or warning quoted in the summary or an annotation. */
+export const MAX_MESSAGE_CHARS = 4_000
+
+/** The discord.place address of a bot's page, and how the summary names the bot. */
+export function botTitle(botId: string, name: string | undefined, baseUrl: string): string {
+  const label = name ?? `Bot ${botId}`
+  return baseUrl === DEFAULT_BASE_URL ? htmlLink(label, `https://discord.place/bots/${botId}`) : html(label)
+}
+
+/** A paragraph with a mark, for a warning or an error: visible, with its `code` spans rendered. */
+export function markedParagraph(mark: string, label: string, message: string): string {
+  return `<p>${mark} <strong>${label}</strong> ${htmlMessage(bounded(message, MAX_MESSAGE_CHARS))}</p>\n`
+}
+
+/**
+ * Writes the section and adds it to the job summary; a missing summary file (a local run)
+ * is not an error, and a summary that cannot be written is one warning, never a crash.
+ */
+export async function writeSection(build: (summary: typeof core.summary) => void): Promise<void> {
+  if (!process.env['GITHUB_STEP_SUMMARY']) {
+    core.debug('No job summary written: GITHUB_STEP_SUMMARY is not set.')
+    return
+  }
+  try {
+    core.summary.emptyBuffer()
+    build(core.summary)
+    const text = core.summary.stringify()
+    if (text.length > MAX_SECTION_CHARS) {
+      // Cut at a line's end: each element of a section is on lines of its own.
+      core.summary.emptyBuffer().addRaw(text.slice(0, text.lastIndexOf('\n', MAX_SECTION_CHARS - 200) + 1), false)
+      core.summary.addRaw('\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n', false)
+    }
+    await core.summary.write()
+  } catch (error) {
+    core.warning(redact(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`))
+  }
+}
+
+/** The section of a run that failed before its mode began (bad input): what went wrong. */
+export function failureSection(summary: typeof core.summary, message: string): void {
+  summary.addRaw('<h3>❌ discord.place: failed</h3>\n', false)
+  summary.addRaw(markedParagraph('❌', 'Error:', message), false)
+}
+
+/**
+ * Runs a report's output writes. Outputs that cannot be written (GITHUB_OUTPUT unwritable) must
+ * not turn a finished run into a crash: the step fails with one clear error, and the summary is
+ * still written. Returns that error, if any.
+ */
+export function writeOutputsSafely(write: () => void): string | undefined {
+  try {
+    write()
+    return undefined
+  } catch (error) {
+    return redact(
+      `The step's outputs could not be written to GITHUB_OUTPUT (${error instanceof Error ? error.message : String(error)}); ` +
+        'later steps will not see them. Check that the runner can write its temporary files (disk space, permissions).'
+    )
+  }
+}

@@ -1,0 +1,83 @@
+import * as core from '@actions/core'
+import { logLine } from '../redact.js'
+import type { VoteSettings } from '../settings.js'
+import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { html, number, when } from '../text.js'
+import type { Vote, VoteOutcome } from './check.js'
+
+/** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */
+
+const info = (line: string): void => core.info(logLine(line))
+
+/** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
+export async function reportVotes(settings: VoteSettings, outcome: VoteOutcome, at: Date): Promise<string | undefined> {
+  const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
+  announce(outcome, at)
+  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(outputsFailure)
+  await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, at, outputsFailure), true))
+  return outcome.error?.message ?? outputsFailure
+}
+
+/**
+ * `result` and `voted` speak for every user only when every user was checked; otherwise the
+ * result is `failed` and `votes` holds the users that were.
+ */
+export function writeOutputs(outcome: VoteOutcome): void {
+  core.setOutput('result', outcome.result)
+  if (outcome.status !== undefined) core.setOutput('status', outcome.status)
+  if (outcome.result === 'dry-run') return
+  const all = [...outcome.votes.values()]
+  if (outcome.result === 'voted' || outcome.result === 'not-voted') core.setOutput('voted', outcome.result === 'voted')
+  core.setOutput('votes', JSON.stringify(Object.fromEntries([...outcome.votes].map(([id, vote]) => [id, voteJson(vote)]))))
+  const only = all.length === 1 && outcome.unchecked.length === 0 ? all[0] : undefined
+  if (only?.lastVote) core.setOutput('last-vote', only.lastVote.toISOString())
+}
+
+function voteJson(vote: Vote): { voted: boolean; votes: number | null; last_vote: string | null } {
+  return { voted: vote.voted, votes: vote.votes, last_vote: vote.lastVote?.toISOString() ?? null }
+}
+
+/** One log line per user checked. */
+export function announce(outcome: VoteOutcome, at: Date): void {
+  for (const [id, vote] of outcome.votes) {
+    const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${when(vote.lastVote, at)}` : '']
+      .filter(Boolean)
+      .join(', ')
+    info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
+  }
+  if (outcome.rateLimited > 0) info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
+}
+
+function headline(outcome: VoteOutcome): [mark: string, words: string] {
+  const checked = outcome.votes.size
+  const missing = [...outcome.votes.values()].filter(vote => !vote.voted).length
+  switch (outcome.result) {
+    case 'voted':
+      return ['✅', checked === 1 ? 'voted' : `all ${checked} users voted`]
+    case 'not-voted':
+      return ['⭕', checked === 1 ? 'not voted in the last 24 hours' : `${missing} of ${checked} users have not voted in the last 24 hours`]
+    case 'dry-run':
+      return ['🧪', 'dry run: nobody checked']
+    case 'failed':
+      return ['❌', `failed${outcome.unchecked.length > 0 ? `: ${outcome.unchecked.length} user(s) not checked` : ''}`]
+  }
+}
+
+/** The summary section, as HTML. */
+export function renderSummary(settings: VoteSettings, outcome: VoteOutcome, at: Date, outputsFailure?: string): string {
+  const [mark, words] = headline(outcome)
+  const parts = [`<h3>${mark} Vote check for ${botTitle(settings.botId, undefined, settings.baseUrl)}: ${html(words)}</h3>\n`]
+  if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {
+    const rows = [...outcome.votes].map(
+      ([id, vote]) =>
+        `<tr><td><code>${id}</code></td><td>${vote.voted ? 'yes' : 'no'}</td><td>${vote.votes === null ? '' : number(vote.votes)}</td><td>${vote.lastVote ? html(when(vote.lastVote, at)) : ''}</td></tr>`
+    )
+    if (outcome.result === 'failed') for (const id of outcome.unchecked) rows.push(`<tr><td><code>${id}</code></td><td>not checked</td><td></td><td></td></tr>`)
+    parts.push(`<table>\n<tr><th>User</th><th>Voted in the last 24 hours</th><th>Votes</th><th>Last vote</th></tr>\n${rows.join('\n')}\n</table>\n`)
+  } else if (outcome.result === 'dry-run') {
+    parts.push(`<p>A real run would check ${settings.userIds.length} user(s): ${settings.userIds.map(id => `<code>${id}</code>`).join(', ')}.</p>\n`)
+  }
+  if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
+  if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
+  return parts.join('')
+}
