@@ -50,8 +50,8 @@ export function keyAdvice(status: number, serviceText: string | undefined, botId
     case 410:
       if (serviceText !== undefined && REGENERATED.test(serviceText.trim())) {
         return (
-          "The API key was replaced: a new key was generated on the bot's manage page, which revokes the old one. " +
-          'Store the current key in the api-key secret.'
+          "The API key was revoked: a new key was generated on the bot's manage page, which revokes the old one " +
+          '(or the service revoked it earlier for refused updates). Store the current key in the api-key secret.'
         )
       }
       return (

@@ -87,7 +87,6 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
     return await decide(settings, deps, progress)
   } catch (error) {
     if (error instanceof StoppedError) {
-      if (error.inFlight && progress.delivery === 'not-sent') progress.delivery = 'no-answer'
       return failed(deps, progress, new ActionError(`${error.message} ${whatWasSent(progress, settings.dryRun)}`))
     }
     if (error instanceof ActionError) return failed(deps, progress, error)
@@ -183,6 +182,8 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
     try {
       answer = await patch(settings, deps, progress.body)
     } catch (error) {
+      // A stop that cut the PATCH off once it was out: it may have reached the service.
+      if (error instanceof StoppedError && error.inFlight) progress.delivery = 'no-answer'
       if (!(error instanceof NetworkError)) throw error
       const cut = answerFromStatusLine(error)
       if (cut !== undefined) {

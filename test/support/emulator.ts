@@ -46,6 +46,8 @@ export interface BotSeed {
   strikes?: Date[]
   /** Vote state per user ID. */
   voters?: Record<string, { vote: number; lastVote: Date | null }>
+  /** Keys the owner replaced by generating a new one: the service answers them 410 "This API key has been revoked." */
+  revokedKeys?: string[]
 }
 
 interface BotState {
@@ -172,7 +174,7 @@ export class ServiceEmulator {
     this.bots.set(seed.id, {
       id: seed.id,
       apiKey: seed.apiKey,
-      revokedKeys: new Set(),
+      revokedKeys: new Set(seed.revokedKeys ?? []),
       verified: seed.verified ?? true,
       commands: seed.commands ?? 0,
       servers: seed.servers ?? 0,

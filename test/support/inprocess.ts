@@ -1,0 +1,85 @@
+/**
+ * The modes called in process, as main.ts calls them, against loopback fakes: settings built
+ * from the inputs a step gives (action.yml's defaults applied, as the runner does), a clock the
+ * test controls (a wait moves it on at once), and the run's stop signal.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Clock, Requests } from '../../src/http/client.js'
+import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
+import { runStats, type StatsOutcome } from '../../src/stats/update.js'
+import { runVotes, type VoteOutcome } from '../../src/votes/check.js'
+import { ROOT } from './action.js'
+import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
+
+const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
+
+/** A clock that starts at `start` and moves only when told or when the action waits. */
+export class TestClock implements Clock {
+  /** Every wait the action asked for, in ms. */
+  readonly waits: number[] = []
+  constructor(private time = Date.parse('2026-11-24T12:00:00Z')) {}
+  now = (): number => this.time
+  sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {
+    this.waits.push(ms)
+    if (!signal?.aborted) this.time += ms
+  }
+  random = (): number => 0.5
+  advance(ms: number): void {
+    this.time += ms
+  }
+}
+
+/** Settings as a step with these inputs gets them (`${{ github.token }}` evaluated to ''). */
+export function settingsFor<S extends StatsSettings | VoteSettings>(given: Record<string, string>, env: Record<string, string> = {}): S {
+  const inputs = inputEnvironment(ACTION, given, { github: { token: '' } })
+  return parseSettings(
+    name => (inputs[inputVariable(name)] ?? '').trim(),
+    () => {},
+    env
+  ) as S
+}
+
+export interface InProcessOptions {
+  clock?: TestClock
+  signal?: AbortSignal
+  env?: Record<string, string>
+  /** Called with each log line as it is written (for example to stop the run at a known moment). */
+  onLog?: (line: string) => void
+}
+
+function deps(settings: StatsSettings | VoteSettings, options: InProcessOptions) {
+  const clock = options.clock ?? new TestClock()
+  const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, clock, options.signal)
+  const log: string[] = []
+  return {
+    log,
+    deps: {
+      requests,
+      log: (line: string) => {
+        log.push(line)
+        options.onLog?.(line)
+      }
+    }
+  }
+}
+
+/** Runs the stats mode in process. */
+export async function statsRun(
+  given: Record<string, string>,
+  options: InProcessOptions = {}
+): Promise<{ outcome: StatsOutcome; log: string[] }> {
+  const settings = settingsFor<StatsSettings>(given, options.env)
+  const { log, deps: d } = deps(settings, options)
+  return { outcome: await runStats(settings, d), log }
+}
+
+/** Runs the vote-check mode in process. */
+export async function votesRun(
+  given: Record<string, string>,
+  options: InProcessOptions = {}
+): Promise<{ outcome: VoteOutcome; log: string[] }> {
+  const settings = settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env)
+  const { log, deps: d } = deps(settings, options)
+  return { outcome: await runVotes(settings, d), log }
+}
