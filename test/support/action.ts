@@ -8,7 +8,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { delimiter, dirname, join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ActionTemplate } from '@actions/workflow-parser/actions/action-template'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
@@ -17,37 +17,25 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 export const BUNDLE = join(ROOT, 'dist/index.js')
 
 /**
- * The Node versions the bundle runs on in the end-to-end tests: this machine's, and Node 24,
- * the runtime action.yml declares (`runs.using: node24`). scripts/node24.mjs finds Node 24
+ * The Node the end-to-end tests run the bundle on: Node 24, the runtime action.yml declares
+ * (`runs.using: node24`), and the only one a runner uses for it. scripts/node24.mjs finds it
  * (NODE24, this machine's own, or its cache; `npm test` fetches it into the cache first).
- * Without one, the Node 24 runs are skipped and the reason is printed; on a machine that
- * runs Node 24 itself, the two are one.
+ * Without one, vitest.config.ts leaves the end-to-end tests out and says why.
  */
+export const NODE24: string | undefined = locateNode24()
 const versions = new Map<string, string>()
-const machine = { label: 'this machine', path: machineNode() }
-const node24 = locateNode24()
-export const NODES: { name: string; path: string }[] = (
-  node24 === undefined
-    ? [machine]
-    : nodeVersion(machine.path) === nodeVersion(node24)
-      ? [{ label: 'this machine, runs.using: node24', path: machine.path }]
-      : [machine, { label: 'runs.using: node24', path: node24 }]
-).map(({ label, path }) => ({ name: `node ${nodeVersion(path)} (${label})`, path }))
+export const NODES: { name: string; path: string }[] =
+  NODE24 === undefined ? [] : [{ name: `node ${nodeVersion(NODE24)} (runs.using: node24)`, path: NODE24 }]
 
-/** The Node a single-runtime test runs the bundle on: Node 24 when at hand, else this machine's. */
-export const RUNTIME_NODE: string = node24 ?? machine.path
+/** The Node a test runs the bundle on. */
+export const RUNTIME_NODE: string = NODE24 ?? process.execPath
 
-function locateNode24(): string | undefined {
+/** A Node 24 at hand, or undefined (with the reason on stderr). */
+export function locateNode24(): string | undefined {
   const script = join(ROOT, 'scripts/node24.mjs')
   const located = spawnSync(process.execPath, [script, '--locate'], { encoding: 'utf8' })
   const found = located.stdout.trim()
-  if (located.status === 0 && found !== '') return found
-  const why = located.stderr.trim() || 'no Node 24 at hand'
-  console.warn(
-    `SKIPPED: the end-to-end runs on Node 24 (action.yml runs.using: node24): ${why}. ` +
-      '`npm test` fetches one from the npm registry into a cache first; NODE24 may name a Node 24 binary instead.'
-  )
-  return undefined
+  return located.status === 0 && found !== '' ? found : undefined
 }
 
 function nodeVersion(path: string): string {
@@ -58,19 +46,6 @@ function nodeVersion(path: string): string {
     versions.set(path, version)
   }
   return version
-}
-
-/**
- * The machine's own `node`: the first on PATH outside this project (npm puts
- * node_modules/.bin first on PATH), else the one running the tests.
- */
-function machineNode(): string {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '' || resolve(dir).startsWith(join(ROOT, 'node_modules'))) continue
-    const candidate = join(dir, process.platform === 'win32' ? 'node.exe' : 'node')
-    if (existsSync(candidate)) return candidate
-  }
-  return process.execPath
 }
 
 /**

@@ -41,7 +41,8 @@ export function settingsFor<S extends StatsSettings | VoteSettings>(given: Recor
 }
 
 export interface InProcessOptions {
-  clock?: TestClock
+  /** A TestClock by default; realClock for a test of real time limits. */
+  clock?: Clock
   signal?: AbortSignal
   env?: Record<string, string>
   /** Called with each log line as it is written (for example to stop the run at a known moment). */

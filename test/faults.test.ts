@@ -1,23 +1,31 @@
 /**
  * The fault table: for each kind of request the action makes (the public record, the stats
- * update, vote checks, Discord, GitHub), a fault the far side can produce and what the
- * bundled action must do about it: how many attempts reach the server, the result, the
- * exit code and the message. Timings use `request-timeout: 1` so hangs end fast.
+ * update, vote checks, Discord, GitHub), a fault the far side can produce and what the action
+ * must do about it: how many attempts reach the server, the result, and the message. In
+ * process, against the loopback fakes, with `request-timeout: 1` so hangs end fast; the rows
+ * run at once, each with its own servers.
  */
 import { createServer } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
-import { JOB_TOKEN, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
-import { ServiceEmulator } from '../support/emulator.js'
-import { DiscordFake, GitHubFake } from '../support/fakes.js'
-import type { Fault } from '../support/server.js'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { realClock } from '../src/http/client.js'
+import { renderSummary as statsSummary } from '../src/stats/report.js'
+import type { StatsOutcome } from '../src/stats/update.js'
+import type { VoteOutcome } from '../src/votes/check.js'
+import { ServiceEmulator } from './support/emulator.js'
+import { DiscordFake, GitHubFake } from './support/fakes.js'
+import { settingsFor, statsRun, votesRun } from './support/inprocess.js'
+import type { Fault } from './support/server.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_fault-table-key_5e4d3c'
 const TOKEN = 'MTIz.fault-table-discord-token'
+const JOB_TOKEN = 'ghs_fault-table-job-token-0123'
 const USER = '223456789012345678'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
-const node = RUNTIME_NODE
 
 const HTML_502: Fault = {
   kind: 'answer',
@@ -42,6 +50,7 @@ interface Row {
   faults: Fault[]
   /** Attempts that reach the faulty route. */
   attempts: number
+  /** 1 when the step fails. */
   code: 0 | 1
   result: string
   message?: RegExp
@@ -166,93 +175,122 @@ const ROWS: Row[] = [
 ]
 
 const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map(close => close()))
 })
 
-async function scene(row: Row): Promise<{ run: () => Promise<RunResult>; attempts: () => number; strikes: () => number }> {
+interface Scene {
+  run: () => Promise<StatsOutcome | VoteOutcome>
+  attempts: () => number
+  strikes: () => number
+}
+
+async function scene(row: Row): Promise<Scene> {
   const service = await ServiceEmulator.start({
     bots: [{ id: BOT, apiKey: KEY, servers: 1200, realServerCount: 1200, voters: { [USER]: { vote: 2, lastVote: new Date() } } }]
   })
   closers.push(() => service.close())
   const inputs: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'request-timeout': '1', timeout: '60' }
-  let env: Record<string, string> = {}
-  let attempts = (): number => 0
+  const strikes = (): number => service.bot(BOT).strikes.length
   switch (row.kind) {
     case 'record':
-    case 'stats':
+    case 'stats': {
       for (const fault of row.faults) service.inject(row.kind, fault)
       Object.assign(inputs, { 'command-count': '5', 'cooldown-check': row.kind === 'record' ? 'true' : 'false' })
-      attempts = () => service.received(row.kind as 'record' | 'stats').length
-      break
+      const route = row.kind
+      return { run: async () => (await statsRun(inputs)).outcome, attempts: () => service.received(route).length, strikes }
+    }
     case 'votes':
       for (const fault of row.faults) service.inject('votes', fault)
-      Object.assign(inputs, { mode: 'vote-check', 'user-id': USER })
-      attempts = () => service.received('votes').length
-      break
+      return {
+        run: async () => (await votesRun({ ...inputs, 'user-id': USER })).outcome,
+        attempts: () => service.received('votes').length,
+        strikes
+      }
     case 'discord': {
       const discord = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount: 1200, commands: [] })
       closers.push(() => discord.close())
       for (const fault of row.faults) discord.inject('application', fault)
       Object.assign(inputs, { 'command-count': '5', 'discord-token': TOKEN, 'discord-api-url': discord.url, 'cooldown-check': 'false' })
-      attempts = () => discord.requests.filter(r => r.route === 'application').length
-      break
+      return {
+        run: async () => (await statsRun(inputs)).outcome,
+        attempts: () => discord.requests.filter(r => r.route === 'application').length,
+        strikes
+      }
     }
     case 'github': {
-      const github = await GitHubFake.start({
-        repository: 'example/bot',
-        sha: SHA,
-        token: JOB_TOKEN,
-        files: { 'commands.json': '[{"name":"ping"}]' }
-      })
-      closers.push(() => github.close())
+      const github = await sharedGitHub()
       for (const fault of row.faults) github.inject('contents', fault)
-      Object.assign(inputs, { 'commands-file': 'commands.json', 'cooldown-check': 'false' })
-      env = { GITHUB_API_URL: github.url }
-      attempts = () => github.requests.length
-      break
+      const before = github.requests.length
+      const workspace = await mkdtemp(join(tmpdir(), 'faults-'))
+      closers.push(() => rm(workspace, { recursive: true, force: true }))
+      Object.assign(inputs, { 'commands-file': 'commands.json', 'cooldown-check': 'false', 'github-token': JOB_TOKEN })
+      const env = { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }
+      return { run: async () => (await statsRun(inputs, { env })).outcome, attempts: () => github.requests.length - before, strikes }
     }
   }
-  return { run: () => runAction({ node, inputs, env }), attempts, strikes: () => service.bot(BOT).strikes.length }
+}
+
+/**
+ * One GitHub fake for the GitHub rows, which run one at a time: @actions/github takes its API
+ * address from GITHUB_API_URL once, when it is first loaded.
+ */
+let github: GitHubFake | undefined
+async function sharedGitHub(): Promise<GitHubFake> {
+  if (github === undefined) {
+    github = await GitHubFake.start({
+      repository: 'example/bot',
+      sha: SHA,
+      token: JOB_TOKEN,
+      files: { 'commands.json': '[{"name":"ping"}]' }
+    })
+    const fake = github
+    closers.push(() => fake.close())
+    process.env['GITHUB_API_URL'] = github.url
+    closers.push(async () => void delete process.env['GITHUB_API_URL'])
+  }
+  return github
+}
+
+async function check(row: Row): Promise<void> {
+  const { run, attempts, strikes } = await scene(row)
+  const started = Date.now()
+  const outcome = await run()
+  expect(attempts()).toBe(row.attempts)
+  expect(outcome.result).toBe(row.result)
+  expect(outcome.error === undefined ? 0 : 1).toBe(row.code)
+  // Every run ends well within its time limit, with a short message.
+  expect(Date.now() - started).toBeLessThan(15_000)
+  if (row.message) expect(outcome.error?.message).toMatch(row.message)
+  expect((outcome.error?.message ?? '').length).toBeLessThan(600)
+  expect(outcome.error?.message ?? '').not.toContain('<center>')
+  if (row.kind !== 'votes') {
+    const summary = statsSummary(settingsFor({ 'bot-id': BOT, 'command-count': '5', 'dry-run': 'true' }), outcome as StatsOutcome)
+    expect(summary).not.toContain('<center>')
+    expect(summary.length).toBeLessThan(6_000)
+  }
+  // An update is never refused as early: no strike, whatever happened on the way.
+  expect(strikes()).toBe(0)
 }
 
 describe('fault table', () => {
-  it.each(ROWS)('$kind $fault: $attempts attempt(s), $result, exit $code', async row => {
-    const { run, attempts, strikes } = await scene(row)
-    const started = Date.now()
-    const result = await run()
-    expect(attempts(), result.stdout).toBe(row.attempts)
-    expect(result.code, result.stdout).toBe(row.code)
-    expect(result.outputs['result']).toBe(row.result)
-    // Every run ends well within its time limit, with a short message and no stack trace.
-    expect(Date.now() - started).toBeLessThan(15_000)
-    const errors = result.commands.filter(c => c.command === 'error').map(c => c.message)
-    expect(errors).toHaveLength(row.code)
-    if (row.message) expect(errors[0]).toMatch(row.message)
-    for (const error of errors) expect(error.length).toBeLessThan(600)
-    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
-    expect(result.stdout + result.stderr + result.summary).not.toContain('<center>')
-    expect(result.summary.length).toBeLessThan(4_000)
-    // An update is never refused as early: no strike, whatever happened on the way.
-    expect(strikes()).toBe(0)
-  })
+  it.concurrent.each(ROWS.filter(row => row.kind !== 'github'))('$kind $fault: $attempts attempt(s), $result, exit $code', check)
+  it.each(ROWS.filter(row => row.kind === 'github'))('$kind $fault: $attempts attempt(s), $result, exit $code', check)
 })
 
 describe('the step deadline', () => {
-  it('ends a run whose requests keep hanging at the time limit, with a clear message', async () => {
+  it('ends a run whose requests keep hanging at the time limit, with a clear message, and sends nothing', async () => {
     const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }] })
     closers.push(() => service.close())
     for (let i = 0; i < 5; i++) service.inject('record', HANG)
     const started = Date.now()
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'command-count': '5', 'request-timeout': '1', timeout: '2' }
-    })
+    const { outcome } = await statsRun(
+      { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'command-count': '5', 'request-timeout': '1', timeout: '2' },
+      { clock: realClock }
+    )
     expect(Date.now() - started).toBeLessThan(6_000)
-    expect(result.code).toBe(1)
-    expect(result.commands.filter(c => c.command === 'error').map(c => c.message)).toEqual([
-      expect.stringMatching(/time limit of 2 s \(input 'timeout'\)/)
-    ])
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/time limit of 2 s \(input 'timeout'\)/)
     expect(service.received('stats')).toHaveLength(0)
   })
 
@@ -260,14 +298,15 @@ describe('the step deadline', () => {
     const users = ['223456789012345678', '323456789012345678', '423456789012345678']
     const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }], rateLimits: { votes: { limit: 1, windowMs: 30_000 } } })
     closers.push(() => service.close())
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, mode: 'vote-check', 'user-id': users.join(','), timeout: '3' }
-    })
-    expect(result.code).toBe(1)
-    expect(result.durationMs).toBeLessThan(6_000)
-    expect(result.log.join('\n')).toContain(`Not checked: ${users.slice(1).join(', ')}`)
-    expect(result.outputs['result']).toBe('failed')
+    const started = Date.now()
+    const { outcome, log } = await votesRun(
+      { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'user-id': users.join(','), timeout: '3' },
+      { clock: realClock }
+    )
+    expect(Date.now() - started).toBeLessThan(6_000)
+    expect(log.join('\n')).toContain(`Not checked: ${users.slice(1).join(', ')}`)
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/time limit of 3 s/)
   })
 })
 
@@ -284,12 +323,15 @@ describe('redirects', () => {
     closers.push(() => service.close())
     const location = `http://127.0.0.1:${(other.address() as AddressInfo).port}/bots/${BOT}/stats`
     service.inject('stats', { kind: 'answer', status: 307, headers: { Location: location }, body: '' })
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'command-count': '5', 'cooldown-check': 'false' }
+    const { outcome } = await statsRun({
+      'bot-id': BOT,
+      'api-key': KEY,
+      'base-url': service.url,
+      'command-count': '5',
+      'cooldown-check': 'false'
     })
-    expect(result.code).toBe(1)
+    expect(outcome.result).toBe('failed')
     expect(elsewhere).toEqual([])
-    expect(result.commands.find(c => c.command === 'error')?.message).toMatch(/307.*redirect is not followed/)
+    expect(outcome.error?.message).toMatch(/307.*redirect is not followed/)
   })
 })
