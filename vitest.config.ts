@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import type { Plugin } from 'vite'
 import { defineConfig } from 'vitest/config'
 
 /** GitHub's workflow parser imports its schemas as JSON, which only a bundler resolves: vitest loads it inline. */
@@ -13,25 +14,26 @@ const node24 = spawnSync(process.execPath, ['scripts/node24.mjs', '--locate'], {
 const e2e = node24.status === 0 && node24.stdout.trim() !== ''
 if (!e2e) console.warn(`SKIPPED: the end-to-end tests (dist/ on Node 24): ${node24.stderr.trim() || 'no Node 24 at hand'}.`)
 
+/** GitHub's parser, loaded inline; its source maps point at files it does not ship (vite would warn once per module). */
+export const parserPlugin: Plugin = {
+  name: 'workflow-parser-without-source-maps',
+  enforce: 'pre',
+  async load(id) {
+    if (!PARSER.test(id) || !id.endsWith('.js')) return null
+    const code = await readFile(id.split('?')[0]!, 'utf8')
+    return { code: code.replace(/^\/\/# sourceMappingURL=.*$/m, ''), map: null }
+  }
+}
+export const parserDeps = { inline: ['@actions/workflow-parser'] }
+
 export default defineConfig({
-  plugins: [
-    {
-      // The package's source maps point at files it does not ship; without them, vite warns once per module.
-      name: 'workflow-parser-without-source-maps',
-      enforce: 'pre',
-      async load(id) {
-        if (!PARSER.test(id) || !id.endsWith('.js')) return null
-        const code = await readFile(id.split('?')[0]!, 'utf8')
-        return { code: code.replace(/^\/\/# sourceMappingURL=.*$/m, ''), map: null }
-      }
-    }
-  ],
+  plugins: [parserPlugin],
   test: {
     include: ['test/**/*.test.ts'],
     exclude: e2e ? [] : ['test/e2e/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    server: { deps: { inline: ['@actions/workflow-parser'] } },
+    server: { deps: parserDeps },
     reporters: ['default', './test/support/closing-line.ts']
   }
 })
