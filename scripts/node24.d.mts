@@ -2,5 +2,4 @@
 export function packageNames(): string[]
 export function cacheDir(): string
 export function locate(): string | undefined
-export function extractFile(tgz: Buffer, wanted: string): Buffer | undefined
-export function fetchNode(): string
+export function install(): string
