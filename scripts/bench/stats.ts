@@ -1,5 +1,5 @@
-/** What the benchmark's parts share: the median, and the PASS/FAIL line of a budget. */
-export type Verdict = (name: string, pass: boolean) => void
+/** What the benchmark's parts share: the median, and a line of figures. */
+export type Report = (line: string) => void
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
