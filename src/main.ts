@@ -5,11 +5,13 @@ import { logLine, redact } from './redact.js'
 import { readSettings } from './settings.js'
 import { reportStats } from './stats/report.js'
 import { runStats } from './stats/update.js'
-import { failureSection, writeSection } from './summary.js'
+import { failureSection, MAX_MESSAGE_CHARS, writeSection } from './summary.js'
+import { bounded } from './text.js'
 import { runVotes } from './votes/check.js'
 import { reportVotes } from './votes/report.js'
 
-const log = (line: string): void => core.info(logLine(line))
+/** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
+const log = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
 
 /**
  * The action: settings, then the mode (stats or vote-check), then the mode's report: outputs,
@@ -33,10 +35,10 @@ export async function run(): Promise<void> {
       settings.mode === 'stats'
         ? await reportStats(settings, await runStats(settings, deps))
         : await reportVotes(settings, await runVotes(settings, deps), new Date(requests.clock.now()))
-    if (failure !== undefined) core.setFailed(redact(failure))
+    if (failure !== undefined) core.setFailed(bounded(redact(failure), MAX_MESSAGE_CHARS))
   } catch (error) {
     // Bad input, or a bug: nothing of a mode's own to report.
-    const message = failureMessage(error)
+    const message = bounded(failureMessage(error), MAX_MESSAGE_CHARS)
     core.setOutput('result', 'failed')
     core.setFailed(message)
     await writeSection(summary => failureSection(summary, message))

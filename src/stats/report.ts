@@ -16,7 +16,7 @@ import type { StatsOutcome } from './update.js'
 /** GitHub shows the first 10 annotations of each kind per step. */
 const SHOWN_ANNOTATIONS = 10
 
-const info = (line: string): void => core.info(logLine(line))
+const info = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
 const warning = (text: string, title?: string): void =>
   core.warning(redact(bounded(text, MAX_MESSAGE_CHARS)), title === undefined ? undefined : { title })
 const notice = (text: string, title: string): void => core.notice(redact(bounded(text, MAX_MESSAGE_CHARS)), { title })

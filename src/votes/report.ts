@@ -1,13 +1,13 @@
 import * as core from '@actions/core'
 import { logLine } from '../redact.js'
 import type { VoteSettings } from '../settings.js'
-import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
-import { html, number, when } from '../text.js'
+import { botTitle, MAX_MESSAGE_CHARS, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { bounded, html, number, when } from '../text.js'
 import type { Vote, VoteOutcome } from './check.js'
 
 /** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */
 
-const info = (line: string): void => core.info(logLine(line))
+const info = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
 
 /** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
 export async function reportVotes(settings: VoteSettings, outcome: VoteOutcome, at: Date): Promise<string | undefined> {
