@@ -148,7 +148,8 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
   if (progress.body.command_count === undefined && progress.body.server_count === undefined) {
     return notSent(settings, deps, progress, 'nothing', undefined)
   }
-  if (dryRun) return notSent(settings, deps, progress, undefined, undefined)
+  // A dry run of a due update still says from when the record accepts one (already passed).
+  if (dryRun) return notSent(settings, deps, progress, undefined, from)
   return send(settings, deps, progress)
 }
 
