@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { excerpt } from '../src/http.js'
 import { addSecret, clearSecrets, FRAGMENT, logLine, redact } from '../src/redact.js'
-import { escapeText } from '../src/report.js'
+import { html } from '../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
 
@@ -51,9 +51,110 @@ describe('redact', () => {
     expect(cut.endsWith('***')).toBe(true)
   })
 
-  it('runs before the summary escapes Markdown', () => {
+  it('runs before the summary escapes its text', () => {
     addSecret(KEY)
-    expect(escapeText(`the key ${KEY}`)).toBe('the key \\*\\*\\*')
+    expect(html(`the key <${KEY}>`)).toBe('the key &lt;***&gt;')
+  })
+})
+
+/** The key's UTF-8 bytes, each written by `write`. */
+const eachByte = (write: (byte: number, index: number) => string): string => [...Buffer.from(KEY)].map(write).join('')
+const hex2 = (byte: number): string => byte.toString(16).padStart(2, '0')
+/** The key's base64 with `before` bytes of other text in front of it. */
+const base64After = (before: string): string => Buffer.from(before + KEY).toString('base64')
+const urlSafe = (base64: string): string => base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+/** The key cut into pieces of `size` characters with `separator` between them. */
+const cut = (size: number, separator: string): string => KEY.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator)
+
+describe('redact: every form of a secret, in a log line and in the summary', () => {
+  it.each([
+    ['with its case changed: upper case', KEY.toUpperCase()],
+    ['with its case changed: lower case', KEY.toLowerCase()],
+    ['with its case changed: mixed', [...KEY].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('')],
+    ['as hex, lower case', Buffer.from(KEY).toString('hex')],
+    ['as hex, upper case', Buffer.from(KEY).toString('hex').toUpperCase()],
+    ['as hex with spaces between the bytes', eachByte(hex2).replace(/(..)(?!$)/g, '$1 ')],
+    ['fully percent-encoded, upper case', eachByte(b => `%${hex2(b).toUpperCase()}`)],
+    ['fully percent-encoded, lower case', eachByte(b => `%${hex2(b)}`)],
+    ['as HTML decimal references', eachByte(b => `&#${b};`)],
+    ['as HTML decimal references with leading zeros', eachByte(b => `&#${String(b).padStart(7, '0')};`)],
+    ['as HTML decimal references without semicolons', eachByte(b => `&#${b}`)],
+    ['as HTML hex references, lower case', eachByte(b => `&#x${hex2(b)};`)],
+    ['as HTML hex references, upper case with leading zeros', eachByte(b => `&#X00${hex2(b).toUpperCase()};`)],
+    ['as \\u escapes, lower case', eachByte(b => `\\u00${hex2(b)}`)],
+    ['as \\u escapes, upper case', eachByte(b => `\\u00${hex2(b).toUpperCase()}`)],
+    ['as \\u escapes inside a JSON string (\\\\u)', JSON.stringify(eachByte(b => `\\u00${hex2(b)}`)).slice(1, -1)],
+    ['as \\x escapes', eachByte(b => `\\x${hex2(b)}`)],
+    ['as \\u{} escapes', eachByte(b => `\\u{${hex2(b)}}`)],
+    ['in base64 with 1 byte before it', base64After('x')],
+    ['in base64 with 2 bytes before it', base64After('xy')],
+    ['in base64 with 3 bytes before it', base64After('xyz')],
+    ['in URL-safe base64', urlSafe(base64After(''))],
+    ['in URL-safe base64 with 1 byte before it', urlSafe(base64After('?'))],
+    ['in URL-safe base64 with 2 bytes before it', urlSafe(base64After('?>'))],
+    ['in base64 wrapped over lines', base64After('u').replace(/(.{8})(?=.)/g, '$1\r\n')],
+    ['cut into pieces by spaces', cut(5, ' ')],
+    ['cut into pieces of 9 by spaces', cut(9, ' ')],
+    ['cut into pieces by line breaks', cut(4, '\n')],
+    ['cut into pieces by CRLF line breaks', cut(7, '\r\n')],
+    ['cut into pieces by tabs', cut(3, '\t')],
+    ['with a zero-width space (U+200B) between each character', cut(1, '\u200B')],
+    ['with a zero-width non-joiner (U+200C) between each character', cut(1, '\u200C')],
+    ['with a zero-width joiner (U+200D) between each character', cut(1, '\u200D')],
+    ['with a word joiner (U+2060) between each character', cut(1, '\u2060')],
+    ['with a byte order mark (U+FEFF) between each character', cut(1, '\uFEFF')],
+    ['with a soft hyphen (U+00AD) between each character', cut(2, '\u00AD')],
+    ['cut into pieces, upper case, with spaces', cut(6, ' ').toUpperCase()],
+    [
+      'half percent-encoded, half HTML references, case changed',
+      eachByte((b, i) => (i < 14 ? `%${hex2(b)}` : `&#x${hex2(b)};`)).toUpperCase()
+    ]
+  ])('removes the key %s', (_label, form) => {
+    addSecret(KEY)
+    // Base64 keeps the characters that also hold the bytes around the key, and its padding.
+    const around = /^before [\w+/=-]{0,4}\*\*\*[\w+/=-]{0,3} after$/
+    expect(logLine(`before ${form} after`)).toMatch(around)
+    expect(html(`before ${form} after`)).toMatch(around)
+    expect(redact(`before ${form} after`)).toMatch(around)
+  })
+
+  it.each([
+    ['with its case changed', KEY.slice(3, 15).toUpperCase()],
+    ['as hex', Buffer.from(KEY.slice(0, 12)).toString('hex')],
+    ['percent-encoded', eachByte(b => `%${hex2(b)}`).slice(0, 36)],
+    ['cut by line breaks', `${KEY.slice(0, 6)}\n${KEY.slice(6, 12)}`]
+  ])('removes a piece of FRAGMENT characters of the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(logLine(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it('keeps ordinary text, hex, base64 and escapes that hold no secret, and every common word of a secret', () => {
+    addSecret('password-Hq7Zr2Lm9Xv4')
+    const text =
+      'Password reset: 100% done &#38; PASS WORD \\u0041 \\\\ ' +
+      'sha 0123456789abcdef0123456789abcdef01234567 ' +
+      `body ${Buffer.from('{"success":false,"error":"Invalid API key."}').toString('base64')} ` +
+      'Z\u200Bero\u00ADwidth %zz &#xyz; &#99999999; \\u{110000} \\uZZZZ'
+    expect(redact(text)).toBe(text)
+    expect(logLine(text)).toBe(text)
+  })
+
+  it('replaces a secret shorter than FRAGMENT only whole, in any form', () => {
+    const short = 'hunt3R2x'
+    addSecret(short)
+    expect(redact(`a ${short.toUpperCase()} b`)).toBe('a *** b')
+    expect(redact(`a ${Buffer.from(short).toString('hex')} b`)).toBe('a *** b')
+    expect(redact(`a ${[...short].join('\u200B')} b`)).toBe('a *** b')
+    expect(redact('a hunt3R2 b HUNT c')).toBe('a hunt3R2 b HUNT c')
+  })
+
+  it('gives the runner only whole-secret masks for the new forms too', () => {
+    expect(addSecret(KEY)).toEqual([KEY])
+  })
+
+  it('replaces two copies in different forms, and leaves the text between them', () => {
+    addSecret(KEY)
+    expect(redact(`${KEY.toLowerCase()} and ${cut(3, ' ')}.`)).toBe('*** and ***.')
   })
 })
 

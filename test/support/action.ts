@@ -277,7 +277,9 @@ const FRAGMENT = 10
 
 /**
  * Every form in which a printed secret could still be read: as it is, escaped for Markdown or
- * HTML, URL- or JSON-encoded, base64, and any FRAGMENT characters of it (a cut copy).
+ * HTML, URL- or JSON-encoded, base64 (at any alignment, URL-safe too), with its case changed, as
+ * hex, fully percent-encoded, as HTML references or `\u` escapes, cut with spaces, line breaks or
+ * invisible characters, and any FRAGMENT characters of it (a cut copy).
  */
 export function leakForms(secret: string): [string, string][] {
   const forms: [string, string][] = [
@@ -288,6 +290,34 @@ export function leakForms(secret: string): [string, string][] {
     ['JSON-encoded', JSON.stringify(secret).slice(1, -1)],
     ['base64', Buffer.from(secret).toString('base64').replace(/=+$/, '')]
   ]
+  const bytes = [...Buffer.from(secret)]
+  const hex = (byte: number): string => byte.toString(16).padStart(2, '0')
+  const more: [string, string][] = [
+    ['upper case', secret.toUpperCase()],
+    ['lower case', secret.toLowerCase()],
+    ['hex', Buffer.from(secret).toString('hex')],
+    ['hex, upper case', Buffer.from(secret).toString('hex').toUpperCase()],
+    ['fully percent-encoded', bytes.map(b => `%${hex(b).toUpperCase()}`).join('')],
+    ['fully percent-encoded, lower case', bytes.map(b => `%${hex(b)}`).join('')],
+    ['HTML decimal references', bytes.map(b => `&#${b};`).join('')],
+    ['HTML hex references', bytes.map(b => `&#x${hex(b)};`).join('')],
+    ['\\u escapes', bytes.map(b => `\\u00${hex(b)}`).join('')],
+    ['cut by spaces', secret.replace(/(.{5})(?=.)/g, '$1 ')],
+    ['cut by line breaks', secret.replace(/(.{5})(?=.)/g, '$1\n')],
+    ['zero-width spaces between characters', [...secret].join('\u200B')],
+    ['soft hyphens between characters', [...secret].join('\u00AD')]
+  ]
+  // Base64 with 0, 1 or 2 bytes of other text before the secret: the characters that hold only its bits.
+  for (let before = 0; before < 3; before++) {
+    const encoded = Buffer.from('\0'.repeat(before) + secret).toString('base64')
+    const interior = encoded.slice(Math.ceil((before * 8) / 6), Math.floor(((before + bytes.length) * 8) / 6))
+    more.push(
+      [`base64 after ${before} bytes`, interior],
+      [`URL-safe base64 after ${before} bytes`, interior.replace(/\+/g, '-').replace(/\//g, '_')]
+    )
+  }
+  // Shorter forms could be found in any text; the raw secret above covers a short secret.
+  forms.push(...more.filter(([, text]) => text.length >= FRAGMENT))
   for (let i = 0; i + FRAGMENT <= secret.length; i++) forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
   return forms
 }
