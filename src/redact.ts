@@ -280,13 +280,31 @@ function characterReference(text: string, at: number): { point: number; next: nu
 /**
  * Text for one log line: secrets redacted, and no line break or other control character, so
  * that no part of it can begin a line of its own, where the runner would read `::…` as a
- * workflow command.
+ * workflow command; nor `##[` anywhere in it (see `neutraliseCommands`).
  */
 export function logLine(text: string): string {
-  const line = redact(text).replace(CONTROL_RUNS, ' ')
+  const line = neutraliseCommands(redact(text).replace(CONTROL_RUNS, ' '))
   // The runner reads a line that begins with `::` (after spaces) as a command, so such a line
   // is shown with its colons apart.
   return /^\s*::/.test(line) ? line.replace('::', ': :') : line
+}
+
+/**
+ * Text from outside for an annotation or a failure message: secrets redacted and no `##[`.
+ * Line breaks are kept: the toolkit escapes them inside the `::error::` command, so they cannot
+ * begin a line of their own.
+ */
+export function safeText(text: string): string {
+  return neutraliseCommands(redact(text))
+}
+
+/**
+ * The runner also reads its legacy syntax, `##[command]value`, wherever `##[` appears in a line,
+ * not only at its start (actions/runner, ActionCommand.TryParse). A visible space keeps such text
+ * readable and inert: replaced left to right, the result holds no `##[` of its own.
+ */
+function neutraliseCommands(text: string): string {
+  return text.includes('##[') ? text.replace(/##\[/g, '# #[') : text
 }
 
 /** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */

@@ -1,7 +1,7 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
 import { excerpt } from '../src/http.js'
-import { addSecret, clearSecrets, FRAGMENT, logLine, redact } from '../src/redact.js'
+import { addSecret, clearSecrets, FRAGMENT, logLine, redact, safeText } from '../src/redact.js'
 import { html } from '../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
@@ -167,5 +167,44 @@ describe('logLine', () => {
 
   it('keeps a line to one line, so nothing in it can start a workflow command', () => {
     expect(logLine('file a.json\n::error::x\r\n::add-mask::Bot\u2028y\u001b[31m')).toBe('file a.json ::error::x ::add-mask::Bot y [31m')
+  })
+
+  it.each([
+    ['a legacy set-output command at the start', '##[set-output name=x;]v', '# #[set-output name=x;]v'],
+    ['a legacy add-mask command mid-line', 'file ##[add-mask]word', 'file # #[add-mask]word'],
+    ['a legacy command after a run of #', 'see ###[error]x', 'see ## #[error]x'],
+    ['two legacy commands', '##[group]a ##[endgroup]', '# #[group]a # #[endgroup]'],
+    ['a legacy command whose #s a line break kept apart', 'a #\n#[warning]b', 'a # #[warning]b']
+  ])('shows %s, which the runner reads anywhere in a line (##[), with a visible space', (_label, text, expected) => {
+    expect(logLine(text)).toBe(expected)
+  })
+
+  it('leaves no ##[ in any line, whatever the text around it', () => {
+    for (const text of ['##[', '###[[', '#\u0000#[', '##[##[', '# ##[ ##[', '::##[x]', '\n##[x]']) {
+      expect(logLine(text)).not.toContain('##[')
+      expect(logLine(text)).not.toMatch(/^\s*::/)
+    }
+  })
+
+  it('redacts before it neutralises, and a redaction cannot make a ##[', () => {
+    addSecret(KEY)
+    expect(logLine(`##${KEY}[ and ${KEY.toUpperCase()}##[x]`)).toBe('##***[ and ***# #[x]')
+  })
+})
+
+describe('safeText', () => {
+  it('redacts every form of a secret, for an annotation or a failure message', () => {
+    addSecret(KEY)
+    expect(safeText(`refused ${KEY.toUpperCase()} and ${cut(3, '\u200B')}`)).toBe('refused *** and ***')
+  })
+
+  it('neutralises the legacy ##[ syntax and keeps line breaks (the toolkit escapes them)', () => {
+    addSecret(KEY)
+    expect(safeText(`first ${KEY}\n##[add-mask]word\r\nlast ##[error]x`)).toBe('first ***\n# #[add-mask]word\r\nlast # #[error]x')
+  })
+
+  it('changes nothing else', () => {
+    const text = 'Stats update failed: the service answered 400 with "Server count must be between 0 and 10 Million." #1 [a]'
+    expect(safeText(text)).toBe(text)
   })
 })
