@@ -38,8 +38,9 @@ export class NetworkError extends Error {
   readonly code: string | undefined
   readonly delivered: boolean
   /**
-   * The status line (and headers, when they could be parsed) that arrived before the
-   * failure: the server received the request and answered; only the rest was lost.
+   * The final status line (and headers, when they could be parsed) that arrived before the
+   * failure: the server received the request and answered; only the rest was lost. An interim
+   * 1xx answer is not one: after it the server's decision is still unknown.
    */
   readonly answered: { readonly status: number; readonly headers: http.IncomingHttpHeaders } | undefined
 
@@ -209,13 +210,12 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     req.on('socket', socket => {
       if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true))
       else connected = true
-      // The status line, seen as it arrives: when the headers after it overflow the parser,
-      // the request fails without a response object, yet the server did answer.
-      const sniff = (chunk: Buffer): void => {
+      // The final status line, seen as it arrives: when the headers after it overflow the
+      // parser, the request fails without a response object, yet the server did answer.
+      const sniff = statusSniffer(status => {
         socket.off('data', sniff)
-        const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(chunk.toString('latin1', 0, 16))
-        if (status !== null) answered ??= { status: Number(status[1]), headers: {} }
-      }
+        answered ??= { status, headers: {} }
+      })
       // First in line: the client's own parser fails the request on the same chunk.
       socket.prependListener('data', sniff)
       req.once('close', () => socket.off('data', sniff))
@@ -223,6 +223,45 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     req.on('error', fail)
     req.end(body)
   })
+}
+
+/** Enough of a line to read `HTTP/1.1 200`. */
+const STATUS_LINE_START = 16
+
+/**
+ * Reads the status lines of an answer from its bytes as they arrive, and calls `final` with
+ * the first final one (200 and up). An interim answer (`100 Continue`, `103 Early Hints`) is
+ * not the answer: the request may still fail before the final one, and then the server's
+ * decision is unknown. Interim answers, their headers and the final status line can arrive in
+ * one chunk or cut anywhere across several, so each line start is read, whatever the chunks.
+ */
+function statusSniffer(final: (status: number) => void): (chunk: Buffer) => void {
+  /** The start of the current line (up to STATUS_LINE_START characters), and whether it was read. */
+  let line = ''
+  let read = false
+  let done = false
+  return chunk => {
+    const text = chunk.toString('latin1')
+    let from = 0
+    while (!done) {
+      const end = text.indexOf('\n', from)
+      if (!read) {
+        line += text.slice(from, Math.min(end === -1 ? text.length : end, from + STATUS_LINE_START - line.length))
+        if (line.length >= STATUS_LINE_START || end !== -1) {
+          read = true
+          const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)
+          if (status !== null && Number(status[1]) >= 200) {
+            done = true
+            final(Number(status[1]))
+          }
+        }
+      }
+      if (end === -1) break
+      line = ''
+      read = false
+      from = end + 1
+    }
+  }
 }
 
 function parseJson(text: string, truncated: boolean): unknown {

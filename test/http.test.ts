@@ -1,4 +1,5 @@
 import * as http from 'node:http'
+import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type HttpRequest, NetworkError, send } from '../src/http.js'
@@ -13,7 +14,31 @@ async function serve(handler: http.RequestListener): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
+/** A raw TCP server: `answer` writes the bytes of the answer once the request has arrived. */
+const rawServers: net.Server[] = []
+
+async function serveRaw(answer: (socket: net.Socket) => void): Promise<string> {
+  const server = net.createServer(socket => {
+    socket.on('error', () => undefined)
+    socket.once('data', () => answer(socket))
+  })
+  rawServers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** Writes each piece as a chunk of its own (a pause between them), then does `end`. */
+function writeApart(socket: net.Socket, pieces: string[], end: 'destroy' | 'keep' = 'keep'): void {
+  const [first, ...rest] = pieces
+  if (first === undefined) {
+    if (end === 'destroy') socket.destroy()
+    return
+  }
+  socket.write(first, () => setTimeout(() => writeApart(socket, rest, end), 30))
+}
+
 afterEach(async () => {
+  for (const server of rawServers.splice(0)) server.close()
   const closing = servers.splice(0).map(
     server =>
       new Promise<void>(resolve => {
@@ -236,6 +261,58 @@ describe('send: failures', () => {
       res.write('{"succ', () => res.socket?.destroy())
     })
     const { error } = await expectNetworkError(get(url))
+    expect(error.delivered).toBe(true)
+  })
+})
+
+describe('send: interim (1xx) answers are not the answer', () => {
+  const EARLY_HINTS = 'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n'
+  const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
+  const OK = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"success":true}'
+  const patch = (url: string): HttpRequest =>
+    get(`${url}/bots/123456789012345678/stats`, { method: 'PATCH', headers: { Authorization: KEY }, body: '{"server_count":1}' })
+
+  it.each([
+    ['103 Early Hints', EARLY_HINTS],
+    ['100 Continue', CONTINUE],
+    ['two 103 Early Hints', EARLY_HINTS + EARLY_HINTS]
+  ])('a %s and then a dropped connection is unanswered (maybe delivered), not answered 1xx', async (_label, interim) => {
+    const url = await serveRaw(socket => socket.write(interim, () => socket.destroy()))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered).toBeUndefined()
+    expect(error.delivered).toBe(true)
+  })
+
+  it('a 103 Early Hints and a dropped connection, in chunks apart, is unanswered', async () => {
+    const url = await serveRaw(socket => writeApart(socket, ['HTTP/1.1 10', '3 Early Hints\r\nLink: </x>\r\n', '\r\n'], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered).toBeUndefined()
+    expect(error.delivered).toBe(true)
+  })
+
+  it.each([
+    ['in one chunk', [EARLY_HINTS + OK]],
+    ['in chunks apart', [EARLY_HINTS, OK]],
+    [
+      'after a 100 Continue and a 103, each status line cut in two',
+      [CONTINUE.slice(0, 12), CONTINUE.slice(12) + EARLY_HINTS.slice(0, 5), EARLY_HINTS.slice(5), OK.slice(0, 10), OK.slice(10)]
+    ]
+  ])('a 103 Early Hints and then a 200 gives the 200 (%s)', async (_label, pieces) => {
+    const url = await serveRaw(socket => writeApart(socket, pieces))
+    const answer = await send(patch(url))
+    expect(answer.status).toBe(200)
+    expect(answer.json).toEqual({ success: true })
+  })
+
+  it.each([
+    ['alone', ''],
+    ['after a 103 Early Hints', EARLY_HINTS],
+    ['after a 100 Continue in a chunk of its own', CONTINUE]
+  ])('a final status line whose headers overflow the parser is the answer (%s)', async (_label, interim) => {
+    const overflow = `HTTP/1.1 429 Too Many Requests\r\nX-Filler: ${'a'.repeat(100_000)}\r\n\r\n`
+    const url = await serveRaw(socket => writeApart(socket, interim === '' ? [overflow] : [interim, overflow], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(429)
     expect(error.delivered).toBe(true)
   })
 })
