@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { countManifest, countManifestText, type ManifestPlan } from '../src/counts/manifest.js'
+import { countCommands } from '../src/counts/commands.js'
+import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../src/counts/manifest.js'
 import { ActionError } from '../src/errors.js'
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/manifests/', import.meta.url))
@@ -167,10 +168,8 @@ describe('countManifestText: invalid JSON', () => {
     expect(actionError(() => countManifestText(`\uFEFF${invalid}`, ORIGIN, false))).toContain(`line ${line}, column ${column}`)
   })
 
-  // Known gap, reported rather than fixed (src/ is not ours): for these mistakes V8, on Node 20
-  // and Node 24 alike, words its message "Unexpected token ']', ... is not valid JSON" with no
-  // position, so src/counts/manifest.ts (parseJson) gives no line or column, and cuts the message
-  // at the newline inside V8's quoted snippet. The issue asks for line and column. Unskip once fixed.
+  // For these mistakes V8 (Node 20 and 24 alike) gives no position in its message: the line and
+  // column come from the action's own reading of the text (jsonErrorOffset).
   const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
   it.each([
     // what, text, the offending character's offset
@@ -203,6 +202,95 @@ describe('countManifestText: invalid JSON', () => {
     const message = actionError(() => countManifestText(text, ORIGIN, false))
     expect(message).toContain(ORIGIN)
     expect(message).toContain(endOf(text))
+  })
+})
+
+describe('countManifestText: deep nesting', () => {
+  /** Nesting far deeper than any command manifest (about 12 levels). */
+  const MAX_DEPTH = 100
+  const DEEP = 100_000
+
+  /** A located error that says what is wrong, never the engine's own stack overflow. */
+  function expectLocated(text: string, where: string): string {
+    const message = actionError(() => countManifestText(text, ORIGIN, true))
+    expect(message).toContain(ORIGIN)
+    expect(message).toContain(where)
+    expect(message).not.toMatch(/call stack/i)
+    return message
+  }
+
+  it(`refuses ${DEEP} nested [ (broken JSON) with its line and column`, () => {
+    const message = expectLocated('['.repeat(DEEP), `line 1, column ${MAX_DEPTH + 1}`)
+    expect(message).toMatch(/nested more than 100 levels/)
+  })
+
+  it(`refuses ${DEEP} nested [ across lines (broken JSON) with its line and column`, () => {
+    expectLocated('[\n'.repeat(DEEP), `line ${MAX_DEPTH + 1}, column 1`)
+  })
+
+  it(`refuses ${DEEP} nested {"a": (broken JSON) with its line and column`, () => {
+    expectLocated('{"a":'.repeat(DEEP), `line 1, column ${5 * MAX_DEPTH + 1}`)
+  })
+
+  it(`refuses ${DEEP} nested arrays (valid JSON) with their line and column`, () => {
+    expectLocated(`${'['.repeat(DEEP)}${']'.repeat(DEEP)}`, `line 1, column ${MAX_DEPTH + 1}`)
+  })
+
+  it(`refuses a command with a field nested ${DEEP} deep (valid JSON) with its line and column`, () => {
+    const text = `[\n  {"name": "ping", "description": "Pong", "extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}}\n]`
+    expectLocated(text, `line 2, column ${text.split('\n')[1]!.indexOf('[') + MAX_DEPTH - 1}`)
+  })
+
+  it(`accepts nesting ${MAX_DEPTH} deep, and counts brackets inside strings as text`, () => {
+    const nested = (depth: number): string =>
+      `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
+    expect(countManifestText(nested(MAX_DEPTH), ORIGIN, true).count).toBe(1)
+    expectLocated(nested(MAX_DEPTH + 1), 'line 1, column')
+  })
+
+  it('jsonErrorOffset reads deep nesting without recursion', () => {
+    expect(jsonErrorOffset('['.repeat(DEEP))).toBe(DEEP)
+    expect(jsonErrorOffset(`${'['.repeat(DEEP)}x`)).toBe(DEEP)
+    expect(jsonErrorOffset(`${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP - 1)}]`)).toBe(6 * DEEP)
+  })
+})
+
+describe('countCommands: values nested deep (a Discord answer is not read through the manifest check)', () => {
+  const ORIGIN_DISCORD = "Discord's global commands"
+  const deep = (depth: number): unknown => {
+    let value: unknown = 1
+    for (let i = 0; i < depth; i++) value = [value]
+    return value
+  }
+
+  it('refuses a "type" nested 100,000 deep, naming the element and what it is', () => {
+    let caught: unknown
+    try {
+      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: deep(100_000) } }] }, false)
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ActionError)
+    expect((caught as ActionError).message).toMatch(/\[0\] \("ping"\) has "type": an array/)
+  })
+
+  it('reads options at most three levels down (command > group > subcommand), whatever lies below', () => {
+    const command = {
+      name: 'config',
+      type: 1,
+      options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep(100_000) }] }]
+    }
+    expect(countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: command }] }, true).count).toBe(1)
+  })
+
+  it('quotes a "type" that is a long string cut short', () => {
+    let caught: unknown
+    try {
+      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: 'x'.repeat(10_000) } }] }, false)
+    } catch (error) {
+      caught = error
+    }
+    expect((caught as ActionError).message.length).toBeLessThan(400)
   })
 })
 

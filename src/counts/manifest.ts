@@ -170,8 +170,21 @@ export function manifestEntries(json: unknown, origin: string): CommandList {
   )
 }
 
+/**
+ * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
+ * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing
+ * built on it should have to walk that deep.
+ */
+const MAX_DEPTH = 100
+
 /** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
 function parseJson(text: string, origin: string): unknown {
+  const deep = tooDeepAt(text)
+  if (deep !== undefined) {
+    throw new ActionError(
+      `${origin} is nested more than ${MAX_DEPTH} levels deep at ${locate(text, deep)}; a command manifest is about 12 levels deep. Check the path and the file.`
+    )
+  }
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
@@ -182,14 +195,38 @@ function parseJson(text: string, origin: string): unknown {
   }
 }
 
+/** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
+function tooDeepAt(text: string): number | undefined {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i)
+    if (inString) {
+      if (char === 0x5c /* \ */) i++
+      else if (char === 0x22 /* " */) inString = false
+    } else if (char === 0x22) {
+      inString = true
+    } else if (char === 0x5b /* [ */ || char === 0x7b /* { */) {
+      if (++depth > MAX_DEPTH) return i
+    } else if (char === 0x5d /* ] */ || char === 0x7d /* } */) {
+      depth--
+    }
+  }
+  return undefined
+}
+
 function locate(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n')
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`
 }
 
+/** A JSON number, read where it starts (sticky): no copy of the rest of the text per number. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+
 /**
  * The offset of the first character that makes `text` invalid JSON (RFC 8259), or its
- * length when it ends early. Only called after JSON.parse failed.
+ * length when it ends early. Only called after JSON.parse failed. Iterative, with the open
+ * brackets on a stack of their own: the text's nesting, not the call stack, sets the depth.
  */
 export function jsonErrorOffset(text: string): number {
   let at = 0
@@ -219,7 +256,14 @@ export function jsonErrorOffset(text: string): number {
     }
     at++
   }
-  const value = (): void => {
+  const key = (): void => {
+    space()
+    string()
+    space()
+    expect(':')
+  }
+  /** Reads a scalar, or opens a container: true when a container was opened and its first value is next. */
+  const valueStart = (closers: string[]): boolean => {
     space()
     const char = text[at]
     if (char === '{' || char === '[') {
@@ -228,45 +272,49 @@ export function jsonErrorOffset(text: string): number {
       space()
       if (text[at] === close) {
         at++
-        return
+        return false
       }
-      for (;;) {
-        if (close === '}') {
-          space()
-          string()
-          space()
-          expect(':')
-        }
-        value()
-        space()
-        if (text[at] === ',') {
-          at++
-          continue
-        }
-        expect(close)
-        return
-      }
+      closers.push(close)
+      if (close === '}') key()
+      return true
     }
     if (char === '"') {
       string()
-      return
+      return false
     }
     const word = ['true', 'false', 'null'].find(w => w[0] === char)
     if (word !== undefined) {
       for (const letter of word) expect(letter)
-      return
+      return false
     }
-    const literal = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at))
-    if (literal === null) fail()
-    at += literal![0].length
+    NUMBER.lastIndex = at
+    if (!NUMBER.test(text)) fail()
+    at = NUMBER.lastIndex
+    return false
   }
   try {
-    value()
-    space()
-    if (at < text.length) fail()
+    const closers: string[] = []
+    for (;;) {
+      if (valueStart(closers)) continue
+      // A value ended: close what it ends, up to the next `,` or the end of the text.
+      for (;;) {
+        const close = closers.at(-1)
+        space()
+        if (close === undefined) {
+          if (at < text.length) fail()
+          return text.length
+        }
+        if (text[at] === ',') {
+          at++
+          if (close === '}') key()
+          break
+        }
+        expect(close)
+        closers.pop()
+      }
+    }
   } catch (offset) {
     if (typeof offset === 'number') return Math.min(offset, text.length)
     throw offset
   }
-  return text.length
 }
