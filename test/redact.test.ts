@@ -148,6 +148,18 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     expect(redact('a hunt3R2 b HUNT c')).toBe('a hunt3R2 b HUNT c')
   })
 
+  it.each([
+    ['fully percent-encoded', (t: string) => [...Buffer.from(t)].map(b => `%${hex2(b)}`).join('')],
+    ['upper case', (t: string) => t.toUpperCase()],
+    ['as hex', (t: string) => Buffer.from(t).toString('hex')],
+    ['as HTML references', (t: string) => [...t].map(c => `&#${c.codePointAt(0)};`).join('')],
+    ['in base64 with 1 byte before it', (t: string) => Buffer.from(`x${t}`).toString('base64')]
+  ])('removes a non-ASCII secret %s (its bytes, percent-encoded, read as UTF-8)', (_label, write) => {
+    const secret = 'pässwörd-Hq7Zr2Lm9-€'
+    addSecret(secret)
+    expect(redact(`a ${write(secret)} b`)).toMatch(/^a \S{0,4}\*\*\*\S{0,3} b$/)
+  })
+
   it('gives the runner only whole-secret masks for the new forms too', () => {
     expect(addSecret(KEY)).toEqual([KEY])
   })
