@@ -22,9 +22,19 @@ export function bounded(text: string, max: number): string {
   return `${text.slice(0, max)}… (${text.length - max} more characters not shown)`
 }
 
-/** HTML-escaped text, redacted first: for the job summary, whose sections are HTML. */
+/**
+ * HTML-escaped text, redacted first, on one line: for the job summary, whose sections are HTML.
+ * A section is one HTML block to GitHub's Markdown renderer; a blank line in quoted text would
+ * end it, and what follows would be read as Markdown (a heading, a link).
+ */
 export function html(text: string): string {
-  return redact(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+  return redact(text)
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
 }
 
 /**

@@ -1,273 +1,493 @@
-import * as core from '@actions/core'
-import { describe, expect, it } from 'vitest'
-import type { Counts } from '../src/counts/index.js'
-import { escapeText, type RunState, renderSummary } from '../src/report.js'
-import type { RecordRead } from '../src/service/record.js'
-import type { StatsOutcome } from '../src/service/stats.js'
+/**
+ * The stats mode's report (src/stats/report.ts): the summary section (HTML), the outputs and
+ * the annotations. Outcomes come from runStats against the service emulator where a run can
+ * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
+ */
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { ActionError } from '../src/errors.js'
+import { addSecret, clearSecrets } from '../src/redact.js'
 import type { StatsSettings } from '../src/settings.js'
+import type { Counts } from '../src/stats/counts.js'
+import type { RecordRead } from '../src/stats/record.js'
+import { announce, outcomeLine, renderSummary, reportStats, writeOutputs } from '../src/stats/report.js'
+import type { StatsOutcome } from '../src/stats/update.js'
+import { MAX_SECTION_CHARS } from '../src/summary.js'
+import { ServiceEmulator } from './support/emulator.js'
+import { settingsFor, statsRun, TestClock } from './support/inprocess.js'
 
 const BOT_ID = '123456789012345678'
 const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
+const HOUR = 3_600_000
+/** The TestClock's start: every outcome is decided then. */
+const AT = new Date('2026-11-24T12:00:00Z')
+const MIB = 1024 * 1024
 
-function settings(baseUrl = 'https://api.discord.place', over: Partial<StatsSettings> = {}): StatsSettings {
-  return Object.freeze({
-    mode: 'stats',
-    botId: BOT_ID,
-    apiKey: KEY,
-    commandCount: 14,
-    serverCount: 1260,
-    commandsFile: undefined,
-    countSubcommands: false,
-    discordToken: undefined,
-    discordApiUrl: '',
-    github: { token: undefined, workspace: '/tmp', repository: undefined, sha: undefined },
-    baseUrl,
-    dryRun: false,
-    cooldownCheck: true,
-    requestTimeoutMs: 30_000,
-    timeoutMs: 900_000,
-    notes: [],
-    ...over
-  })
+beforeAll(() => {
+  // As settings.ts does for the api-key input: every form of the key is redacted from now on.
+  addSecret(KEY)
+})
+afterAll(() => clearSecrets())
+
+// ---------------------------------------------------------------------------------------
+// Outcomes: by hand, and from runs against the emulator
+// ---------------------------------------------------------------------------------------
+
+/** Settings of a step with the live service's address (the default), unless told otherwise. */
+function settings(more: Record<string, string> = {}): StatsSettings {
+  return settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14', 'server-count': '1260', ...more })
 }
 
-/** A public record read before the update, last updated 2025-03-01 05:00 UTC. */
-function recordOf(commands: number, servers: number): RecordRead {
-  const at = new Date('2025-03-01T05:00:00Z')
-  return { ok: true, status: 200, record: { commands, servers, commandsUpdatedAt: at, serversUpdatedAt: at } }
-}
-
-/** The bot's page before the update: 12 commands, 1,204 servers. */
-const RECORD = recordOf(12, 1204)
-
-function outcome(fields: Partial<StatsOutcome> & Pick<StatsOutcome, 'result'>): StatsOutcome {
+/** The bot's public record, last updated `ago` ms before AT: 12 commands, 1,204 servers. */
+function recordRead(ago = 7 * HOUR, over: { username?: string; commands?: number; servers?: number } = {}): RecordRead {
+  const at = new Date(AT.getTime() - ago)
   return {
+    ok: true,
+    status: 200,
+    record: { username: 'Example Bot', commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at, ...over }
+  }
+}
+
+const COUNTS: Counts = {
+  command: { value: 14, source: 'input command-count', read: false },
+  server: { value: 1260, source: 'input server-count', read: false },
+  warnings: []
+}
+
+/** An update that went through, unless `fields` say otherwise. */
+function outcome(fields: Partial<StatsOutcome> = {}): StatsOutcome {
+  return {
+    result: 'updated',
+    counts: COUNTS,
     body: { command_count: 14, server_count: 1260 },
-    sent: true,
-    record: RECORD,
+    delivery: 'answered',
+    record: recordRead(),
     status: 200,
     answer: undefined,
-    nextUpdateAt: undefined,
+    nextUpdateAt: new Date(AT.getTime() + 6 * HOUR + 60_000),
+    skip: undefined,
+    overlap: undefined,
+    keyCheck: undefined,
+    warnings: [],
     error: undefined,
+    at: AT,
     ...fields
   }
 }
 
-function state(s: StatsSettings, o: StatsOutcome, failure?: string): RunState {
-  const counts: Counts = {
-    command: s.commandCount === undefined ? undefined : { value: s.commandCount, source: 'input command-count' },
-    server: s.serverCount === undefined ? undefined : { value: s.serverCount, source: 'input server-count' },
-    warnings: []
-  }
-  return { settings: s, counts, outcome: o, ...(failure === undefined ? {} : { failure }) }
+const SKIPPED = outcome({
+  result: 'skipped',
+  skip: 'recent',
+  delivery: 'not-sent',
+  status: undefined,
+  record: recordRead(2 * HOUR),
+  nextUpdateAt: new Date(AT.getTime() + 4 * HOUR + 60_000),
+  keyCheck: { state: 'valid' }
+})
+const STRIKE = outcome({
+  result: 'cooldown',
+  status: 429,
+  answer: 'You can only update stats once every 6 hours.',
+  nextUpdateAt: new Date(AT.getTime() + 4 * HOUR + 60_000)
+})
+const FAILED = outcome({
+  result: 'failed',
+  status: 400,
+  answer: 'Server count is off.',
+  nextUpdateAt: undefined,
+  error: new ActionError('Stats update failed: the service answered 400 with "Server count is off.". Check `server-count`.')
+})
+const DRY = outcome({ result: 'dry-run', delivery: 'not-sent', status: undefined, keyCheck: { state: 'valid' } })
+const LIMITED = outcome({
+  result: 'rate-limited',
+  status: 429,
+  answer: 'Too many requests, please try again later.',
+  nextUpdateAt: new Date(AT.getTime() + 30 * 60_000)
+})
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+/** A run of the stats mode against the emulator, the bot last updated `ago` before the clock's start. */
+async function run(ago: number, more: Record<string, string> = {}): Promise<StatsOutcome> {
+  const clock = new TestClock(AT.getTime())
+  const at = new Date(clock.now() - ago)
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    bots: [{ id: BOT_ID, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at }]
+  })
+  closers.push(() => emulator.close())
+  const { outcome } = await statsRun(
+    { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', ...more },
+    { clock }
+  )
+  return outcome
 }
 
-/** The summary as `core.summary` writes it to GITHUB_STEP_SUMMARY. */
-function throughCore(s: RunState): string {
-  return core.summary.emptyBuffer().addRaw(renderSummary(s)).stringify()
+function headline(page: string): string {
+  const found = /<h3>([\s\S]*?)<\/h3>/.exec(page)
+  expect(found, 'a headline').not.toBeNull()
+  return found![1]!
 }
 
-/** Pipes that split a GFM table cell: those not escaped by a backslash (code spans do not protect them). */
-function cellPipes(line: string): number {
-  let count = 0
-  for (let i = 0; i < line.length; i++) {
-    if (line[i] === '\\') i++
-    else if (line[i] === '|') count++
-  }
-  return count
+/** The page without its folded details, and the details alone. */
+function split(page: string): { shown: string; folded: string } {
+  const found = /<details>[\s\S]*?<\/details>/.exec(page)
+  expect(found, 'a <details> section').not.toBeNull()
+  return { shown: page.replace(found![0], ''), folded: found![0] }
 }
 
-/** Every table in the Markdown: its rows all have as many cells as its header. */
-function expectTablesIntact(markdown: string): void {
-  const tables: string[][] = []
-  let current: string[] | undefined
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('|')) {
-      if (current === undefined) tables.push((current = []))
-      current.push(line)
-    } else current = undefined
-  }
-  expect(tables.length).toBeGreaterThan(0)
-  for (const table of tables) {
-    const header = cellPipes(table[0] ?? '')
-    for (const row of table) expect({ row, pipes: cellPipes(row) }).toEqual({ row, pipes: header })
-  }
+/** The header cells of the counts table. */
+function countsHeader(page: string): string[] {
+  const header = /<tr><th>Count<\/th>([\s\S]*?)<\/tr>/.exec(page)
+  expect(header, 'a counts table').not.toBeNull()
+  return ['Count', ...[...header![1]!.matchAll(/<th>([\s\S]*?)<\/th>/g)].map(match => match[1]!)]
 }
 
-const renderers: [string, (s: RunState) => string][] = [
-  ['renderSummary', renderSummary],
-  ['core.summary', throughCore]
-]
+// ---------------------------------------------------------------------------------------
+// The headline
+// ---------------------------------------------------------------------------------------
 
-describe.each(renderers)('the summary of an update (%s)', (_via, render) => {
-  const updated = outcome({ result: 'updated', status: 200, nextUpdateAt: new Date('2025-03-01T18:00:00Z') })
+describe('the headline', () => {
+  const bot = `<a href="https://discord.place/bots/${BOT_ID}">Example Bot</a>`
 
-  it('shows each count with its change against the public record', () => {
-    const markdown = render(state(settings(), updated))
-    expect(markdown).toContain('1,204 → 1,260 (+56)')
-    expect(markdown).toContain('12 → 14 (+2)')
+  it("names the bot by its listing's name, linked to its page, and says the update went through", () => {
+    expect(headline(renderSummary(settings(), outcome()))).toBe(`✅ ${bot}: updated, next update from 18:01 UTC (in 6 h 1 min)`)
   })
 
-  it('names the source of each count', () => {
-    const markdown = render(state(settings(), updated))
-    expect(markdown).toContain('command-count')
-    expect(markdown).toContain('server-count')
+  it('a run skipped by the record check: "not sent: too soon" and from when the next update goes', async () => {
+    const skipped = await run(2 * HOUR)
+    expect(skipped.result).toBe('skipped')
+    expect(headline(renderSummary(settings(), skipped))).toBe(`⏭️ ${bot}: not sent: too soon, next update from 16:01 UTC (in 4 h 1 min)`)
+  })
+
+  it('the 6-hour refusal: "refused: strike counted"', async () => {
+    const refused = await run(2 * HOUR, { 'cooldown-check': 'false' })
+    expect(refused.result).toBe('cooldown')
+    // No record read before the update: the bot is named by its ID.
+    expect(headline(renderSummary(settings(), refused))).toBe(
+      `🛑 <a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>: refused: strike counted`
+    )
+  })
+
+  it('the 6-hour refusal after another run updated first says so', () => {
+    const overlap = outcome({ ...STRIKE, overlap: new Date(AT.getTime() - 60_000) })
+    expect(headline(renderSummary(settings(), overlap))).toBe(`🛑 ${bot}: refused: strike counted (another run updated first)`)
+  })
+
+  it.each([
+    ['a failure', FAILED, `❌ ${bot}: failed`],
+    ['a dry run', DRY, `🧪 ${bot}: dry run: nothing sent, a real run would send`],
+    ['the request limiter', LIMITED, `⏸️ ${bot}: turned away by the rate limit, no strike; try again from 12:30 UTC (in 30 min)`],
+    [
+      'a record that could not be checked',
+      outcome({ ...SKIPPED, skip: 'unchecked', nextUpdateAt: undefined }),
+      `⚠️ ${bot}: not sent: the bot&#39;s record could not be checked`
+    ]
+  ])('%s', (_, given, expected) => {
+    expect(headline(renderSummary(settings(), given))).toBe(expected)
+  })
+
+  it('names the bot by its ID, without a link, for another base-url; a hostile name is text', () => {
+    const local = settings({ 'base-url': 'http://127.0.0.1:8080' })
+    expect(headline(renderSummary(local, outcome({ record: recordRead(7 * HOUR, { username: undefined }) })))).toMatch(
+      new RegExp(`^✅ Bot ${BOT_ID}: updated`)
+    )
+    const hostile = renderSummary(local, outcome({ record: recordRead(7 * HOUR, { username: '<img src=x onerror=alert(1)>' }) }))
+    expect(headline(hostile)).toMatch(/^✅ &lt;img src=x onerror=alert\(1\)&gt;: updated/)
+    expect(headline(hostile)).not.toContain('<a ')
+    expect(hostile).not.toContain('<img')
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// The counts: a change only when one was made
+// ---------------------------------------------------------------------------------------
+
+describe('the counts table', () => {
+  it('after an update: the counts now, with their change against the listing', () => {
+    const page = renderSummary(settings(), outcome())
+    expect(countsHeader(page)).toEqual(['Count', 'Listed before', 'Now', 'Source'])
+    expect(page).toContain('<tr><td>Commands</td><td>12</td><td>14 (+2)</td><td>input command-count</td></tr>')
+    expect(page).toContain('<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>')
   })
 
   it('shows a decrease with its sign', () => {
-    const fewer = outcome({ result: 'updated', record: recordOf(12, 1300) })
-    expect(render(state(settings(), fewer))).toMatch(/1,300 → 1,260 \([−-]40\)/)
+    expect(renderSummary(settings(), outcome({ record: recordRead(7 * HOUR, { servers: 1300 }) }))).toContain('1,260 (−40)')
   })
 
-  it('links the bot to its page on discord.place when base-url is the live service', () => {
-    expect(render(state(settings(), updated))).toContain(`(https://discord.place/bots/${BOT_ID})`)
+  it.each([
+    ['skipped', SKIPPED],
+    ['refused (a strike)', STRIKE],
+    ['turned away by the limiter', LIMITED],
+    ['failed', FAILED],
+    ['a dry run', DRY]
+  ])('claims no change when nothing was stored (%s): "Would be", and no (+N)', (_, given) => {
+    const page = renderSummary(settings(), given)
+    expect(countsHeader(page)).toEqual(['Count', 'Listed before', 'Would be', 'Source'])
+    expect(page).toContain('<tr><td>Commands</td><td>12</td><td>14</td><td>input command-count</td></tr>')
+    expect(page).not.toMatch(/\([+−-]\d/)
+    expect(page).not.toContain('<th>Now</th>')
   })
 
-  it.each(['https://x.example/api', 'http://127.0.0.1:8080', 'https://api.discord.place.example.com'])(
-    'does not link the bot for base-url %s, but names it',
-    baseUrl => {
-      const markdown = render(state(settings(baseUrl), updated))
-      expect(markdown).not.toContain('discord.place/bots')
-      expect(markdown).toContain(BOT_ID)
-    }
+  it('a count left out is "not sent"', () => {
+    const page = renderSummary(settings(), outcome({ counts: { ...COUNTS, server: undefined }, body: { command_count: 14 } }))
+    expect(page).toContain('<tr><td>Servers</td><td>1,204</td><td>not sent</td><td></td></tr>')
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// What is shown, and what is folded
+// ---------------------------------------------------------------------------------------
+
+describe('the request and the answer', () => {
+  it('are folded in <details> with the service address; the headline and counts are not', () => {
+    const { shown, folded } = split(renderSummary(settings(), outcome()))
+    expect(folded).toContain('<summary>Request and answer</summary>')
+    expect(folded).toContain(`<code>PATCH /bots/${BOT_ID}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code>`)
+    expect(folded).toContain('<tr><td>Answer</td><td>200</td></tr>')
+    expect(folded).toContain('<a href="https://api.discord.place">https://api.discord.place</a>')
+    expect(shown).toContain('<h3>')
+    expect(shown).toContain('<th>Count</th>')
+    for (const detail of ['PATCH', 'api.discord.place', 'Answer', 'Record read']) expect(shown).not.toContain(detail)
+  })
+
+  it('a run that sent nothing says so, and shows no answer', () => {
+    const { folded } = split(renderSummary(settings(), SKIPPED))
+    expect(folded).toContain(`not sent (would be <code>PATCH /bots/${BOT_ID}/stats`)
+    expect(folded).not.toContain('<td>Answer</td>')
+    expect(folded).toContain('<tr><td>Key check</td><td>the key is valid</td></tr>')
+  })
+
+  it('a dropped update that the record shows arrived', () => {
+    const { folded } = split(renderSummary(settings(), outcome({ delivery: 'arrived', status: undefined })))
+    expect(folded).toContain('none (the connection failed), but the public record shows the update')
+  })
+})
+
+describe('an error', () => {
+  const error = new ActionError(
+    `Stats update failed: the service answered 400 with "<script>alert(1)</script> for ${KEY}". Check \`server-count\` & \`command-count\`.`
   )
+  // Rendered in each test: the key is registered (beforeAll) after the tests are collected.
+  const render = (): string => renderSummary(settings(), outcome({ ...FAILED, error }))
 
-  it('shows the request that was sent and the answer status', () => {
-    const markdown = render(state(settings(), updated))
-    expect(markdown).toContain(`PATCH /bots/${BOT_ID}/stats`)
-    expect(markdown).toContain('{"command_count":14,"server_count":1260}')
-    expect(markdown).toMatch(/\| *Answer *\| *200\b/)
-    expect(markdown).toMatch(/updated/)
+  it('is visible, not folded, with its mark, and its `code` spans rendered as code', () => {
+    const { shown } = split(render())
+    expect(shown).toContain('<p>❌ <strong>Error:</strong> Stats update failed: the service answered 400')
+    expect(shown).toContain('Check <code>server-count</code> &amp; <code>command-count</code>.')
   })
 
-  it('keeps its tables intact and never shows the key', () => {
-    const markdown = render(state(settings(), updated))
-    expectTablesIntact(markdown)
-    expect(markdown).not.toContain(KEY)
-  })
-})
-
-describe.each(renderers)('the summary of a refused update (%s)', (_via, render) => {
-  const hostile = 'Server count <script>alert("pwned")</script> | off by *lots* | see [here](https://evil.example)'
-  const failed = outcome({ result: 'failed', status: 400, answer: hostile })
-  const failure = `Stats update failed: the service answered 400 with "${hostile}". Check the counts.`
-  const markdown = (): string => render(state(settings(), failed, failure))
-
-  it('shows the answer status and the failure', () => {
-    expect(markdown()).toMatch(/\| *Answer *\| *400\b/)
-    expect(markdown()).toMatch(/failed/)
-    expect(markdown()).toContain('Server count')
+  it('is HTML-escaped and redacted', () => {
+    const page = render()
+    expect(page).not.toContain('<script')
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt; for ***')
+    expect(page).not.toContain(KEY)
   })
 
-  it('HTML-escapes the service text', () => {
-    expect(markdown()).not.toMatch(/<script/i)
-    expect(markdown()).not.toMatch(/<\/script/i)
-    expect(markdown()).toContain('&lt;script&gt;')
-  })
-
-  it('escapes Markdown so the text shows as typed', () => {
-    expect(markdown()).not.toContain('*lots*')
-    expect(markdown()).not.toContain('[here](https://evil.example)')
-  })
-
-  it('escapes pipes so no table is broken', () => {
-    expectTablesIntact(markdown())
-  })
-
-  it('never shows the key', () => {
-    expect(markdown()).not.toContain(KEY)
+  it('an outputs failure is shown as an error too', () => {
+    const shown = renderSummary(settings(), outcome(), "The step's outputs could not be written to GITHUB_OUTPUT (EACCES).")
+    expect(shown).toContain('<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT (EACCES).</p>')
   })
 })
 
-describe.each(renderers)('the summary of a skipped update (%s)', (_via, render) => {
-  const skipped = outcome({
-    result: 'skipped',
-    sent: false,
-    status: 200,
-    record: {
-      ok: true,
-      status: 200,
-      record: {
-        commands: 12,
-        servers: 1204,
-        commandsUpdatedAt: new Date('2025-03-01T10:00:00Z'),
-        serversUpdatedAt: new Date('2025-03-01T12:30:00Z')
+// ---------------------------------------------------------------------------------------
+// A safe skip is not a strike
+// ---------------------------------------------------------------------------------------
+
+describe('the safe skip and the strike never share a word', () => {
+  const skips: [string, StatsOutcome][] = [
+    ['too soon', SKIPPED],
+    ['unchecked record', outcome({ ...SKIPPED, skip: 'unchecked', nextUpdateAt: undefined })],
+    ['nothing to send', outcome({ ...SKIPPED, skip: 'nothing', nextUpdateAt: undefined })]
+  ]
+
+  it.each(skips)('a skip (%s): no "cooldown", "strike" or "refused" in its headline or annotation title', (_, skipped) => {
+    const words = [headline(renderSummary(settings(), skipped)), outcomeLine(skipped).title]
+    for (const text of words) expect(text).not.toMatch(/cooldown|strike|refused/i)
+    expect(outcomeLine(skipped)).toMatchObject({ kind: 'notice', title: 'Update not sent' })
+  })
+
+  it('the strike: no "not sent", "too soon" or "skipped" in its headline or annotation title', () => {
+    for (const text of [headline(renderSummary(settings(), STRIKE)), outcomeLine(STRIKE).title]) {
+      expect(text).toMatch(/strike counted/)
+      expect(text).not.toMatch(/not sent|too soon|skip/i)
+    }
+    expect(outcomeLine(STRIKE)).toMatchObject({ kind: 'warning', title: 'Update refused: strike counted' })
+  })
+
+  it('the request limiter counts no strike, and says so', () => {
+    const line = outcomeLine(LIMITED)
+    expect(line.title).toBe('Update turned away by the rate limit (no strike)')
+    expect(line.text).toMatch(/no strike was counted/)
+    expect(headline(renderSummary(settings(), LIMITED))).not.toMatch(/strike counted/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Outputs
+// ---------------------------------------------------------------------------------------
+
+const savedEnv = { output: process.env['GITHUB_OUTPUT'], summary: process.env['GITHUB_STEP_SUMMARY'] }
+let dir: string | undefined
+afterEach(() => {
+  for (const [name, value] of [
+    ['GITHUB_OUTPUT', savedEnv.output],
+    ['GITHUB_STEP_SUMMARY', savedEnv.summary]
+  ] as const) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+  dir = undefined
+  vi.restoreAllMocks()
+})
+
+/** Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and readers of what was written to them. */
+function runnerFiles(): { outputs: () => Record<string, string>; summary: () => string } {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-report-'))
+  const output = path.join(dir, 'output')
+  const summary = path.join(dir, 'summary')
+  fs.writeFileSync(output, '')
+  fs.writeFileSync(summary, '')
+  process.env['GITHUB_OUTPUT'] = output
+  process.env['GITHUB_STEP_SUMMARY'] = summary
+  return {
+    outputs: () => {
+      const found: Record<string, string> = {}
+      for (const match of fs.readFileSync(output, 'utf8').matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) {
+        found[match[1]!] = match[3]!
       }
+      return found
     },
-    nextUpdateAt: new Date('2025-03-01T18:30:00Z')
+    summary: () => fs.readFileSync(summary, 'utf8')
+  }
+}
+
+/** What the toolkit printed (log lines and workflow commands), one entry a line. */
+function printing(): () => string[] {
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  return () =>
+    spy.mock.calls
+      .map(([chunk]) => String(chunk))
+      .join('')
+      .split(/\r?\n/)
+      .filter(line => line !== '')
+}
+
+describe('the outputs', () => {
+  it('a skipped run: result skipped, the counts it would send, next-update-at, and no status (the record read is not the update)', async () => {
+    const skipped = await run(2 * HOUR)
+    const files = runnerFiles()
+    writeOutputs(skipped)
+    expect(files.outputs()).toEqual({
+      result: 'skipped',
+      'command-count': '14',
+      'next-update-at': new Date(AT.getTime() - 2 * HOUR + 6 * HOUR + 60_000).toISOString()
+    })
   })
 
-  it('says the update was not sent and when the next one is accepted', () => {
-    const markdown = render(state(settings(), skipped))
-    expect(markdown).toMatch(/skipped/)
-    expect(markdown).toContain('not sent')
-    expect(markdown).toMatch(/2025-03-01[ T]18:30/)
-    expectTablesIntact(markdown)
+  it("the strike: result cooldown and the answer's status", async () => {
+    const refused = await run(2 * HOUR, { 'cooldown-check': 'false' })
+    const files = runnerFiles()
+    writeOutputs(refused)
+    expect(files.outputs()).toMatchObject({ result: 'cooldown', status: '429', 'command-count': '14' })
   })
 
-  it('shows no answer to a request that was not sent', () => {
-    expect(render(state(settings(), skipped))).not.toMatch(/\| *Answer *\|/)
+  it('a failed run keeps the outputs it knows: the refusal is in status', () => {
+    const files = runnerFiles()
+    writeOutputs(FAILED)
+    expect(files.outputs()).toEqual({ result: 'failed', 'command-count': '14', 'server-count': '1260', status: '400' })
   })
 })
 
-describe('the summary of a dry run', () => {
-  it('says nothing was sent, and what would have been', () => {
-    const dry = outcome({ result: 'dry-run', sent: false, record: undefined, status: undefined })
-    const markdown = renderSummary(state(settings('https://api.discord.place', { apiKey: undefined, dryRun: true }), dry))
-    expect(markdown).toMatch(/dry.run/i)
-    expect(markdown).toContain('not sent')
-    expect(markdown).toContain(`PATCH /bots/${BOT_ID}/stats`)
-    expect(markdown).toContain('1,260')
+// ---------------------------------------------------------------------------------------
+// Annotations
+// ---------------------------------------------------------------------------------------
+
+describe('the annotations', () => {
+  const many = (label: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${label} warning ${i + 1}.`)
+
+  it('the strike: its annotation is the first warning, and at most 10 warnings are printed, the rest folded into the last', () => {
+    const lines = printing()
+    announce(outcome({ ...STRIKE, warnings: many('Run', 8), counts: { ...COUNTS, warnings: many('Manifest', 7) } }))
+    const warnings = lines().filter(line => line.startsWith('::warning'))
+    expect(warnings).toHaveLength(10)
+    expect(warnings[0]).toMatch(/^::warning title=Update refused%3A strike counted::The service refused the update as too early/)
+    expect(warnings[1]).toBe('::warning::Run warning 1.')
+    expect(warnings[9]).toMatch(/^::warning::7 more warnings: Manifest warning 1\. \| .* \| Manifest warning 7\.$/)
+  })
+
+  it('a skip whose record could not be checked: a notice, then the warning that explains it first among the warnings', async () => {
+    const clock = new TestClock(AT.getTime())
+    const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT_ID, apiKey: KEY }] })
+    closers.push(() => emulator.close())
+    for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
+    const { outcome: skipped } = await statsRun(
+      { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14' },
+      { clock }
+    )
+    const lines = printing()
+    announce({ ...skipped, counts: { ...skipped.counts!, warnings: many('Manifest', 12) } })
+    const printed = lines()
+    expect(printed[0]).toMatch(/^::notice title=Update not sent::Stats not sent: the bot's public record could not be checked/)
+    const warnings = printed.filter(line => line.startsWith('::warning'))
+    expect(warnings).toHaveLength(10)
+    expect(warnings[0]).toMatch(/^::warning::Stats not sent: the bot's public record could not be checked \(the service answered 503\)/)
+    expect(warnings[9]).toMatch(/^::warning::4 more warnings: /)
+  })
+
+  it('an update: one log line, no annotation', () => {
+    const lines = printing()
+    announce(outcome())
+    expect(lines()).toEqual([
+      'Stats updated ({"command_count":14,"server_count":1260}). The next update is accepted from 18:01 UTC (in 6 h 1 min).'
+    ])
   })
 })
 
-describe('the summary of a run that failed before any request', () => {
-  it('still explains itself', () => {
-    const markdown = throughCore({ failure: 'Input \'bot-id\' must be a Discord ID of 17 to 20 digits, got "42".' })
-    expect(markdown).toMatch(/failed/)
-    expect(markdown).toContain('bot-id')
-    expect(markdown).toContain('17 to 20 digits')
-  })
-})
+// ---------------------------------------------------------------------------------------
+// A hostile outcome: the section stays within the runner's limit
+// ---------------------------------------------------------------------------------------
 
-describe('escape', () => {
-  it.each([
-    ['plain text', 'Invalid API key.', 'Invalid API key.'],
-    ['numbers and arrows', '1,204 → 1,260', '1,204 → 1,260'],
-    ['a pipe', 'a | b', 'a \\| b'],
-    ['an asterisk', '*bold*', '\\*bold\\*'],
-    ['an underscore', '_it_', '\\_it\\_'],
-    ['a backtick', '`code`', '\\`code\\`'],
-    ['a newline', 'line one\nline two', 'line one line two'],
-    ['CR LF and tabs', 'a\r\n\tb', 'a b'],
-    ['an ampersand', 'AT&T', 'AT&amp;T'],
-    ['an HTML entity, shown as typed', '&lt;', '&amp;lt;'],
-    ['angle brackets', '<b>', '&lt;b&gt;']
-  ])('%s', (_label, input, expected) => {
-    expect(escapeText(input)).toBe(expected)
+describe('a hostile outcome', () => {
+  /** 300 KB of text that HTML escaping makes up to six times longer, with the key in it. */
+  const huge = (label: string): string => `${label} ${KEY} ${'"'.repeat(300 * 1024)}`
+  const hostile = outcome({
+    result: 'failed',
+    status: 400,
+    answer: huge('answer'),
+    nextUpdateAt: undefined,
+    keyCheck: { state: 'unchecked', reason: huge('reason') },
+    counts: { command: { value: 14, source: huge('source'), read: true }, server: undefined, warnings: [huge('manifest')] },
+    warnings: Array.from({ length: 30 }, (_, i) => huge(`warning ${i}`)),
+    error: new ActionError(huge('error'))
   })
 
-  it.each(['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '<!-- comment -->', '</td></tr></table>'])(
-    'leaves no HTML tag in %s',
-    input => {
-      expect(escapeText(input)).not.toMatch(/[<>]/)
-    }
-  )
-
-  it.each([
-    ['a link', '[click](https://evil.example)', /(^|[^\\])\[click\]/],
-    ['an image', '![x](https://evil.example/x.png)', /(^|[^\\])!\[/],
-    ['a heading marker', '# Title', /^#/],
-    ['strike-through', '~~gone~~', /(^|[^\\])~~/]
-  ])('neutralises %s', (_label, input, active) => {
-    expect(escapeText(input)).not.toMatch(active)
+  it('keeps the section under 1 MiB, with the headline and the error in it, and never the key', async () => {
+    const files = runnerFiles()
+    const lines = printing()
+    const failure = await reportStats(settings(), hostile)
+    const section = files.summary()
+    expect(Buffer.byteLength(section)).toBeLessThan(MIB / 2)
+    expect(headline(section)).toMatch(/: failed$/)
+    expect(section).toContain('❌ <strong>Error:</strong> error ')
+    // Each text is bounded before it is escaped: the section is whole, not cut at the cap.
+    expect(section).not.toContain('The rest of this section was cut')
+    expect(section).toMatch(/<\/details>\s*$/)
+    expect(section).not.toContain(KEY)
+    expect(failure?.startsWith('error ')).toBe(true)
+    // Every printed line is bounded too, and at most 10 warnings are printed.
+    for (const line of lines()) expect(line.length).toBeLessThan(40_000)
+    expect(lines().filter(line => line.startsWith('::warning'))).toHaveLength(10)
+    expect(lines().join('\n')).not.toContain(KEY)
   })
 
-  it.each(['a|b', 'a\\|b', 'a\\\\|b', '\\', '|||', 'x\\'])('leaves no pipe that splits a cell in %j', input => {
-    expect(cellPipes(escapeText(input))).toBe(0)
-  })
-
-  it('keeps the result on one line', () => {
-    expect(escapeText('one\ntwo\r\nthree\u2028four')).not.toMatch(/[\r\n]/)
+  it('renders each text bounded: the section is under the cap of writeSection on its own', () => {
+    expect(renderSummary(settings(), hostile).length).toBeLessThan(MAX_SECTION_CHARS)
   })
 })

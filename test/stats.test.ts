@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { type HttpAnswer, retryAfterMs } from '../src/http.js'
-import { explainFailure, kindOf429, serviceMessage } from '../src/service/answers.js'
-import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/service/record.js'
-import type { StatsBody } from '../src/service/stats.js'
+import { serviceMessage } from '../src/service.js'
+import { explainFailure, kindOf429 } from '../src/stats/answers.js'
+import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/stats/record.js'
+import type { StatsBody } from '../src/stats/update.js'
 
 const HOUR = 60 * 60 * 1000
 const BOT_ID = '123456789012345678'
@@ -139,6 +140,7 @@ describe('interpretRecord', () => {
 
 describe('cooldownEnds', () => {
   const record = (commandsAt?: string, serversAt?: string): PublicRecord => ({
+    username: undefined,
     commands: 12,
     servers: 1204,
     commandsUpdatedAt: commandsAt === undefined ? undefined : new Date(commandsAt),

@@ -1,51 +1,35 @@
 /**
  * The job summary through a real GitHub-flavoured Markdown renderer (micromark with its GFM
- * extension, which follows the GFM spec GitHub renders summaries with): the structure a reader
- * sees, and text from the service shown as text.
+ * extension, HTML allowed as GitHub allows it in a summary): the structure a reader sees (the
+ * headline as a heading, the tables, the folded details, code), and text from the service or
+ * a listing shown as text, never as Markdown, links or HTML.
  */
 import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
-import { describe, expect, it } from 'vitest'
-import type { Counts } from '../src/counts/index.js'
+import { afterEach, describe, expect, it } from 'vitest'
 import { ActionError } from '../src/errors.js'
-import type { HttpAnswer } from '../src/http.js'
-import { linkDestination, type RunState, renderSummary } from '../src/report.js'
-import { explainFailure, serviceMessage } from '../src/service/answers.js'
-import { COOLDOWN_MS, interpretRecord } from '../src/service/record.js'
-import type { StatsBody, StatsOutcome } from '../src/service/stats.js'
-import { readVote, type Vote } from '../src/service/votes.js'
-import { parseSettings, type Settings } from '../src/settings.js'
+import type { StatsSettings, VoteSettings } from '../src/settings.js'
+import { renderSummary as renderStats } from '../src/stats/report.js'
+import type { StatsOutcome } from '../src/stats/update.js'
+import { htmlLink } from '../src/text.js'
+import type { VoteOutcome } from '../src/votes/check.js'
+import { renderSummary as renderVotes } from '../src/votes/report.js'
+import { ServiceEmulator } from './support/emulator.js'
+import { settingsFor, statsRun, TestClock, votesRun } from './support/inprocess.js'
 
 const BOT_ID = '123456789012345678'
 const KEY = 'dp_Summ4ry-K3y.s3cr3t'
-const LIVE = 'https://api.discord.place'
-const HOSTILE = '<script>alert(1)</script> | *x* [link](http://evil)'
+const HOUR = 3_600_000
+const AT = new Date('2026-11-24T12:00:00Z')
+/** Markdown, HTML and bare addresses, with blank lines that would end an HTML block. */
+const HOSTILE = '<script>alert(1)</script>\n\n# Heading\n\n*x* [link](http://evil.example) www.evil.example\n\n| a | b |'
 
 // ---------------------------------------------------------------------------------------
 // Rendering, and reading the HTML back
 // ---------------------------------------------------------------------------------------
 
-function html(state: RunState): string {
-  return micromark(renderSummary(state), { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
-}
-
-interface Table {
-  head: string[]
-  rows: string[][]
-}
-
-/** Cells' inner HTML, in order. */
-function innerOf(fragment: string, tag: 'th' | 'td'): string[] {
-  return [...fragment.matchAll(new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, 'g'))].map(match => match[1]!)
-}
-
-/** Every table of the page: its header cells and the cells of each body row, as inner HTML. */
-function tablesOf(page: string): Table[] {
-  return [...page.matchAll(/<table>([\s\S]*?)<\/table>/g)].map(([, table]) => {
-    const head = /<thead>([\s\S]*?)<\/thead>/.exec(table!)?.[1] ?? ''
-    const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(table!)?.[1] ?? ''
-    return { head: innerOf(head, 'th'), rows: [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) => innerOf(row!, 'td')) }
-  })
+function render(section: string): string {
+  return micromark(section, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
 }
 
 /** What a reader sees of some HTML: tags dropped, entities decoded. */
@@ -55,16 +39,21 @@ function textOf(fragment: string): string {
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&')
 }
 
-function headings(page: string): string[] {
-  return [...page.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map(match => textOf(match[1]!))
+function headings(page: string, level = 3): string[] {
+  return [...page.matchAll(new RegExp(`<h${level}>([\\s\\S]*?)</h${level}>`, 'g'))].map(match => match[1]!)
 }
 
-/** The facts table (first column a label) as label -> inner HTML of the value. */
-function facts(table: Table): Map<string, string> {
-  return new Map(table.rows.map(row => [row[0]!, row[1]!]))
+/** Every table of the page, as rows of cells' inner HTML (header cells included). */
+function tablesOf(page: string): string[][][] {
+  return [...page.matchAll(/<table>([\s\S]*?)<\/table>/g)].map(([, table]) =>
+    [...table!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+      [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, c]) => c!)
+    )
+  )
 }
 
 function links(fragment: string): string[] {
@@ -72,239 +61,206 @@ function links(fragment: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------
-// Realistic states, built with the action's own parsers where it has them
+// Outcomes from runs against the emulator
 // ---------------------------------------------------------------------------------------
 
-function settings(inputs: Record<string, string>): Settings {
-  const all = new Map(
-    Object.entries({
-      mode: 'stats',
-      'count-subcommands': 'false',
-      'fail-if-not-voted': 'false',
-      'base-url': LIVE,
-      'dry-run': 'false',
-      'cooldown-check': 'true',
-      'discord-api-url': 'https://discord.com/api/v10',
-      'rate-limit-wait': '600',
-      'request-timeout': '30',
-      timeout: '900',
-      'bot-id': BOT_ID,
-      'api-key': KEY,
-      ...inputs
-    })
-  )
-  return parseSettings(
-    name => (all.get(name) ?? '').trim(),
-    () => undefined,
-    { GITHUB_WORKSPACE: '/home/runner/work/bot/bot' }
-  )
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+async function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
+  const at = new Date(clock.now() - ago)
+  const started = await ServiceEmulator.start({
+    now: clock.now,
+    bots: [
+      {
+        id: BOT_ID,
+        apiKey: KEY,
+        commands: 12,
+        servers: 1204,
+        realServerCount: 1250,
+        commandsUpdatedAt: at,
+        serversUpdatedAt: at,
+        voters: { '234567890123456789': { vote: 3, lastVote: new Date(clock.now() - HOUR) } }
+      }
+    ]
+  })
+  closers.push(() => started.close())
+  return started
 }
 
-function answer(status: number, json?: unknown): HttpAnswer {
-  const text = json === undefined ? '' : JSON.stringify(json)
-  return { status, headers: json === undefined ? {} : { 'content-type': 'application/json' }, text, truncated: false, json }
-}
-
-const UPDATED_AT = '2025-03-01T05:00:00.000Z'
-const NOW = Date.parse('2025-03-01T11:32:00Z')
-
-/** The bot's page before the update, as `GET /bots/{id}` returns it: 12 commands, 1,204 servers. */
-const RECORD = interpretRecord(
-  answer(200, { id: BOT_ID, commands: 12, servers: 1204, commands_updated_at: UPDATED_AT, servers_updated_at: UPDATED_AT })
-)
-
-/** A stats run from a manifest and Discord: 14 commands, 1,260 servers. */
-function statsState(baseUrl = LIVE): RunState {
-  const s = settings({ 'base-url': baseUrl, 'commands-file': 'build/commands.json', 'discord-token': 'Discord.T0ken-For.Tests' })
-  const counts: Counts = {
-    command: { value: 14, source: 'commands-file build/commands.json' },
-    server: { value: 1260, source: 'Discord (approximate_guild_count)' },
-    warnings: []
-  }
-  const body: StatsBody = { command_count: 14, server_count: 1260 }
-  const outcome: StatsOutcome = {
-    result: 'updated',
-    body,
-    sent: true,
-    record: RECORD,
-    status: 200,
-    answer: undefined,
-    nextUpdateAt: new Date(NOW + COOLDOWN_MS),
-    error: undefined
-  }
-  return { settings: s, counts, outcome }
-}
-
-/** The same update refused with a 400 whose `error` text is hostile Markdown and HTML. */
-function hostileState(): RunState {
-  const state = statsState()
-  const refused = answer(400, { success: false, error: HOSTILE, status: 400 })
-  const said = serviceMessage(refused)
-  const error = new ActionError(explainFailure(refused, said, { botId: BOT_ID, body: state.outcome!.body }))
-  const outcome: StatsOutcome = { ...state.outcome!, result: 'failed', status: 400, answer: said, nextUpdateAt: undefined, error }
-  return { ...state, outcome, failure: error.message }
-}
-
-const USERS = ['234567890123456789', '345678901234567890', '456789012345678901', '567890123456789012']
-
-/** A vote check of four users: one voted (live service), one voted (204), one did not, one left unchecked. */
-function voteState(): RunState {
-  const s = settings({ mode: 'vote-check', 'user-id': USERS.join(', ') })
-  const [a, b, c, d] = USERS as [string, string, string, string]
-  const votes = new Map<string, Vote>([
-    [a, readVote(answer(200, { voted: true, vote: 3, lastVote: Date.parse(UPDATED_AT) }), a, { botId: BOT_ID })],
-    [b, readVote(answer(204), b, { botId: BOT_ID })],
-    [c, readVote(answer(200, { voted: false, vote: 0, lastVote: null }), c, { botId: BOT_ID })]
-  ])
-  const error = new ActionError("The service's rate limit would need a wait of 120 s more, beyond the rate-limit-wait of 600 s.")
-  return { settings: s, votes: { votes, status: 200, rateLimited: 1, error, unchecked: [d] }, failure: error.message }
+/** A stats run against the emulator, rendered as if against the live service (so that the bot is linked). */
+async function statsPage(ago: number, more: Record<string, string> = {}): Promise<{ section: string; outcome: StatsOutcome }> {
+  const clock = new TestClock(AT.getTime())
+  const service = await emulator(clock, ago)
+  const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14', 'server-count': '1250', ...more }
+  const { outcome } = await statsRun({ ...given, 'base-url': service.url }, { clock })
+  return { section: renderStats(settingsFor<StatsSettings>(given), outcome), outcome }
 }
 
 // ---------------------------------------------------------------------------------------
 
-describe('the stats summary in GitHub-flavoured Markdown', () => {
-  const page = html(statsState())
-  const [factTable, countTable] = tablesOf(page)
+describe('the stats summary, rendered', () => {
+  it('an update: the headline as a heading with the linked name, the counts table, the details folded with code', async () => {
+    const { section, outcome } = await statsPage(7 * HOUR)
+    expect(outcome.result).toBe('updated')
+    const page = render(section)
+    // One HTML block: Markdown reinterprets nothing in it.
+    expect(page.trim()).toBe(section.trim())
 
-  it('has a heading and two tables', () => {
-    expect(headings(page)).toEqual(['Bot stats: updated'])
-    expect(tablesOf(page)).toHaveLength(2)
+    const [headline] = headings(page)
+    expect(headings(page)).toHaveLength(1)
+    expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC (in 6 h 1 min)')
+    expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+
+    const [counts, facts] = tablesOf(page)
+    expect(counts!.map(row => row.map(textOf))).toEqual([
+      ['Count', 'Listed before', 'Now', 'Source'],
+      ['Commands', '12', '14 (+2)', 'input command-count'],
+      ['Servers', '1,204', '1,250 (+46)', 'input server-count']
+    ])
+
+    const details = /<details><summary>Request and answer<\/summary>([\s\S]*?)<\/details>/.exec(page)?.[1]
+    expect(details).toBeDefined()
+    expect(details).toContain('<table>')
+    expect(facts!.map(row => textOf(row[0]!))).toEqual(['Service', 'Record read', 'Request', 'Answer'])
+    expect(details).toContain(`<code>PATCH /bots/${BOT_ID}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1250}</code>`)
+    expect(links(details!)).toEqual(['https://api.discord.place'])
+    expect(page).not.toContain(KEY)
   })
 
-  it('lists the facts of the run, two cells a row', () => {
-    expect(factTable!.head).toEqual(['', ''])
-    expect(factTable!.rows.map(row => row[0])).toEqual(['Bot', 'Service', 'Record read', 'Request', 'Answer', 'Next update', 'Result'])
-    for (const row of factTable!.rows) expect(row, row.join(' | ')).toHaveLength(2)
-    const f = facts(factTable!)
-    expect(textOf(f.get('Record read')!)).toBe('yes, last update 2025-03-01 05:00 UTC')
-    expect(f.get('Request')).toBe(
-      `<code>PATCH /bots/${BOT_ID}/stats</code> <code>{&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code>`
+  it('a skip: "not sent: too soon", "Would be" and no change, nothing sent in the details', async () => {
+    const { section } = await statsPage(2 * HOUR)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC (in 4 h 1 min)')
+    expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be', 'Source'])
+    expect(textOf(page)).not.toMatch(/\(\+\d/)
+    expect(textOf(page)).toContain(`not sent (would be PATCH /bots/${BOT_ID}/stats`)
+    expect(textOf(page)).toContain('Key checkthe key is valid')
+  })
+
+  it('an error: a visible paragraph, its `code` spans as code', async () => {
+    const { section, outcome } = await statsPage(7 * HOUR, { 'server-count': '9999' })
+    expect(outcome.result).toBe('failed')
+    const page = render(section)
+    const error = /<p>❌ <strong>Error:<\/strong>([\s\S]*?)<\/p>/.exec(page)?.[1]
+    expect(error).toBeDefined()
+    expect(textOf(error!)).toMatch(
+      /^ Stats update failed: the service answered 400 with "The server count provided \(9999\) is too far off/
     )
-    expect(textOf(f.get('Answer')!)).toBe('200')
-    expect(textOf(f.get('Next update')!)).toBe('from 2025-03-01 17:32 UTC')
-    expect(f.get('Result')).toBe('<strong>updated</strong>')
-  })
-
-  it('shows each count with its source, the listed value and the change', () => {
-    expect(countTable!.head).toEqual(['Count', 'Value', 'Source', 'Listed before', 'Change'])
-    expect(countTable!.rows.map(row => row.map(textOf))).toEqual([
-      ['Commands', '14', 'commands-file build/commands.json', '12', '12 → 14 (+2)'],
-      ['Servers', '1,260', 'Discord (approximate_guild_count)', '1,204', '1,204 → 1,260 (+56)']
-    ])
-    expect(page).toContain('<th align="right">Value</th>')
-  })
-
-  // GitHub shows the summary as rendered Markdown: the address must be a link there, not
-  // the escaped text `https\://api.discord.place`, and its target the address itself.
-  it('links the service to its address', () => {
-    const service = facts(factTable!).get('Service')!
-    expect(links(service)).toEqual([LIVE])
-    expect(textOf(service)).toBe(LIVE)
-
-    const local = facts(tablesOf(html(statsState('http://127.0.0.1:8080')))[0]!).get('Service')!
-    expect(links(local)).toEqual(['http://127.0.0.1:8080'])
-    expect(textOf(local)).toBe('http://127.0.0.1:8080')
-  })
-
-  it('links the bot to its page on the live service only', () => {
-    expect(links(facts(factTable!).get('Bot')!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
-
-    const local = html(statsState('http://127.0.0.1:8080'))
-    const bot = facts(tablesOf(local)[0]!).get('Bot')!
-    expect(bot).toBe(`<code>${BOT_ID}</code>`)
-    expect(local).not.toContain('discord.place/bots')
-    expect(textOf(facts(tablesOf(local)[0]!).get('Service')!)).toBe('http://127.0.0.1:8080')
-  })
-})
-
-describe('the vote-check summary in GitHub-flavoured Markdown', () => {
-  const page = html(voteState())
-  const [factTable, userTable] = tablesOf(page)
-
-  it('has a heading, two tables and the error', () => {
-    expect(headings(page)).toEqual(['Vote check: failed'])
-    expect(tablesOf(page)).toHaveLength(2)
-    expect(factTable!.head).toEqual(['', ''])
-    expect(factTable!.rows.map(row => row.map(textOf))).toEqual([
-      ['Bot', BOT_ID],
-      ['Service', LIVE],
-      ['Result', 'failed']
-    ])
-    expect(links(facts(factTable!).get('Bot')!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
-    expect(links(facts(factTable!).get('Service')!)).toEqual([LIVE])
-    expect(textOf(/<blockquote>([\s\S]*?)<\/blockquote>/.exec(page)?.[1] ?? '').trim()).toBe(
-      "Error: The service's rate limit would need a wait of 120 s more, beyond the rate-limit-wait of 600 s."
+    expect(page.indexOf('<p>❌')).toBeLessThan(page.indexOf('<details>'))
+    const coded = render(
+      renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'command-count': '1', 'dry-run': 'true' }), {
+        ...outcome,
+        error: new ActionError('Set `command-count` or `server-count`.')
+      })
     )
-  })
-
-  it('has one row per user, the unchecked one included', () => {
-    expect(userTable!.head).toEqual(['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'])
-    for (const row of userTable!.rows) expect(row, row.join(' | ')).toHaveLength(4)
-    expect(userTable!.rows.map(row => row.map(textOf))).toEqual([
-      [USERS[0], 'yes', '3', '2025-03-01 05:00 UTC'],
-      [USERS[1], 'yes', '', ''],
-      [USERS[2], 'no', '0', ''],
-      [USERS[3], 'not checked', '', '']
-    ])
-    expect(userTable!.rows[0]![0]).toBe(`<code>${USERS[0]}</code>`)
+    expect(coded).toContain('Set <code>command-count</code> or <code>server-count</code>.')
   })
 })
 
-describe("the service's text in the summary", () => {
-  const page = html(hostileState())
-  const [factTable, countTable] = tablesOf(page)
-  const answerCell = facts(factTable!).get('Answer')!
-  const quote = /<blockquote>([\s\S]*?)<\/blockquote>/.exec(page)?.[1] ?? ''
-
-  it('keeps the tables whole: no extra cells or rows', () => {
-    expect(headings(page)).toEqual(['Bot stats: failed'])
-    expect(tablesOf(page)).toHaveLength(2)
-    expect(factTable!.rows.map(row => row[0])).toEqual(['Bot', 'Service', 'Record read', 'Request', 'Answer', 'Result'])
-    for (const row of factTable!.rows) expect(row, row.join(' | ')).toHaveLength(2)
-    expect(countTable!.rows).toHaveLength(2)
-    for (const row of countTable!.rows) expect(row, row.join(' | ')).toHaveLength(5)
-  })
-
-  it('renders HTML and Markdown in it as text', () => {
-    expect(page).not.toMatch(/<script/i)
-    expect(answerCell).toContain('400: &lt;script&gt;alert(1)&lt;/script&gt; | *x* [link](')
-    expect(quote).toContain('&lt;script&gt;alert(1)&lt;/script&gt; | *x* [link](')
-    for (const fragment of [answerCell, quote]) {
-      expect(fragment).not.toMatch(/<em>|<img|<script|<iframe/)
-      expect(fragment).not.toMatch(/>link<\/a>/)
-    }
-    expect(textOf(quote)).toContain('Error: Stats update failed: the service answered 400 with "<script>alert(1)</script> | *x* ')
-  })
-
-  // GFM links bare addresses (http://, www., e-mail) on its own; escapeText() escapes them.
-  it('turns no URL from the service into a link, bare or www. or e-mail', () => {
-    expect(links(answerCell)).toEqual([])
-    expect(links(quote)).toEqual([])
-    expect(textOf(answerCell)).toBe(`400: ${HOSTILE}`)
-  })
-})
-
-describe('a link target in the summary', () => {
-  // A target with everything that could end a link, split a table cell or be read as a
-  // character reference: it stays one link, in one cell, to the same address.
-  const HOSTILE_URL = 'https://x.example/a b)(c|d\\e<f>g"h\'i&amp;j`k*l_m]n[o/é?q=1&r=2#s'
-
-  it('stays one link to the same address, inside a table cell', () => {
-    const page = micromark(`| a | b |\n|---|---|\n| x | [t](${linkDestination(HOSTILE_URL)}) |\n`, {
-      extensions: [gfm()],
-      htmlExtensions: [gfmHtml()]
-    })
+describe('the vote-check summary, rendered', () => {
+  it('the headline as a heading, one row per user, IDs as code', async () => {
+    const clock = new TestClock(AT.getTime())
+    const service = await emulator(clock, 7 * HOUR)
+    const users = ['234567890123456789', '345678901234567890']
+    const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': users.join(', ') }
+    const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
+    const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), outcome, AT)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT_ID}: 1 of 2 users have not voted in the last 24 hours`])
+    expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
     const [table] = tablesOf(page)
-    expect(table!.rows).toHaveLength(1)
-    expect(table!.rows[0]).toHaveLength(2)
-    const hrefs = links(table!.rows[0]![1]!)
-    expect(hrefs).toHaveLength(1)
-    expect(decodeURIComponent(textOf(hrefs[0]!))).toBe(HOSTILE_URL)
-    expect(textOf(table!.rows[0]![1]!)).toBe('t')
+    expect(table!.map(row => row.map(textOf))).toEqual([
+      ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
+      [users[0], 'yes', '3', '11:00 UTC (1 h ago)'],
+      [users[1], 'no', '0', '']
+    ])
+    expect(table![1]![0]).toBe(`<code>${users[0]}</code>`)
   })
 
-  it('leaves an ordinary address as it is', () => {
-    expect(linkDestination('https://api.discord.place')).toBe('https://api.discord.place')
-    expect(linkDestination('http://127.0.0.1:8080/v2/')).toBe('http://127.0.0.1:8080/v2/')
+  it('an error is a visible paragraph, escaped', () => {
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '234567890123456789' })
+    const outcome: VoteOutcome = {
+      result: 'failed',
+      votes: new Map(),
+      status: 500,
+      rateLimited: 0,
+      unchecked: ['234567890123456789'],
+      keyCheck: undefined,
+      error: new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`)
+    }
+    const section = renderVotes(settings, outcome, AT)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(page).not.toMatch(/<script|<h1>|<em>/)
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+  })
+})
+
+describe('text from outside in the stats summary', () => {
+  /** A refused update whose every quoted text is hostile, the listing's name included. */
+  const hostile: StatsOutcome = {
+    result: 'failed',
+    counts: { command: { value: 14, source: HOSTILE, read: true }, server: undefined, warnings: [HOSTILE] },
+    body: { command_count: 14 },
+    delivery: 'answered',
+    record: {
+      ok: true,
+      status: 200,
+      record: {
+        username: `Evil\n\n${HOSTILE}`,
+        commands: 12,
+        servers: 1204,
+        commandsUpdatedAt: new Date(AT.getTime() - 7 * HOUR),
+        serversUpdatedAt: undefined
+      }
+    },
+    status: 400,
+    answer: HOSTILE,
+    nextUpdateAt: undefined,
+    skip: undefined,
+    overlap: undefined,
+    keyCheck: { state: 'unchecked', reason: HOSTILE },
+    warnings: [HOSTILE],
+    error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`),
+    at: AT
+  }
+  const section = renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14' }), hostile)
+  const page = render(section)
+
+  it('stays one HTML block: no blank line in it lets Markdown in', () => {
+    expect(section).not.toMatch(/\n\s*\n/)
+    expect(page.trim()).toBe(section.trim())
+  })
+
+  it('renders no HTML, heading, emphasis, table or link from it', () => {
+    expect(page).not.toMatch(/<script|<h1>|<em>/)
+    expect(tablesOf(page)).toHaveLength(2)
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`, 'https://api.discord.place'])
+  })
+
+  it('shows it as text', () => {
+    const shown = HOSTILE.replace(/\s+/g, ' ')
+    // The listing's name is cut to 100 characters.
+    expect(textOf(headings(page)[0]!)).toMatch(
+      /^❌ Evil <script>alert\(1\)<\/script> # Heading \*x\* \[link\].* more characters not shown\): failed$/
+    )
+    expect(textOf(page)).toContain(`Error: Stats update failed: the service answered 400 with "${shown}".`)
+    expect(textOf(page)).toContain(`Answer400: ${shown}`)
+  })
+})
+
+describe('a link in the summary', () => {
+  it('is an http(s) address only, escaped, in one attribute', () => {
+    const hostile = 'https://x.example/a"onmouseover="alert(1)&b=<c>'
+    const rendered = render(`<p>${htmlLink('site', hostile)}</p>`)
+    expect(links(rendered)).toEqual(['https://x.example/a&quot;onmouseover=&quot;alert(1)&amp;b=&lt;c&gt;'])
+    expect(rendered).not.toMatch(/onmouseover="/)
+    expect(htmlLink('site', 'javascript:alert(1)')).toBe('site')
+    expect(htmlLink('<b>', 'https://api.discord.place')).toBe('<a href="https://api.discord.place">&lt;b&gt;</a>')
   })
 })

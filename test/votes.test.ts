@@ -1,9 +1,10 @@
 /**
- * vote-check mode, unit level: reading one answer (both answer styles of the service),
- * the rate-limit window shared by concurrent checks, the checks themselves against a
- * loopback node:http server, and the job summary of a vote check.
+ * The vote-check mode: reading one answer (both answer styles of the service), the checks
+ * and their pacing against a loopback node:http server that answers exactly as each test
+ * needs, the mode in process against the service emulator (a stop, a dry run's key check,
+ * fail-if-not-voted, the two 410 texts), and the mode's report (outputs and summary).
  *
- * Contract: issue 4, test/fixtures/service/interface.md and the service's OpenAPI document
+ * Contract: test/fixtures/service/interface.md and the service's OpenAPI document
  * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
  */
 import * as fs from 'node:fs'
@@ -13,12 +14,14 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ActionError } from '../src/errors.js'
+import { ActionError, StoppedError } from '../src/errors.js'
 import type { HttpAnswer } from '../src/http.js'
-import { type RunState, renderSummary, writeOutputs } from '../src/report.js'
-import { type Clock, Requests, realClock } from '../src/requests.js'
-import { checkVotes, readVote, type Vote, type VoteOutcome, type VotePlan } from '../src/service/votes.js'
-import { parseSettings, type Settings } from '../src/settings.js'
+import { type Clock, Requests, realClock } from '../src/http/client.js'
+import type { VoteSettings } from '../src/settings.js'
+import { readVote, runVotes, type Vote, type VoteOutcome, type VotePlan } from '../src/votes/check.js'
+import { renderSummary, reportVotes, writeOutputs } from '../src/votes/report.js'
+import { ServiceEmulator } from './support/emulator.js'
+import { settingsFor, TestClock, votesRun } from './support/inprocess.js'
 
 const BOT_ID = '123456789012345678'
 const KEY = 'dp_v0te-K3y.s3cr3t_42'
@@ -101,7 +104,8 @@ describe('readVote', () => {
   const failures: [status: number, said: string, hint: RegExp | undefined][] = [
     [401, 'Invalid API key.', /api-key/],
     [404, 'Bot not found.', /bot-id/],
-    [410, 'This API key has been revoked.', /generat\w* a new/i],
+    // The owner generated a new key; the other 410 text (five strikes) has its own advice, below.
+    [410, 'This API key has been revoked.', /a new key was generated/],
     [500, 'Internal server error.', undefined],
     [403, 'Forbidden.', undefined],
     [503, 'Service unavailable.', undefined]
@@ -144,12 +148,12 @@ describe('realClock.sleep', () => {
 })
 
 // ---------------------------------------------------------------------------------------
-// checkVotes against a loopback server
+// runVotes against a loopback server
 // ---------------------------------------------------------------------------------------
 
-/** The request helper on a given clock, with a deadline far away. */
-function requestsOn(clock: Clock, attemptTimeoutMs = 5_000): Requests {
-  return new Requests({ attemptTimeoutMs, totalMs: 1e12 }, clock)
+/** The request helper on a given clock, with a deadline far away, under the run's stop signal. */
+function requestsOn(clock: Clock, attemptTimeoutMs = 5_000, signal?: AbortSignal): Requests {
+  return new Requests({ attemptTimeoutMs, totalMs: 1e12 }, clock, signal)
 }
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0)
@@ -248,7 +252,7 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
 }
 
 /**
- * Virtual time for checkVotes: a sleep records the delay asked for, lasts a few real
+ * Virtual time for runVotes: a sleep records the delay asked for, lasts a few real
  * milliseconds (so that checks already sent reach the server first, as they would in
  * real time), then moves the clock to its end. Sleeps that overlap (concurrent checks
  * waiting for the same window) end together, as real timers would: the clock moves to
@@ -298,10 +302,12 @@ async function run(
     apiKey: KEY,
     userIds,
     rateLimitWaitMs: 60_000,
+    failIfNotVoted: false,
+    dryRun: false,
     ...over
   }
-  const requests = requestsOn({ ...time.pace, now: time.now }, 2_000)
-  const outcome = await checkVotes(plan, { requests, log: line => logs.push(line), ...(signal === undefined ? {} : { signal }) })
+  const requests = requestsOn({ ...time.pace, now: time.now }, 2_000, signal)
+  const outcome = await runVotes(plan, { requests, log: line => logs.push(line) })
   for (const line of logs) expect(line).not.toContain(KEY)
   if (outcome.error !== undefined) expect(outcome.error.message).not.toContain(KEY)
   return { outcome, sleeps: time.sleeps, logs, now: time.now }
@@ -322,7 +328,7 @@ function expectAccounted(outcome: VoteOutcome, userIds: string[]): void {
   expect([...checked, ...outcome.unchecked].sort()).toEqual([...userIds].sort())
 }
 
-describe('checkVotes', () => {
+describe('runVotes', () => {
   it('checks mixed users in both answer styles and keeps the input order', async () => {
     const [a, b, c, d, e] = users(5) as [string, string, string, string, string]
     const older = LAST_VOTE_MS - 30 * 3_600_000
@@ -695,11 +701,15 @@ describe('checkVotes', () => {
     const stop = new AbortController()
     const real = { now: Date.now, pace: realClock, sleeps: [] }
     const started = Date.now()
-    setTimeout(() => stop.abort(new ActionError('The step was cancelled.')), 100)
+    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
     const { outcome } = await run(server, ids, { rateLimitWaitMs: 600_000 }, real, stop.signal)
 
     expect(Date.now() - started, 'not the 60-second window').toBeLessThan(1_000)
-    expect(outcome.error?.message).toBe('The step was cancelled.')
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
+        'no result is reported for an unfinished check.'
+    )
+    expect(outcome.result).toBe('failed')
     expect(server.requests, 'no check after the abort').toHaveLength(1)
     expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
     expect(outcome.unchecked).toEqual(ids.slice(1))
@@ -715,8 +725,16 @@ describe('checkVotes', () => {
     const time = virtualTime()
     const requests = new Requests({ attemptTimeoutMs: 2_000, totalMs: 30_000 }, { ...time.pace, now: time.now })
     const logs: string[] = []
-    const plan = { baseUrl: server.url, botId: BOT_ID, apiKey: KEY, userIds: [a, b], rateLimitWaitMs: 600_000 }
-    const outcome = await checkVotes(plan, { requests, log: line => logs.push(line) })
+    const plan: VotePlan = {
+      baseUrl: server.url,
+      botId: BOT_ID,
+      apiKey: KEY,
+      userIds: [a, b],
+      rateLimitWaitMs: 600_000,
+      failIfNotVoted: false,
+      dryRun: false
+    }
+    const outcome = await runVotes(plan, { requests, log: line => logs.push(line) })
 
     expect(outcome.error?.message).toMatch(/time limit of 30 s \(input 'timeout'\)/)
     expect(outcome.status).toBe(429)
@@ -727,62 +745,196 @@ describe('checkVotes', () => {
 })
 
 // ---------------------------------------------------------------------------------------
-// Job summary and outputs of a vote check
+// The mode in process, against the service emulator
 // ---------------------------------------------------------------------------------------
 
-function voteSettings(userIds: string[], over: Record<string, string> = {}): Settings {
-  const inputs = new Map(
-    Object.entries({
-      mode: 'vote-check',
-      'count-subcommands': 'false',
-      'fail-if-not-voted': 'false',
-      'base-url': 'https://api.discord.place',
-      'dry-run': 'false',
-      'cooldown-check': 'true',
-      'discord-api-url': 'https://discord.com/api/v10',
-      'rate-limit-wait': '600',
-      'bot-id': BOT_ID,
-      'api-key': KEY,
-      'user-id': userIds.join(', '),
-      ...over
-    })
-  )
-  return parseSettings(
-    name => (inputs.get(name) ?? '').trim(),
-    () => undefined
-  )
+const HOUR = 3_600_000
+const emulators: ServiceEmulator[] = []
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map(emulator => emulator.close()))
+})
+
+/** The emulator on the test's clock, with the bot and two users: one voted an hour ago, one never. */
+async function emulated(clock: TestClock, seed: { apiKey?: string; revokedKeys?: string[] } = {}): Promise<ServiceEmulator> {
+  const [voter, other] = users(2) as [string, string]
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    rateLimits: { votes: { limit: 1, windowMs: 60_000 } },
+    bots: [
+      {
+        id: BOT_ID,
+        apiKey: KEY,
+        voters: { [voter]: { vote: 4, lastVote: new Date(clock.now() - HOUR) }, [other]: { vote: 0, lastVote: null } },
+        ...seed
+      }
+    ]
+  })
+  emulators.push(emulator)
+  return emulator
 }
 
-function throughCore(state: RunState): string {
-  return core.summary.emptyBuffer().addRaw(renderSummary(state)).stringify()
+const voteInputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
+  'bot-id': BOT_ID,
+  'api-key': KEY,
+  'base-url': emulator.url,
+  ...more
+})
+
+const paths = (emulator: ServiceEmulator): string[] => emulator.requests.map(r => `${r.method} ${r.path}`)
+
+describe('the vote-check mode against the emulator', () => {
+  it('a stop during a pacing wait ends the wait at once, sends nothing more, and says how many checks were answered', async () => {
+    const clock = new TestClock()
+    // One check per window: the first answer says the window is spent, so the second check waits 60 s.
+    const emulator = await emulated(clock)
+    const stop = new AbortController()
+    const waits: number[] = []
+    const stopping: Clock = {
+      now: clock.now,
+      random: clock.random,
+      sleep: (ms, signal) => {
+        waits.push(ms)
+        setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
+        return realClock.sleep(ms, signal)
+      }
+    }
+    const ids = users(3)
+    const started = Date.now()
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock: stopping, signal: stop.signal })
+
+    expect(waits).toEqual([60_000])
+    expect(Date.now() - started, 'the wait ended with the stop, not after 60 s').toBeLessThan(5_000)
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', unchecked: ids.slice(1) })
+    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
+        'no result is reported for an unfinished check.'
+    )
+  })
+
+  it('a dry run with a key checks the key (GET /bots/{id}/voters/{bot id}) and nobody else; no status is reported', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(' '), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    expect(emulator.requests[0]!.headers['authorization']).toBe(KEY)
+    expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: { state: 'valid' }, status: undefined, error: undefined })
+    expect(outcome.votes.size).toBe(0)
+  })
+
+  it('a dry run with a wrong key fails now, with the key advice', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, { apiKey: 'the-real-key-000000' })
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. The API key was refused/)
+  })
+
+  it('a dry run without a key sends nothing at all', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun({ 'bot-id': BOT_ID, 'base-url': emulator.url, 'user-id': user(1), 'dry-run': 'true' }, { clock })
+    expect(emulator.requests).toEqual([])
+    expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: undefined, error: undefined })
+  })
+
+  it.each([
+    ['false', undefined],
+    ['true', `Not voted in the last 24 hours: ${user(2)} (fail-if-not-voted is true).`]
+  ])('fail-if-not-voted: %s keeps the result not-voted, and fails the step only when true', async (fail, error) => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': fail }), { clock })
+    expect(emulator.received('votes')).toHaveLength(2)
+    expect(outcome.result).toBe('not-voted')
+    expect(outcome.unchecked).toEqual([])
+    expect(outcome.error?.message).toBe(error)
+  })
+
+  it.each([
+    [
+      'the replaced-key text',
+      (): void => {},
+      { apiKey: 'the-new-key-000000', revokedKeys: [KEY] },
+      /a new key was generated on the bot's manage page/,
+      /5 within 6 hours/
+    ],
+    [
+      'the five-strikes text',
+      (emulator: ServiceEmulator): void =>
+        emulator.inject('votes', {
+          kind: 'answer',
+          status: 410,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            success: false,
+            error: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+            status: 410
+          })
+        }),
+      {},
+      /revoked because too many updates were refused as early \(5 within 6 hours\)/,
+      /a new key was generated/
+    ]
+  ])('a 410 with %s gets its own advice', async (_, fault, seed, advice, other) => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, seed)
+    fault(emulator)
+    const ids = users(2)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock })
+    expect(emulator.received('votes'), 'a 410 is not retried, and the run stops').toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', status: 410, unchecked: ids })
+    expect(outcome.error?.message).toMatch(advice)
+    expect(outcome.error?.message).not.toMatch(other)
+  })
+
+  it('a dry run whose key was replaced fails with the replaced-key advice', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, { apiKey: 'the-new-key-000000', revokedKeys: [KEY] })
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."\./)
+    expect(outcome.error?.message).toMatch(/a new key was generated on the bot's manage page/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// The report of a vote check: summary (HTML) and outputs
+// ---------------------------------------------------------------------------------------
+
+/** When the report was written: the times in the summary are relative to it. */
+const AT = new Date('2026-11-24T12:00:00Z')
+
+function voteSettings(userIds: string[], over: Record<string, string> = {}): VoteSettings {
+  return settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': userIds.join(', '), ...over })
 }
 
-/** A table row's cells, split on pipes not escaped by a backslash. */
-function cells(line: string): string[] {
-  const out: string[] = []
-  let current = ''
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!
-    if (ch === '\\' && i + 1 < line.length) {
-      current += ch + line[i + 1]
-      i++
-    } else if (ch === '|') {
-      out.push(current.trim())
-      current = ''
-    } else current += ch
-  }
-  out.push(current.trim())
-  return out.slice(1, -1)
+function throughCore(settings: VoteSettings, outcome: VoteOutcome): string {
+  return core.summary
+    .emptyBuffer()
+    .addRaw(renderSummary(settings, outcome, AT))
+    .stringify()
 }
 
-function rowOf(markdown: string, id: string): string[] {
-  const rows = markdown.split('\n').filter(line => line.startsWith('|') && line.includes(id))
+/** The inner HTML of each cell of the table row that names `id`. */
+function rowOf(page: string, id: string): string[] {
+  const rows = [...page.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(match => match[1]!).filter(row => row.includes(id))
   expect(rows, `one row for ${id}`).toHaveLength(1)
-  return cells(rows[0]!)
+  return [...rows[0]!.matchAll(/<t[dh]>([\s\S]*?)<\/t[dh]>/g)].map(match => match[1]!)
 }
 
-function outcomeOf(votes: [string, Vote][], unchecked: string[] = [], error?: ActionError): VoteOutcome {
-  return { votes: new Map(votes), status: 200, rateLimited: 0, error, unchecked }
+function headlineOf(page: string): string {
+  const found = /<h3>([\s\S]*?)<\/h3>/.exec(page)
+  expect(found, 'a headline').not.toBeNull()
+  return found![1]!
+}
+
+/** An outcome as runVotes returns it: its result follows from the votes, as there. */
+function outcomeOf(votes: [string, Vote][], unchecked: string[] = [], error?: ActionError, over: Partial<VoteOutcome> = {}): VoteOutcome {
+  const result = error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
+  return { result, votes: new Map(votes), status: 200, rateLimited: 0, unchecked, keyCheck: undefined, error, ...over }
 }
 
 describe('the summary of a vote check', () => {
@@ -790,98 +942,132 @@ describe('the summary of a vote check', () => {
 
   it('lists every user with yes/no, the vote count and the last vote time', () => {
     const settings = voteSettings([a, b, c])
-    const state: RunState = {
+    const page = throughCore(
       settings,
-      votes: outcomeOf([
+      outcomeOf([
         [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
         [b, { voted: false, votes: 0, lastVote: null }],
         [c, { voted: true, votes: null, lastVote: null }]
       ])
-    }
-    const markdown = throughCore(state)
+    )
 
-    const rowA = rowOf(markdown, a)
+    const rowA = rowOf(page, a)
+    expect(rowA[0]).toBe(`<code>${a}</code>`)
     expect(rowA[1]).toBe('yes')
     expect(rowA[2]).toBe('3')
     expect(rowA[3]).toContain('2023-09-10')
     expect(rowA[3]).toContain('11:30')
-    const rowB = rowOf(markdown, b)
+    const rowB = rowOf(page, b)
     expect(rowB[1]).toBe('no')
     expect(rowB[2]).toBe('0')
     expect(rowB[3]).toBe('')
-    const rowC = rowOf(markdown, c)
+    const rowC = rowOf(page, c)
     expect(rowC[1]).toBe('yes')
     expect(rowC.slice(2)).toEqual(['', ''])
     // Every row of the users' table has as many cells as its header.
-    const header = markdown.split('\n').find(line => line.startsWith('|') && /User/.test(line))
-    expect(header).toBeDefined()
-    for (const row of [rowA, rowB, rowC]) expect(row).toHaveLength(cells(header!).length)
-    expect(markdown).not.toContain(KEY)
+    const header = rowOf(page, 'Voted in the last 24 hours')
+    expect(header).toEqual(['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'])
+    for (const row of [rowA, rowB, rowC]) expect(row).toHaveLength(header.length)
+    expect(page).not.toContain(KEY)
   })
 
   it('shows users left unchecked as "not checked", and escapes the failure text', () => {
     const settings = voteSettings([a, b, c])
     const failure = 'Vote check for user 1 failed: the service answered 500 with "<b>boom</b> | *x*".'
-    const state: RunState = {
+    const page = throughCore(
       settings,
-      votes: outcomeOf([[a, { voted: true, votes: 1, lastVote: new Date(LAST_VOTE_MS) }]], [b, c], new ActionError(failure)),
-      failure
-    }
-    const markdown = throughCore(state)
+      outcomeOf([[a, { voted: true, votes: 1, lastVote: new Date(LAST_VOTE_MS) }]], [b, c], new ActionError(failure))
+    )
 
-    expect(rowOf(markdown, a)[1]).toBe('yes')
-    expect(rowOf(markdown, b)[1]).toBe('not checked')
-    expect(rowOf(markdown, c)[1]).toBe('not checked')
-    expect(markdown).not.toContain('<b>')
-    expect(markdown).toContain('&lt;b&gt;')
-    expect(markdown).not.toContain(KEY)
+    expect(rowOf(page, a)[1]).toBe('yes')
+    expect(rowOf(page, b)[1]).toBe('not checked')
+    expect(rowOf(page, c)[1]).toBe('not checked')
+    expect(page).not.toContain('<b>')
+    expect(page).toContain('&lt;b&gt;boom&lt;/b&gt;')
+    expect(page).toContain('❌ <strong>Error:</strong>')
+    expect(headlineOf(page)).toContain('failed: 2 user(s) not checked')
+    expect(page).not.toContain(KEY)
+  })
+
+  it.each([
+    ['every user voted', outcomeOf([[a, { voted: true, votes: 1, lastVote: null }]]), /^✅ .*: voted$/],
+    ['a user has not voted', outcomeOf([[a, { voted: false, votes: 0, lastVote: null }]]), /^⭕ .*: not voted in the last 24 hours$/],
+    ['a dry run', outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }), /^🧪 .*: dry run: nobody checked$/]
+  ])('has a headline naming the bot, linked to its page, and the outcome (%s)', (_, outcome, words) => {
+    const headline = headlineOf(throughCore(voteSettings([a]), outcome))
+    expect(headline).toContain(`<a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>`)
+    expect(headline).toMatch(words)
+  })
+
+  it('names the bot without a link for another base-url', () => {
+    const headline = headlineOf(throughCore(voteSettings([a], { 'base-url': 'http://127.0.0.1:8080' }), outcomeOf([])))
+    expect(headline).toContain(`Bot ${BOT_ID}`)
+    expect(headline).not.toContain('<a ')
+  })
+
+  it('a dry run lists the users a real run would check', () => {
+    const page = throughCore(voteSettings([a, b]), outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }))
+    expect(page).toContain(`A real run would check 2 user(s): <code>${a}</code>, <code>${b}</code>.`)
+    expect(page).not.toContain('<table>')
   })
 })
 
 describe('the outputs of a vote check', () => {
   const [a, b] = users(2) as [string, string]
   let dir: string | undefined
-  const saved = process.env['GITHUB_OUTPUT']
+  const saved = { output: process.env['GITHUB_OUTPUT'], summary: process.env['GITHUB_STEP_SUMMARY'] }
 
   afterEach(() => {
-    if (saved === undefined) delete process.env['GITHUB_OUTPUT']
-    else process.env['GITHUB_OUTPUT'] = saved
+    for (const [name, value] of [
+      ['GITHUB_OUTPUT', saved.output],
+      ['GITHUB_STEP_SUMMARY', saved.summary]
+    ] as const) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
     if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
     dir = undefined
   })
 
-  /** Runs writeOutputs into a fresh GITHUB_OUTPUT file and reads it back. */
-  function outputs(state: RunState): Record<string, string> {
+  /** A fresh GITHUB_OUTPUT file (and GITHUB_STEP_SUMMARY), and a reader of the outputs written to it. */
+  function outputFile(): () => Record<string, string> {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'votes-outputs-'))
     const file = path.join(dir, 'output')
     fs.writeFileSync(file, '')
+    fs.writeFileSync(path.join(dir, 'summary'), '')
     process.env['GITHUB_OUTPUT'] = file
-    writeOutputs(state)
-    const text = fs.readFileSync(file, 'utf8')
-    const found: Record<string, string> = {}
-    for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) found[match[1]!] = match[3]!
-    return found
+    process.env['GITHUB_STEP_SUMMARY'] = path.join(dir, 'summary')
+    return () => {
+      const text = fs.readFileSync(file, 'utf8')
+      const found: Record<string, string> = {}
+      for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) found[match[1]!] = match[3]!
+      return found
+    }
+  }
+
+  /** Runs writeOutputs into a fresh GITHUB_OUTPUT file and reads it back. */
+  function outputs(outcome: VoteOutcome): Record<string, string> {
+    const read = outputFile()
+    writeOutputs(outcome)
+    return read()
   }
 
   it('writes voted, result, votes (JSON per interface.md) and last-vote for one user', () => {
-    const out = outputs({
-      settings: voteSettings([a]),
-      votes: outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]])
-    })
+    const out = outputs(outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]]))
     expect(out['result']).toBe('voted')
     expect(out['voted']).toBe('true')
+    expect(out['status']).toBe('200')
     expect(out['last-vote']).toBe('2023-09-10T11:30:00.000Z')
     expect(JSON.parse(out['votes']!)).toEqual({ [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' } })
   })
 
   it('writes voted: false and result not-voted when any user has not voted; no last-vote with several users', () => {
-    const out = outputs({
-      settings: voteSettings([a, b]),
-      votes: outcomeOf([
+    const out = outputs(
+      outcomeOf([
         [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
         [b, { voted: false, votes: 0, lastVote: null }]
       ])
-    })
+    )
     expect(out['result']).toBe('not-voted')
     expect(out['voted']).toBe('false')
     expect(out['last-vote'] ?? '').toBe('')
@@ -889,5 +1075,40 @@ describe('the outputs of a vote check', () => {
       [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' },
       [b]: { voted: false, votes: 0, last_vote: null }
     })
+  })
+
+  it('a failed run writes result failed and the votes it has, but no voted, which would speak for users not checked', () => {
+    const out = outputs(outcomeOf([[a, { voted: true, votes: 3, lastVote: null }]], [b], new ActionError('stopped')))
+    expect(out['result']).toBe('failed')
+    expect(out['voted']).toBeUndefined()
+    expect(JSON.parse(out['votes']!)).toEqual({ [a]: { voted: true, votes: 3, last_vote: null } })
+  })
+
+  it('a dry run writes its result and no status: the key check is not a vote check', () => {
+    const out = outputs(outcomeOf([], [], undefined, { result: 'dry-run', status: undefined, keyCheck: { state: 'valid' } }))
+    expect(out).toEqual({ result: 'dry-run' })
+  })
+
+  it('fail-if-not-voted: the report keeps result not-voted and voted false, and returns the failure', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const given = voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': 'true' })
+    const { outcome } = await votesRun(given, { clock })
+    const read = outputFile()
+    const write = process.stdout.write.bind(process.stdout)
+    const printed: string[] = []
+    process.stdout.write = ((chunk: string | Uint8Array): boolean => printed.push(String(chunk)) > 0) as typeof process.stdout.write
+    let failure: string | undefined
+    try {
+      failure = await reportVotes(voteSettings(users(2), { 'base-url': emulator.url, 'fail-if-not-voted': 'true' }), outcome, AT)
+    } finally {
+      process.stdout.write = write
+    }
+    expect(failure).toBe(`Not voted in the last 24 hours: ${user(2)} (fail-if-not-voted is true).`)
+    expect(read()).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(printed.join('')).toContain(`User ${user(2)}: has not voted in the last 24 hours`)
+    const summary = fs.readFileSync(process.env['GITHUB_STEP_SUMMARY']!, 'utf8')
+    expect(headlineOf(summary)).toMatch(/⭕ .*: 1 of 2 users have not voted in the last 24 hours/)
+    expect(summary).toContain('Not voted in the last 24 hours')
   })
 })

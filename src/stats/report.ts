@@ -16,6 +16,16 @@ import type { StatsOutcome } from './update.js'
 /** GitHub shows the first 10 annotations of each kind per step. */
 const SHOWN_ANNOTATIONS = 10
 
+/**
+ * The longest warning, and the longest text from outside (an answer, a reason), quoted in the
+ * summary; the log has each warning whole. Escaped (up to six times longer), twenty warnings
+ * and the rest stay under the section's cap, so the cap never cuts the section short.
+ */
+const SUMMARY_WARNING_CHARS = 1_000
+const QUOTE_CHARS = 1_000
+/** The bot's name from its listing, in the headline. */
+const NAME_CHARS = 100
+
 const info = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
 const warning = (text: string, title?: string): void =>
   core.warning(redact(bounded(text, MAX_MESSAGE_CHARS)), title === undefined ? undefined : { title })
@@ -134,7 +144,8 @@ function refusalCause(outcome: StatsOutcome): string {
       'one concurrency group (concurrency: group: discord-place-stats-<bot-id>, cancel-in-progress: false) so that they queue.'
     )
   }
-  if (outcome.record === undefined) return 'It was sent without reading the record first (cooldown-check: false): keep cooldown-check: true.'
+  if (outcome.record === undefined)
+    return 'It was sent without reading the record first (cooldown-check: false): keep cooldown-check: true.'
   return 'Schedule this at most once every 6 hours, keep cooldown-check: true, and put every workflow for this bot in one concurrency group.'
 }
 
@@ -153,7 +164,10 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
     case 'rate-limited':
       return ['⏸️', `turned away by the rate limit, no strike${next === undefined ? '' : `; try again from ${next}`}`]
     case 'dry-run':
-      return ['🧪', outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send']
+      return [
+        '🧪',
+        outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send'
+      ]
     case 'failed':
       return ['❌', 'failed']
   }
@@ -163,7 +177,8 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
 export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, outputsFailure?: string): string {
   const record = outcome.record?.ok ? outcome.record.record : undefined
   const [mark, words] = headline(outcome)
-  const parts = [`<h3>${mark} ${botTitle(settings.botId, record?.username, settings.baseUrl)}: ${html(words)}</h3>\n`]
+  const name = record?.username === undefined ? undefined : bounded(record.username, NAME_CHARS)
+  const parts = [`<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`]
 
   const counts = outcome.counts
   if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
@@ -176,12 +191,15 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
       `<table>\n<tr><th>Count</th><th>Listed before</th><th>${applied ? 'Now' : 'Would be'}</th><th>Source</th></tr>\n${rows.join('\n')}\n</table>\n`
     )
   }
-  if (outcome.result !== 'failed' && outcome.result !== 'updated') parts.push(`<p>${html(outcomeLine(outcome).text)}</p>\n`)
-  const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
-  for (const text of warnings.slice(0, 20)) parts.push(markedParagraph('⚠️', 'Warning:', text))
-  if (warnings.length > 20) parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`)
+  // The error before the warnings: it says why the step failed, and no number of warnings hides it.
   if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
+  if (outcome.result !== 'failed' && outcome.result !== 'updated') {
+    parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
+  }
+  const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
+  for (const text of warnings.slice(0, 20)) parts.push(markedParagraph('⚠️', 'Warning:', bounded(text, SUMMARY_WARNING_CHARS)))
+  if (warnings.length > 20) parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`)
   parts.push(details(settings, outcome))
   return parts.join('')
 }
@@ -196,9 +214,15 @@ function countRow(label: string, count: ResolvedCount | undefined, before: numbe
 /** The request, the answer, the record read and the service's address, folded. */
 function details(settings: StatsSettings, outcome: StatsOutcome): string {
   const path = `PATCH /bots/${settings.botId}/stats ${JSON.stringify(outcome.body)}`
-  const rows: [string, string][] = [['Service', htmlLink(settings.baseUrl, settings.baseUrl)], ['Record read', recordLine(outcome)]]
+  const rows: [string, string][] = [
+    ['Service', htmlLink(settings.baseUrl, settings.baseUrl)],
+    ['Record read', recordLine(outcome)]
+  ]
   if (outcome.keyCheck !== undefined) {
-    rows.push(['Key check', outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${html(outcome.keyCheck.reason)}`])
+    rows.push([
+      'Key check',
+      outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${html(bounded(outcome.keyCheck.reason, QUOTE_CHARS))}`
+    ])
   }
   const sent = outcome.delivery !== 'not-sent'
   rows.push(['Request', sent ? `<code>${html(path)}</code>` : `not sent (would be <code>${html(path)}</code>)`])
@@ -210,16 +234,18 @@ function details(settings: StatsSettings, outcome: StatsOutcome): string {
 function recordLine(outcome: StatsOutcome): string {
   const read = outcome.record
   if (read === undefined) return 'not read (cooldown-check: false)'
-  if (!read.ok) return `not readable: ${html(read.reason)}`
+  if (!read.ok) return `not readable: ${html(bounded(read.reason, QUOTE_CHARS))}`
   const last = lastUpdate(read.record)
   return `read; last update ${last === undefined ? 'unknown' : html(when(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`
 }
 
 function answerLine(outcome: StatsOutcome): string {
   if (outcome.status === undefined) {
-    return outcome.delivery === 'arrived' ? 'none (the connection failed), but the public record shows the update' : 'none (no answer came back)'
+    return outcome.delivery === 'arrived'
+      ? 'none (the connection failed), but the public record shows the update'
+      : 'none (no answer came back)'
   }
-  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${html(outcome.answer)}`}`
+  return `${outcome.status}${outcome.answer === undefined ? '' : `: ${html(bounded(outcome.answer, QUOTE_CHARS))}`}`
 }
 
 function signed(delta: number): string {
