@@ -59,14 +59,18 @@ function checkCommand(value, label, origin) {
     const name = fields['name'];
     const type = fields['type'] ?? 1;
     if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${quote(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
     }
     const options = fields['options'] ?? [];
     if (!Array.isArray(options))
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/** Subcommands (type 1), directly or inside groups (type 2). */
+/**
+ * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
+ * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
+ * input's nesting.
+ */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -91,6 +95,18 @@ function optionType(option, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
     }
     return type;
+}
+/**
+ * A value for a message: a number or a short string as written, anything else by its kind. Never
+ * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
+ * value nested deep enough would overflow the stack.
+ */
+function quote(value) {
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    if (typeof value === 'string')
+        return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value);
+    return kind(value);
 }
 function kind(value) {
     if (value === null)
@@ -271,8 +287,18 @@ function manifestEntries(json, origin) {
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
+/**
+ * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
+ * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing
+ * built on it should have to walk that deep.
+ */
+const MAX_DEPTH = 100;
 /** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
 function parseJson(text, origin) {
+    const deep = tooDeepAt(text);
+    if (deep !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is nested more than ${MAX_DEPTH} levels deep at ${locate(text, deep)}; a command manifest is about 12 levels deep. Check the path and the file.`);
+    }
     try {
         return JSON.parse(text);
     }
@@ -283,13 +309,41 @@ function parseJson(text, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
     }
 }
+/** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
+function tooDeepAt(text) {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const char = text.charCodeAt(i);
+        if (inString) {
+            if (char === 0x5c /* \ */)
+                i++;
+            else if (char === 0x22 /* " */)
+                inString = false;
+        }
+        else if (char === 0x22) {
+            inString = true;
+        }
+        else if (char === 0x5b /* [ */ || char === 0x7b /* { */) {
+            if (++depth > MAX_DEPTH)
+                return i;
+        }
+        else if (char === 0x5d /* ] */ || char === 0x7d /* } */) {
+            depth--;
+        }
+    }
+    return undefined;
+}
 function locate(text, offset) {
     const before = text.slice(0, offset).split('\n');
     return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
+/** A JSON number, read where it starts (sticky): no copy of the rest of the text per number. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 /**
  * The offset of the first character that makes `text` invalid JSON (RFC 8259), or its
- * length when it ends early. Only called after JSON.parse failed.
+ * length when it ends early. Only called after JSON.parse failed. Iterative, with the open
+ * brackets on a stack of their own: the text's nesting, not the call stack, sets the depth.
  */
 function jsonErrorOffset(text) {
     let at = 0;
@@ -325,7 +379,14 @@ function jsonErrorOffset(text) {
         }
         at++;
     };
-    const value = () => {
+    const key = () => {
+        space();
+        string();
+        space();
+        expect(':');
+    };
+    /** Reads a scalar, or opens a container: true when a container was opened and its first value is next. */
+    const valueStart = (closers) => {
         space();
         const char = text[at];
         if (char === '{' || char === '[') {
@@ -334,52 +395,59 @@ function jsonErrorOffset(text) {
             space();
             if (text[at] === close) {
                 at++;
-                return;
+                return false;
             }
-            for (;;) {
-                if (close === '}') {
-                    space();
-                    string();
-                    space();
-                    expect(':');
-                }
-                value();
-                space();
-                if (text[at] === ',') {
-                    at++;
-                    continue;
-                }
-                expect(close);
-                return;
-            }
+            closers.push(close);
+            if (close === '}')
+                key();
+            return true;
         }
         if (char === '"') {
             string();
-            return;
+            return false;
         }
         const word = ['true', 'false', 'null'].find(w => w[0] === char);
         if (word !== undefined) {
             for (const letter of word)
                 expect(letter);
-            return;
+            return false;
         }
-        const literal = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at));
-        if (literal === null)
+        NUMBER.lastIndex = at;
+        if (!NUMBER.test(text))
             fail();
-        at += literal[0].length;
+        at = NUMBER.lastIndex;
+        return false;
     };
     try {
-        value();
-        space();
-        if (at < text.length)
-            fail();
+        const closers = [];
+        for (;;) {
+            if (valueStart(closers))
+                continue;
+            // A value ended: close what it ends, up to the next `,` or the end of the text.
+            for (;;) {
+                const close = closers.at(-1);
+                space();
+                if (close === undefined) {
+                    if (at < text.length)
+                        fail();
+                    return text.length;
+                }
+                if (text[at] === ',') {
+                    at++;
+                    if (close === '}')
+                        key();
+                    break;
+                }
+                expect(close);
+                closers.pop();
+            }
+        }
     }
     catch (offset) {
         if (typeof offset === 'number')
             return Math.min(offset, text.length);
         throw offset;
     }
-    return text.length;
 }
 
 

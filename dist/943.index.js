@@ -59,14 +59,18 @@ function checkCommand(value, label, origin) {
     const name = fields['name'];
     const type = fields['type'] ?? 1;
     if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${JSON.stringify(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${quote(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
     }
     const options = fields['options'] ?? [];
     if (!Array.isArray(options))
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/** Subcommands (type 1), directly or inside groups (type 2). */
+/**
+ * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
+ * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
+ * input's nesting.
+ */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -91,6 +95,18 @@ function optionType(option, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
     }
     return type;
+}
+/**
+ * A value for a message: a number or a short string as written, anything else by its kind. Never
+ * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
+ * value nested deep enough would overflow the stack.
+ */
+function quote(value) {
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    if (typeof value === 'string')
+        return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value);
+    return kind(value);
 }
 function kind(value) {
     if (value === null)

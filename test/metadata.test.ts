@@ -34,7 +34,11 @@ describe('action.yml', () => {
     const meta = await actionMetadata()
     const outputs = await interfaceTable('Outputs')
     expect(outputs.length).toBeGreaterThanOrEqual(8)
-    for (const [name] of outputs) expect(meta.outputs?.map(output => output.id), name).toContain(name)
+    for (const [name] of outputs)
+      expect(
+        meta.outputs?.map(output => output.id),
+        name
+      ).toContain(name)
   })
 
   it('runs dist/index.js on node24', async () => {

@@ -137,7 +137,12 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
     return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
   }
   if (status === 403) {
-    return { ok: false, status, problem: 'unreadable', reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)" }
+    return {
+      ok: false,
+      status,
+      problem: 'unreadable',
+      reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)"
+    }
   }
   if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }
   if (status === 429) return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' }

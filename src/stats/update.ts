@@ -192,7 +192,9 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
         return settle(settings, deps, progress, cut)
       }
       if (!error.delivered) {
-        throw new ActionError(`Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`)
+        throw new ActionError(
+          `Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+        )
       }
       progress.delivery = 'no-answer'
       if (resent) throw new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`)
@@ -219,7 +221,12 @@ function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promi
   if (settings.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
   deps.log(`Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`)
   return deps.requests.send(
-    { method: 'PATCH', url: `${settings.baseUrl}/bots/${settings.botId}/stats`, headers: keyedHeaders(settings.apiKey), body: JSON.stringify(body) },
+    {
+      method: 'PATCH',
+      url: `${settings.baseUrl}/bots/${settings.botId}/stats`,
+      headers: keyedHeaders(settings.apiKey),
+      body: JSON.stringify(body)
+    },
     POLICIES.stats
   )
 }
@@ -244,7 +251,11 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
     return { ...answered, result: 'rate-limited', nextUpdateAt }
   }
   if (answer.status === 429) return { ...answered, result: 'cooldown', ...(await afterRefusal(settings, deps, progress.record)) }
-  return { ...answered, result: 'failed', error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body })) }
+  return {
+    ...answered,
+    result: 'failed',
+    error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body }))
+  }
 }
 
 /**

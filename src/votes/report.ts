@@ -72,10 +72,15 @@ export function renderSummary(settings: VoteSettings, outcome: VoteOutcome, at: 
       ([id, vote]) =>
         `<tr><td><code>${id}</code></td><td>${vote.voted ? 'yes' : 'no'}</td><td>${vote.votes === null ? '' : number(vote.votes)}</td><td>${vote.lastVote ? html(when(vote.lastVote, at)) : ''}</td></tr>`
     )
-    if (outcome.result === 'failed') for (const id of outcome.unchecked) rows.push(`<tr><td><code>${id}</code></td><td>not checked</td><td></td><td></td></tr>`)
-    parts.push(`<table>\n<tr><th>User</th><th>Voted in the last 24 hours</th><th>Votes</th><th>Last vote</th></tr>\n${rows.join('\n')}\n</table>\n`)
+    if (outcome.result === 'failed')
+      for (const id of outcome.unchecked) rows.push(`<tr><td><code>${id}</code></td><td>not checked</td><td></td><td></td></tr>`)
+    parts.push(
+      `<table>\n<tr><th>User</th><th>Voted in the last 24 hours</th><th>Votes</th><th>Last vote</th></tr>\n${rows.join('\n')}\n</table>\n`
+    )
   } else if (outcome.result === 'dry-run') {
-    parts.push(`<p>A real run would check ${settings.userIds.length} user(s): ${settings.userIds.map(id => `<code>${id}</code>`).join(', ')}.</p>\n`)
+    parts.push(
+      `<p>A real run would check ${settings.userIds.length} user(s): ${settings.userIds.map(id => `<code>${id}</code>`).join(', ')}.</p>\n`
+    )
   }
   if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
