@@ -2,14 +2,14 @@ export const id = 943;
 export const ids = [943];
 export const modules = {
 
-/***/ 160:
+/***/ 1305:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   e: () => (/* binding */ countCommands)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
 
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
@@ -39,9 +39,9 @@ function countCommands(list, countSubcommands) {
         const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
         return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
     });
-    if (count > _stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
+    if (count > _limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
-            `service's maximum of ${_stats_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+            `service's maximum of ${_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
     }
     return { count, warnings };
 }
@@ -126,11 +126,11 @@ function kind(value) {
 /* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6803);
+/* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
 /* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8992);
 /* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1013);
-/* harmony import */ var _counts_commands_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(160);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1305);
 /* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(5735);
 
 
@@ -170,7 +170,7 @@ async function readDiscordCounts(plan, requests) {
         if (!Array.isArray(list))
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
         const origin = "Discord's global commands";
-        commands = (0,_counts_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
+        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
     }
     return { servers, commands };
 }
@@ -189,7 +189,7 @@ async function discordGet(plan, path, requests) {
         }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
     }
     catch (error) {
-        if (error instanceof _http_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
+        if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error });
         throw error;
     }

@@ -1,17 +1,16 @@
 import * as core from '@actions/core'
 import { ActionError, StoppedError } from './errors.js'
 import { Requests, realClock } from './http/client.js'
-import { logLine, redact } from './redact.js'
 import { readSettings } from './settings.js'
 import { reportStats } from './stats/report.js'
 import { runStats } from './stats/update.js'
-import { failureSection, MAX_MESSAGE_CHARS, writeSection } from './summary.js'
-import { bounded } from './text.js'
+import { failureSection, writeSection } from './summary.js'
+import { annotationText, logText, redact } from './text.js'
 import { runVotes } from './votes/check.js'
 import { reportVotes } from './votes/report.js'
 
 /** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
-const log = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
+const log = (line: string): void => core.info(logText(line))
 
 /**
  * The action: settings, then the mode (stats or vote-check), then the mode's report: outputs,
@@ -35,10 +34,10 @@ export async function run(): Promise<void> {
       settings.mode === 'stats'
         ? await reportStats(settings, await runStats(settings, deps))
         : await reportVotes(settings, await runVotes(settings, deps), new Date(requests.clock.now()))
-    if (failure !== undefined) core.setFailed(bounded(redact(failure), MAX_MESSAGE_CHARS))
+    if (failure !== undefined) core.setFailed(annotationText(failure))
   } catch (error) {
     // Bad input, or a bug: nothing of a mode's own to report.
-    const message = bounded(failureMessage(error), MAX_MESSAGE_CHARS)
+    const message = annotationText(failureMessage(error))
     core.setOutput('result', 'failed')
     core.setFailed(message)
     await writeSection(summary => failureSection(summary, message))

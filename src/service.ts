@@ -1,5 +1,5 @@
 import { ActionError } from './errors.js'
-import { type HttpAnswer, NetworkError } from './http.js'
+import { type HttpAnswer, NetworkError } from './http/transport.js'
 import { POLICIES, type Requests } from './http/client.js'
 import { excerpt } from './text.js'
 import { USER_AGENT } from './version.js'

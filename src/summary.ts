@@ -1,7 +1,6 @@
 import * as core from '@actions/core'
-import { redact } from './redact.js'
 import { DEFAULT_BASE_URL } from './settings.js'
-import { bounded, html, htmlLink, htmlMessage } from './text.js'
+import { annotationText, bounded, html, htmlLink, htmlMessage, MAX_MESSAGE_CHARS, redact } from './text.js'
 
 /**
  * The job summary's plumbing, shared by both modes' reports: each writes one section, built
@@ -12,8 +11,6 @@ import { bounded, html, htmlLink, htmlMessage } from './text.js'
 
 /** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
 export const MAX_SECTION_CHARS = 256 * 1024
-/** The longest message or warning quoted in the summary or an annotation. */
-export const MAX_MESSAGE_CHARS = 4_000
 
 /** The discord.place address of a bot's page, and how the summary names the bot. */
 export function botTitle(botId: string, name: string | undefined, baseUrl: string): string {
@@ -46,7 +43,7 @@ export async function writeSection(build: (summary: typeof core.summary) => void
     }
     await core.summary.write()
   } catch (error) {
-    core.warning(redact(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`))
+    core.warning(annotationText(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`))
   }
 }
 

@@ -1,10 +1,387 @@
-import { redact } from './redact.js'
+/**
+ * The secrets this run holds, and their removal from any text that came from outside (an
+ * answer's error text, a library's error message) before that text is cut, escaped or printed.
+ *
+ * The runner masks only the exact values registered with `::add-mask::`. A remote text that
+ * echoes a secret in another form would otherwise be printed readable, and an escaped copy in
+ * the job summary is not masked at all. So every form of each secret is replaced here, and so
+ * is any run of at least FRAGMENT characters copied from one: a service that quotes the first
+ * half of a key has still leaked half a key.
+ *
+ * Two passes find what to replace, and each marks spans of the original text:
+ * - the text as it is, against the forms as they are (raw, URL- and JSON-encoded, HTML- and
+ *   Markdown-escaped, base64);
+ * - a normalised copy of the text (case folded; spaces, line breaks and invisible characters
+ *   left out; `%6b`, `&#107;`, `&#x6b;` and `\u006b` decoded), against the forms normalised the
+ *   same way, plus the byte encodings (hex, base64 at each of the three alignments, standard
+ *   and URL-safe). A key with its case changed, fully percent-encoded, written as character
+ *   references or escapes, or cut into pieces with separators between them reads as the key
+ *   itself there, and the span of the original text it came from is replaced whole.
+ * Both passes are linear in the text (one pass to normalise, one Set lookup of a
+ * FRAGMENT-character window per position, one indexOf per short form), because this runs on
+ * every log line and on answers of up to a megabyte.
+ *
+ * Every text the action shows passes through this module: secrets first, then the form its
+ * place needs (a log line, an annotation, the HTML summary, a figure or a time). Plain module
+ * state, no runner protocol, so every mode and the HTTP layer use it alike.
+ */
+
+/** The shortest piece of a secret that counts as a leak on its own. */
+export const FRAGMENT = 10
+
+const REPLACEMENT = '***'
+
+/** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
+const MIN_WHOLE = 4
+
+/** The forms as they are: those shorter than FRAGMENT (matched whole), and every FRAGMENT-character window of the others. */
+let shortForms: string[] = []
+const pieces = new Set<string>()
+/** The same for the normalised forms, matched in the normalised text. */
+let shortNormalised: string[] = []
+const normalisedPieces = new Set<string>()
 
 /**
- * Every way text is made safe to show: for a message (one line, cut short), for the job
- * summary (HTML, escaped), and the figures and times a person reads. Secrets are redacted
- * before anything is cut or escaped: a cut must not leave a piece of a secret that redaction
- * no longer recognises, and an escaped copy is not masked by the runner.
+ * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
+ * (as it is, URL- or JSON-encoded), for the runner's masks; the other forms are left to
+ * `redact`, and so is any piece of a secret: a mask is set for the whole secret only.
+ */
+export function addSecret(secret: string): string[] {
+  if (secret.length === 0) return []
+  const logged = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]
+  const escaped = [
+    encodeURI(secret),
+    secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1'),
+    Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, '')
+  ]
+  const bytes = Buffer.from(secret, 'utf8')
+  // Percent-encoding and `\x` escapes carry bytes: decoded one character per byte, a non-ASCII
+  // secret reads as its UTF-8 bytes in Latin-1.
+  const encoded = [bytes.toString('hex'), bytes.toString('latin1'), ...base64Interiors(bytes)]
+  const asIs = [...logged, ...escaped]
+  for (const form of asIs) windows(form, pieces)
+  shortForms = [...new Set([...shortForms, ...asIs.filter(form => form.length >= MIN_WHOLE && form.length < FRAGMENT)])]
+  const normalised = [...asIs, ...encoded].map(form => normalise(form).text)
+  for (const form of normalised) windows(form, normalisedPieces)
+  shortNormalised = [...new Set([...shortNormalised, ...normalised.filter(form => form.length >= MIN_WHOLE && form.length < FRAGMENT)])]
+  return [...new Set(logged)]
+}
+
+function windows(form: string, into: Set<string>): void {
+  for (let i = 0; i + FRAGMENT <= form.length; i++) into.add(form.slice(i, i + FRAGMENT))
+}
+
+/**
+ * The base64 characters that depend on the secret's bytes alone, with 0, 1 or 2 bytes of
+ * other text before it (the characters that also hold a neighbour's bits differ from copy to
+ * copy), in the standard and the URL-safe alphabet.
+ */
+function base64Interiors(bytes: Buffer): string[] {
+  const interiors: string[] = []
+  for (let before = 0; before < 3; before++) {
+    const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64')
+    const interior = encoded.slice(Math.ceil((before * 8) / 6), Math.floor(((before + bytes.length) * 8) / 6))
+    interiors.push(interior, interior.replace(/\+/g, '-').replace(/\//g, '_'))
+  }
+  return interiors
+}
+
+/** Forgets every secret (tests only). */
+export function clearSecrets(): void {
+  shortForms = []
+  pieces.clear()
+  shortNormalised = []
+  normalisedPieces.clear()
+}
+
+/** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
+export function redact(text: string): string {
+  if (pieces.size === 0 && shortForms.length === 0 && shortNormalised.length === 0) return text
+  if (text.length === 0) return text
+  // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
+  const marks = new Int32Array(text.length + 1)
+  let any = false
+  const mark = (from: number, to: number): void => {
+    marks[from]! += 1
+    marks[to]! -= 1
+    any = true
+  }
+
+  for (const form of shortForms) {
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) mark(at, at + form.length)
+  }
+  for (let i = 0; i + FRAGMENT <= text.length; i++) if (pieces.has(text.slice(i, i + FRAGMENT))) mark(i, i + FRAGMENT)
+
+  const normal = normalise(text)
+  const { start, end } = normal
+  for (const form of shortNormalised) {
+    for (let at = normal.text.indexOf(form); at !== -1; at = normal.text.indexOf(form, at + 1)) {
+      mark(start[at]!, end[at + form.length - 1]!)
+    }
+  }
+  for (let i = 0; i + FRAGMENT <= normal.text.length; i++) {
+    if (normalisedPieces.has(normal.text.slice(i, i + FRAGMENT))) mark(start[i]!, end[i + FRAGMENT - 1]!)
+  }
+
+  if (!any) return text
+  let out = ''
+  let depth = 0
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const before = depth
+    depth += marks[i]!
+    if (before === 0 && depth > 0) {
+      out += text.slice(from, i) + REPLACEMENT
+    } else if (before > 0 && depth === 0) {
+      from = i
+    }
+  }
+  return depth > 0 ? out : out + text.slice(from)
+}
+
+/**
+ * Characters a secret can be cut with and still be read: white space and line breaks, and
+ * the invisible ones (zero-width space, non-joiner and joiner, word joiner, byte order mark,
+ * soft hyphen, no-break space).
+ */
+const SEPARATORS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0xad, 0x200b, 0x200c, 0x200d, 0x2028, 0x2029, 0x2060, 0xfeff])
+
+interface Normalised {
+  readonly text: string
+  /** For each character of `text`, the span of the original it was read from. */
+  readonly start: Int32Array
+  readonly end: Int32Array
+}
+
+/**
+ * `text` case folded, without separators, and with character escapes decoded (`%6B`, `&#107;`,
+ * `&#x6b;`, `&#0107`, `\u006B`, `\u{6b}`, `\x6b`): one pass, each character read a bounded
+ * number of times. Never longer than `text`: every escape is longer than what it decodes to.
+ */
+function normalise(text: string): Normalised {
+  const codes = new Uint16Array(text.length)
+  const start = new Int32Array(text.length)
+  const end = new Int32Array(text.length)
+  let length = 0
+  const emit = (code: number, from: number, to: number): void => {
+    if (SEPARATORS.has(code)) return
+    codes[length] = fold(code)
+    start[length] = from
+    end[length] = to
+    length++
+  }
+  let i = 0
+  while (i < text.length) {
+    const escape = decodeEscape(text, i)
+    if (escape === undefined) {
+      emit(text.charCodeAt(i), i, i + 1)
+      i++
+    } else if (escape.point === undefined) {
+      // A run of backslashes that starts no escape: taken as it is, and not read again.
+      for (let j = i; j < escape.next; j++) emit(text.charCodeAt(j), j, j + 1)
+      i = escape.next
+    } else {
+      if (escape.point > 0xffff) {
+        emit(0xd800 + ((escape.point - 0x10000) >> 10), i, escape.next)
+        emit(0xdc00 + ((escape.point - 0x10000) & 0x3ff), i, escape.next)
+      } else {
+        emit(escape.point, i, escape.next)
+      }
+      i = escape.next
+    }
+  }
+  return { text: Buffer.from(codes.buffer, 0, length * 2).toString('utf16le'), start, end }
+}
+
+function fold(code: number): number {
+  if (code < 0x80) return code >= 0x41 && code <= 0x5a ? code + 0x20 : code
+  const lower = String.fromCharCode(code).toLowerCase()
+  return lower.length === 1 ? lower.charCodeAt(0) : code
+}
+
+function hexDigit(text: string, at: number): number {
+  const code = text.charCodeAt(at)
+  if (code >= 0x30 && code <= 0x39) return code - 0x30
+  const lower = code | 0x20
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1
+}
+
+function decimalDigit(text: string, at: number): number {
+  const code = text.charCodeAt(at)
+  return code >= 0x30 && code <= 0x39 ? code - 0x30 : -1
+}
+
+/** `digits` hex digits at `at` as a number, or -1. */
+function hexNumber(text: string, at: number, digits: number): number {
+  let value = 0
+  for (let k = 0; k < digits; k++) {
+    const digit = hexDigit(text, at + k)
+    if (digit < 0) return -1
+    value = value * 16 + digit
+  }
+  return value
+}
+
+/**
+ * The escape that starts at `at`, if any: the code point it stands for and where it ends.
+ * A run of backslashes that is not followed by an escape is returned without a code point, so
+ * that the caller skips the whole run at once.
+ */
+function decodeEscape(text: string, at: number): { point: number | undefined; next: number } | undefined {
+  const char = text.charCodeAt(at)
+  if (char === 0x25 /* % */) {
+    const value = hexNumber(text, at + 1, 2)
+    return value < 0 ? undefined : { point: value, next: at + 3 }
+  }
+  if (char === 0x26 /* & */ && text.charCodeAt(at + 1) === 0x23 /* # */) return characterReference(text, at)
+  if (char === 0x5c /* \ */) {
+    // `\\u006b`: the escape written inside a JSON string is read as the escape itself.
+    let j = at
+    while (text.charCodeAt(j) === 0x5c) j++
+    const letter = text.charCodeAt(j) | 0x20
+    if (letter === 0x75 /* u */ && text.charCodeAt(j + 1) === 0x7b /* { */) {
+      let k = j + 2
+      let value = 0
+      while (k < j + 9 && hexDigit(text, k) >= 0) value = value * 16 + hexDigit(text, k++)
+      if (k > j + 2 && text.charCodeAt(k) === 0x7d /* } */ && value <= 0x10ffff) return { point: value, next: k + 1 }
+    } else if (letter === 0x75) {
+      const value = hexNumber(text, j + 1, 4)
+      if (value >= 0) return { point: value, next: j + 5 }
+    } else if (letter === 0x78 /* x */) {
+      const value = hexNumber(text, j + 1, 2)
+      if (value >= 0) return { point: value, next: j + 3 }
+    }
+    return j - at > 1 ? { point: undefined, next: j } : undefined
+  }
+  return undefined
+}
+
+/** `&#107;`, `&#x6B;`, `&#0107` (the `;` may be left out, and leading zeros are allowed). */
+function characterReference(text: string, at: number): { point: number; next: number } | undefined {
+  let k = at + 2
+  const hex = (text.charCodeAt(k) | 0x20) === 0x78 /* x */
+  if (hex) k++
+  const digitsFrom = k
+  while (text.charCodeAt(k) === 0x30 /* 0 */) k++
+  const significantFrom = k
+  let value = 0
+  for (;;) {
+    const digit = hex ? hexDigit(text, k) : decimalDigit(text, k)
+    if (digit < 0) break
+    value = value * (hex ? 16 : 10) + digit
+    k++
+    // Past the last code point: not a reference, and no need to read further.
+    if (k - significantFrom > 7) return undefined
+  }
+  if (k === digitsFrom || value > 0x10ffff) return undefined
+  if (text.charCodeAt(k) === 0x3b /* ; */) k++
+  return { point: value, next: k }
+}
+
+/**
+ * Text for one log line: secrets redacted, and no line break or other control character, so
+ * that no part of it can begin a line of its own, where the runner would read `::…` as a
+ * workflow command; nor `##[` anywhere in it (see `neutraliseCommands`).
+ */
+export function logLine(text: string): string {
+  const line = neutraliseCommands(redact(text).replace(CONTROL_RUNS, ' '))
+  // The runner reads a line that begins with `::` (after spaces) as a command, so such a line
+  // is shown with its colons apart.
+  return /^\s*::/.test(line) ? line.replace('::', ': :') : line
+}
+
+/** The longest message or warning printed, or quoted in the summary. */
+export const MAX_MESSAGE_CHARS = 4_000
+
+/** A log line: redacted, on one line, inert to the runner, of bounded length. */
+export function logText(text: string): string {
+  return bounded(logLine(text), MAX_MESSAGE_CHARS)
+}
+
+/**
+ * An annotation or the failure message (`::warning::`, `::notice::`, `::error::`): redacted,
+ * inert to the runner, of bounded length. Redacted before it is cut, so that a cut leaves no
+ * piece of a secret that redaction would no longer recognise.
+ */
+export function annotationText(text: string): string {
+  return bounded(safeText(text), MAX_MESSAGE_CHARS)
+}
+
+/**
+ * Text from outside for an annotation or a failure message: secrets redacted and no `##[`.
+ * Line breaks are kept: the toolkit escapes them inside the `::error::` command, so they cannot
+ * begin a line of their own.
+ */
+export function safeText(text: string): string {
+  return neutraliseCommands(redact(text))
+}
+
+/**
+ * The runner also reads its legacy syntax, `##[command]value`, wherever `##[` appears in a line,
+ * not only at its start (actions/runner, ActionCommand.TryParse). A visible space keeps such text
+ * readable and inert: replaced left to right, the result holds no `##[` of its own.
+ */
+function neutraliseCommands(text: string): string {
+  return text.includes('##[') ? text.replace(/##\[/g, '# #[') : text
+}
+
+/** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g')
+
+/** Shorter lines of a secret are not masked on their own: they could be common words. */
+const MIN_MASKED_PART = 8
+
+/**
+ * Masks a secret as a whole, never a common word in it. A token written with its scheme word
+ * (`Bot xyz`, `Bearer xyz`) is also masked without it, and each line of a multi-line value
+ * that is long enough on its own, because the runner masks line by line. A refused value is
+ * still a secret, so this runs before any validation.
+ */
+export function maskSecret(secret: string, mask: (secret: string) => void): void {
+  if (secret === '') return
+  const parts = new Set([secret])
+  const scheme = /^(?:Bot|Bearer)\s+(\S[\s\S]*)$/i.exec(secret)
+  if (scheme) parts.add(scheme[1]!)
+  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
+  for (const part of parts) mask(part)
+}
+
+/**
+ * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
+ * the password and the whole user:password pair, as written and decoded.
+ */
+export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
+  const found = new Set<string>()
+  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+    const value = env[name]
+    if (!value) continue
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      continue
+    }
+    if (url.password === '') continue
+    for (const text of [url.password, `${url.username}:${url.password}`]) {
+      found.add(text)
+      try {
+        found.add(decodeURIComponent(text))
+      } catch {
+        // Not valid percent-encoding: only the form as written can appear.
+      }
+    }
+  }
+  return [...found]
+}
+
+/*
+ * Text made safe to show: for a message (one line, cut short), for the job summary (HTML,
+ * escaped), and the figures and times a person reads. Secrets are redacted before anything is
+ * cut or escaped: a cut must not leave a piece of a secret that redaction no longer
+ * recognises, and an escaped copy is not masked by the runner.
  */
 
 /** Text from outside, for a message: redacted, on one line, cut to `max` characters. */

@@ -2,7 +2,7 @@ import * as http from 'node:http'
 import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type HttpRequest, NetworkError, send } from '../src/http.js'
+import { type HttpRequest, NetworkError, send } from '../src/http/transport.js'
 
 /** A real server on a free loopback port; every one is closed after its test. */
 const servers: http.Server[] = []

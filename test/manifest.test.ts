@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { countCommands } from '../src/counts/commands.js'
-import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../src/counts/manifest.js'
+import { countCommands } from '../src/stats/commands.js'
+import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../src/stats/manifest.js'
 import { ActionError } from '../src/errors.js'
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/manifests/', import.meta.url))

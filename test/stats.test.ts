@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { type HttpAnswer, retryAfterMs } from '../src/http.js'
+import { type HttpAnswer, retryAfterMs } from '../src/http/transport.js'
 import { serviceMessage } from '../src/service.js'
 import { explainFailure, kindOf429 } from '../src/stats/answers.js'
 import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/stats/record.js'

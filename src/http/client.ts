@@ -1,5 +1,5 @@
 import { ActionError, StoppedError } from '../errors.js'
-import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from '../http.js'
+import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from './transport.js'
 
 /** How one kind of request is sent and retried. */
 export interface Policy {

@@ -1,4 +1,4 @@
-import type { HttpAnswer, NetworkError } from '../http.js'
+import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice } from '../service.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */

@@ -97,7 +97,7 @@ export function withoutErasure(counts: Counts, listing: PublicRecord | undefined
 
 async function readManifest(inputs: CountInputs, deps: CountDeps) {
   const file = inputs.commandsFile!
-  const { countManifest } = await import('../counts/manifest.js')
+  const { countManifest } = await import('./manifest.js')
   const { token, repository, sha, workspace } = inputs.github
   const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
   deps.log(`Counting the commands in ${file.path}.`)

@@ -1,4 +1,4 @@
-import type { NetworkError } from '../http.js'
+import type { NetworkError } from '../http/transport.js'
 import { DeadlineError } from '../http/client.js'
 import { acceptsFrom, type RecordDeps, type RecordRead, readPublicRecord } from './record.js'
 

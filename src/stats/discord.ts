@@ -1,9 +1,9 @@
 import { ActionError } from '../errors.js'
-import { type HttpAnswer, NetworkError } from '../http.js'
+import { type HttpAnswer, NetworkError } from '../http/transport.js'
 import { POLICIES, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
-import { type CommandCount, countCommands } from '../counts/commands.js'
+import { type CommandCount, countCommands } from './commands.js'
 import { SERVER_COUNT_MAX } from './limits.js'
 
 export interface DiscordPlan {

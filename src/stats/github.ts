@@ -1,5 +1,5 @@
 import { getOctokit } from '@actions/github'
-import type { HttpAnswer } from '../http.js'
+import type { HttpAnswer } from '../http/transport.js'
 import { POLICIES, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 

@@ -1,4 +1,4 @@
-import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { POLICIES, type Requests } from '../http/client.js'
 import { serviceError } from '../service.js'
 import { USER_AGENT } from '../version.js'

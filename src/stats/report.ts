@@ -1,8 +1,7 @@
 import * as core from '@actions/core'
-import { logLine, redact } from '../redact.js'
 import type { StatsSettings } from '../settings.js'
-import { botTitle, MAX_MESSAGE_CHARS, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
-import { bounded, html, htmlLink, number, when } from '../text.js'
+import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS, number, when } from '../text.js'
 import type { ResolvedCount } from './counts.js'
 import { lastUpdate } from './record.js'
 import type { StatsOutcome } from './update.js'
@@ -26,16 +25,15 @@ const QUOTE_CHARS = 1_000
 /** The bot's name from its listing, in the headline. */
 const NAME_CHARS = 100
 
-const info = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
-const warning = (text: string, title?: string): void =>
-  core.warning(redact(bounded(text, MAX_MESSAGE_CHARS)), title === undefined ? undefined : { title })
-const notice = (text: string, title: string): void => core.notice(redact(bounded(text, MAX_MESSAGE_CHARS)), { title })
+const info = (line: string): void => core.info(logText(line))
+const warning = (text: string, title?: string): void => core.warning(annotationText(text), title === undefined ? undefined : { title })
+const notice = (text: string, title: string): void => core.notice(annotationText(text), { title })
 
 /** Writes the outputs, the log lines and annotations, and the summary section; returns the failure, if any. */
 export async function reportStats(settings: StatsSettings, outcome: StatsOutcome): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
   announce(outcome)
-  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(outputsFailure)
+  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(annotationText(outputsFailure))
   await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true))
   return outcome.error?.message ?? outputsFailure
 }

@@ -1,5 +1,5 @@
 import { ActionError, StoppedError } from '../errors.js'
-import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'

@@ -1,5 +1,5 @@
 import { ActionError, StoppedError } from '../errors.js'
-import { type HttpAnswer, NetworkError, retryAfterMs } from '../http.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Gate, POLICIES, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyAdvice, keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'

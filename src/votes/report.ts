@@ -1,19 +1,18 @@
 import * as core from '@actions/core'
-import { logLine } from '../redact.js'
 import type { VoteSettings } from '../settings.js'
-import { botTitle, MAX_MESSAGE_CHARS, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
-import { bounded, html, number, when } from '../text.js'
+import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { annotationText, html, logText, number, when } from '../text.js'
 import type { Vote, VoteOutcome } from './check.js'
 
 /** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */
 
-const info = (line: string): void => core.info(bounded(logLine(line), MAX_MESSAGE_CHARS))
+const info = (line: string): void => core.info(logText(line))
 
 /** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
 export async function reportVotes(settings: VoteSettings, outcome: VoteOutcome, at: Date): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
   announce(outcome, at)
-  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(outputsFailure)
+  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(annotationText(outputsFailure))
   await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, at, outputsFailure), true))
   return outcome.error?.message ?? outputsFailure
 }

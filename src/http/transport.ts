@@ -1,5 +1,4 @@
 import * as http from 'node:http'
-import { redact } from './redact.js'
 
 /** One HTTP request, sent exactly once: retries are the caller's decision, per operation. */
 export interface HttpRequest {
@@ -327,11 +326,4 @@ export function retryAfterMs(answer: HttpAnswer, options: { limiterReset?: boole
     .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
   // A day at most: past that the figure is broken, and no wait of the action's is that long.
   return seconds === undefined ? undefined : Math.min(Math.ceil(seconds * 1000), 86_400_000)
-}
-
-/** Text from an answer, for a message: on one line, cut short. */
-export function excerpt(text: string, max = 200): string {
-  // Redacted before it is cut: a cut must not leave a piece of a secret that redact no longer recognises.
-  const oneLine = redact(text).replace(/\s+/g, ' ').trim()
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
 }

@@ -1,0 +1,456 @@
+export const id = 106;
+export const ids = [106];
+export const modules = {
+
+/***/ 1305:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ countCommands)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
+
+
+/** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
+const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
+const SUB_COMMAND = 1;
+const SUB_COMMAND_GROUP = 2;
+/**
+ * Counts application commands as the bot's listing should show them: each distinct
+ * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
+ * chat-input command. Throws an ActionError naming the first malformed element.
+ */
+function countCommands(list, countSubcommands) {
+    const seen = new Map();
+    let count = 0;
+    for (const { label, value } of list.entries) {
+        const command = checkCommand(value, label, list.origin);
+        const key = `${command.type}:${command.name}`;
+        const times = seen.get(key) ?? 0;
+        seen.set(key, times + 1);
+        if (times > 0)
+            continue;
+        count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
+    }
+    const warnings = [...seen]
+        .filter(([, times]) => times > 1)
+        .map(([key, times]) => {
+        const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
+        return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
+    });
+    if (count > _limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
+            `service's maximum of ${_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
+    }
+    return { count, warnings };
+}
+function checkCommand(value, label, origin) {
+    const where = `${origin}: ${label}`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} is ${kind(value)}; expected a command object with a "name".`);
+    }
+    const fields = value;
+    if (!('name' in fields))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has no "name".`);
+    if (typeof fields['name'] !== 'string' || fields['name'] === '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`);
+    }
+    const name = fields['name'];
+    const type = fields['type'] ?? 1;
+    if (typeof type !== 'number' || !(type in COMMAND_TYPES)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "type": ${quote(type)}; expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).`);
+    }
+    const options = fields['options'] ?? [];
+    if (!Array.isArray(options))
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
+    return { name, type, options };
+}
+/**
+ * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
+ * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
+ * input's nesting.
+ */
+function leafSubcommands(options, label, origin) {
+    let leaves = 0;
+    options.forEach((option, i) => {
+        const type = optionType(option, `${label}.options[${i}]`, origin);
+        if (type === SUB_COMMAND)
+            leaves += 1;
+        if (type === SUB_COMMAND_GROUP) {
+            const inner = option.options ?? [];
+            if (!Array.isArray(inner))
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label}.options[${i}] has "options" that is not an array.`);
+            inner.forEach((sub, j) => {
+                if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
+                    leaves += 1;
+            });
+        }
+    });
+    return leaves;
+}
+function optionType(option, label, origin) {
+    const type = typeof option === 'object' && option !== null ? option.type : undefined;
+    if (typeof type !== 'number' || !Number.isInteger(type)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${origin}: ${label} has no integer "type"; expected an application command option.`);
+    }
+    return type;
+}
+/**
+ * A value for a message: a number or a short string as written, anything else by its kind. Never
+ * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
+ * value nested deep enough would overflow the stack.
+ */
+function quote(value) {
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    if (typeof value === 'string')
+        return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value);
+    return kind(value);
+}
+function kind(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   countManifest: () => (/* binding */ countManifest)
+/* harmony export */ });
+/* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries, jsonErrorOffset */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3916);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1305);
+
+
+
+
+
+/** A manifest larger than this is not a command manifest. */
+const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
+/**
+ * Reads a command manifest and counts it. The file comes from the workspace; when a
+ * scheduled workflow has no checkout, from the repository at the run's commit.
+ */
+async function countManifest(plan) {
+    const origin = `Input 'commands-file' (${plan.given})`;
+    const local = await readLocal(plan, origin);
+    if (local !== undefined)
+        return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' };
+    const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
+    const outside = isOutside(plan.workspace, plan.path);
+    const notFound = `${origin}: no file at ${plan.path}`;
+    const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
+    if (plan.fromRepository === undefined || outside) {
+        const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
+    }
+    let text;
+    try {
+        text = await plan.fromRepository(inRepository.split('\\').join('/'));
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
+    }
+    if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
+        throw tooLarge(origin);
+    return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' };
+}
+/**
+ * The file's text, or undefined when there is no such file. The file is untrusted: it is read
+ * only if it is a regular file inside the workspace once symlinks are resolved (a link must
+ * not lead the action to read, and quote, a file elsewhere on the runner), it is opened without
+ * blocking (opening a FIFO would otherwise wait forever for a writer), and no more than the
+ * size limit is ever read, whatever the file claims its size is.
+ */
+async function readLocal(plan, origin) {
+    let real;
+    try {
+        real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+            return undefined;
+        throw cannotRead(origin, plan.path, code);
+    }
+    const workspace = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.workspace).catch(() => plan.workspace);
+    if (isOutside(workspace, real)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
+            'Give the path of a file in the repository; a symbolic link may not point out of the workspace.');
+    }
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(real, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | (node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK ?? 0));
+    }
+    catch (error) {
+        throw cannotRead(origin, plan.path, error.code);
+    }
+    try {
+        const stats = await handle.stat();
+        if (stats.isDirectory())
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`);
+        if (!stats.isFile()) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`);
+        }
+        if (stats.size > MAX_MANIFEST_BYTES)
+            throw tooLarge(origin);
+        const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1);
+        if (bytes.length > MAX_MANIFEST_BYTES)
+            throw tooLarge(origin);
+        return bytes.toString('utf8');
+    }
+    catch (error) {
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
+            throw error;
+        throw cannotRead(origin, plan.path, error.code);
+    }
+    finally {
+        await handle.close();
+    }
+}
+/** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
+async function readAtMost(handle, limit) {
+    const buffer = Buffer.alloc(limit);
+    let length = 0;
+    while (length < limit) {
+        const { bytesRead } = await handle.read(buffer, length, limit - length, null);
+        if (bytesRead === 0)
+            break;
+        length += bytesRead;
+    }
+    return buffer.subarray(0, length);
+}
+function isOutside(root, path) {
+    const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);
+    return inside.startsWith('..') || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
+}
+function fileKind(stats) {
+    if (stats.isFIFO())
+        return 'a named pipe';
+    if (stats.isCharacterDevice() || stats.isBlockDevice())
+        return 'a device';
+    if (stats.isSocket())
+        return 'a socket';
+    return 'not a file';
+}
+function cannotRead(origin, path, code) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`);
+}
+function tooLarge(origin) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MB, too large for a command manifest. Check the path.`);
+}
+/** Parses a manifest's text in any of the accepted shapes and counts its commands. */
+function countManifestText(text, origin, countSubcommands) {
+    const counted = (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+    if (counted.count > 0)
+        return counted;
+    // Valid, but most likely the wrong file or a build step that did not run.
+    return { ...counted, warnings: [...counted.warnings, `${origin} lists no commands, so a command count of 0 is sent.`] };
+}
+/**
+ * The accepted shapes, all seen in real projects: an array of command objects (what a
+ * deploy script sends to Discord, or a saved GET of the commands); an object with a
+ * `commands` array; an object keyed by command name whose values are command objects.
+ */
+function manifestEntries(json, origin) {
+    if (Array.isArray(json))
+        return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) };
+    if (typeof json === 'object' && json !== null) {
+        const fields = json;
+        if (Array.isArray(fields['commands'])) {
+            return { origin, entries: fields['commands'].map((value, i) => ({ label: `commands[${i}]`, value })) };
+        }
+        const values = Object.entries(fields);
+        if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
+            return {
+                origin,
+                // A keyed entry may leave its name to the key.
+                entries: values.map(([key, value]) => ({ label: `[${JSON.stringify(key)}]`, value: { name: key, ...value } }))
+            };
+        }
+    }
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+        'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
+}
+/**
+ * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
+ * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing
+ * built on it should have to walk that deep.
+ */
+const MAX_DEPTH = 100;
+/** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
+function parseJson(text, origin) {
+    const deep = tooDeepAt(text);
+    if (deep !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is nested more than ${MAX_DEPTH} levels deep at ${locate(text, deep)}; a command manifest is about 12 levels deep. Check the path and the file.`);
+    }
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
+        const offset = jsonErrorOffset(text);
+        const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
+    }
+}
+/** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
+function tooDeepAt(text) {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const char = text.charCodeAt(i);
+        if (inString) {
+            if (char === 0x5c /* \ */)
+                i++;
+            else if (char === 0x22 /* " */)
+                inString = false;
+        }
+        else if (char === 0x22) {
+            inString = true;
+        }
+        else if (char === 0x5b /* [ */ || char === 0x7b /* { */) {
+            if (++depth > MAX_DEPTH)
+                return i;
+        }
+        else if (char === 0x5d /* ] */ || char === 0x7d /* } */) {
+            depth--;
+        }
+    }
+    return undefined;
+}
+function locate(text, offset) {
+    const before = text.slice(0, offset).split('\n');
+    return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+/** A JSON number, read where it starts (sticky): no copy of the rest of the text per number. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/**
+ * The offset of the first character that makes `text` invalid JSON (RFC 8259), or its
+ * length when it ends early. Only called after JSON.parse failed. Iterative, with the open
+ * brackets on a stack of their own: the text's nesting, not the call stack, sets the depth.
+ */
+function jsonErrorOffset(text) {
+    let at = 0;
+    const fail = () => {
+        throw at;
+    };
+    const space = () => {
+        while (at < text.length && ' \t\n\r'.includes(text[at]))
+            at++;
+    };
+    const expect = (char) => {
+        if (text[at] !== char)
+            fail();
+        at++;
+    };
+    const string = () => {
+        expect('"');
+        while (text[at] !== '"') {
+            const char = text[at];
+            if (char === undefined || char < ' ')
+                fail();
+            if (char === '\\') {
+                at++;
+                if (text[at] === 'u') {
+                    if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 1, at + 5)))
+                        fail();
+                    at += 4;
+                }
+                else if (!'"\\/bfnrt'.includes(text[at] ?? 'x'))
+                    fail();
+            }
+            at++;
+        }
+        at++;
+    };
+    const key = () => {
+        space();
+        string();
+        space();
+        expect(':');
+    };
+    /** Reads a scalar, or opens a container: true when a container was opened and its first value is next. */
+    const valueStart = (closers) => {
+        space();
+        const char = text[at];
+        if (char === '{' || char === '[') {
+            const close = char === '{' ? '}' : ']';
+            at++;
+            space();
+            if (text[at] === close) {
+                at++;
+                return false;
+            }
+            closers.push(close);
+            if (close === '}')
+                key();
+            return true;
+        }
+        if (char === '"') {
+            string();
+            return false;
+        }
+        const word = ['true', 'false', 'null'].find(w => w[0] === char);
+        if (word !== undefined) {
+            for (const letter of word)
+                expect(letter);
+            return false;
+        }
+        NUMBER.lastIndex = at;
+        if (!NUMBER.test(text))
+            fail();
+        at = NUMBER.lastIndex;
+        return false;
+    };
+    try {
+        const closers = [];
+        for (;;) {
+            if (valueStart(closers))
+                continue;
+            // A value ended: close what it ends, up to the next `,` or the end of the text.
+            for (;;) {
+                const close = closers.at(-1);
+                space();
+                if (close === undefined) {
+                    if (at < text.length)
+                        fail();
+                    return text.length;
+                }
+                if (text[at] === ',') {
+                    at++;
+                    if (close === '}')
+                        key();
+                    break;
+                }
+                expect(close);
+                closers.pop();
+            }
+        }
+    }
+    catch (offset) {
+        if (typeof offset === 'number')
+            return Math.min(offset, text.length);
+        throw offset;
+    }
+}
+
+
+/***/ })
+
+};
