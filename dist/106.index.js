@@ -33,12 +33,17 @@ function countCommands(list, countSubcommands) {
             continue;
         count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
     }
-    const warnings = [...seen]
+    // One warning for all duplicates: a manifest built twice over would otherwise fill the
+    // annotations (GitHub shows ten per step) with one line per command.
+    const duplicates = [...seen]
         .filter(([, times]) => times > 1)
         .map(([key, times]) => {
         const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
-        return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`;
+        return `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`;
     });
+    const SHOWN = 20;
+    const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : '';
+    const warnings = duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`];
     if (count > _limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
             `service's maximum of ${_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
@@ -153,6 +158,12 @@ async function countManifest(plan) {
     const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
     const outside = isOutside(plan.workspace, plan.path);
     const notFound = `${origin}: no file at ${plan.path}`;
+    // A checked-out workspace holds the repository already: the file is missing because of a typo
+    // or a build step that did not write it, and the repository would not have it either.
+    if (!outside && (await isCheckedOut(plan.workspace))) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
+            'Check the path for a typo, and that the step that writes the file runs before this one.');
+    }
     const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
@@ -234,6 +245,28 @@ async function readAtMost(handle, limit) {
         length += bytesRead;
     }
     return buffer.subarray(0, length);
+}
+async function isCheckedOut(workspace) {
+    return (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(workspace, '.git')).then(() => true, () => false);
+}
+/** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
+async function nearestFolder(workspace, path) {
+    const SHOWN = 10;
+    for (let folder = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path); !isOutside(workspace, folder); folder = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(folder)) {
+        const entries = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readdir)(folder, { withFileTypes: true }).catch(() => undefined);
+        if (entries === undefined)
+            continue;
+        const names = entries
+            .filter(entry => entry.name !== '.git')
+            .map(entry => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+            .sort();
+        const label = folder === workspace ? 'the workspace root' : `${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(workspace, folder).split('\\').join('/')}/`;
+        if (names.length === 0)
+            return `the nearest existing folder, ${label}, is empty`;
+        const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : '';
+        return `the nearest existing folder, ${label}, holds ${names.slice(0, SHOWN).join(', ')}${more}`;
+    }
+    return 'the workspace cannot be listed';
 }
 function isOutside(root, path) {
     const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);

@@ -81,6 +81,19 @@ describe('countManifestText: fixtures', () => {
     expect(warnings[0]).not.toContain('help')
   })
 
+  it('lists every duplicate in one warning, not one warning per command', () => {
+    const names = Array.from({ length: 25 }, (_, i) => `cmd${String(i).padStart(2, '0')}`)
+    const text = JSON.stringify([...names, ...names, 'cmd00'].map(name => ({ name, description: 'd' })))
+    const { count, warnings } = countManifestText(text, ORIGIN, false)
+    expect(count).toBe(25)
+    expect(warnings, 'one warning for all duplicates').toHaveLength(1)
+    expect(warnings[0]).toContain('the chat input command "cmd00" 3 times')
+    expect(warnings[0]).toContain('the chat input command "cmd01" 2 times')
+    expect(warnings[0]).toContain('"cmd19"')
+    expect(warnings[0], 'at most 20 named, the rest counted').not.toContain('"cmd20"')
+    expect(warnings[0]).toMatch(/, and 5 more; each was counted once\.$/)
+  })
+
   it('treats an absent "type" as chat input when looking for duplicates', () => {
     const text = JSON.stringify([
       { name: 'ping', description: 'a' },
@@ -382,6 +395,33 @@ describe('countManifest: files', () => {
     const message = await actionErrorAsync(() => countManifest(p))
     expect(message).toContain(p.path)
     expect(message).toContain('actions/checkout')
+  })
+
+  it('in a checked-out workspace, names the nearest existing folder and what it holds, not a checkout step', async () => {
+    await mkdir(join(workspace, '.git'))
+    await mkdir(join(workspace, 'build', 'out'), { recursive: true })
+    await writeFile(join(workspace, 'build', 'comands.json'), '[]')
+    await writeFile(join(workspace, 'build', 'index.js'), '')
+    const fromRepository = vi.fn(async (_path: string) => '[]')
+    const p = plan('build/gen/commands.json', { fromRepository })
+    const message = await actionErrorAsync(() => countManifest(p))
+    expect(fromRepository, 'no repository read: a checkout holds the repository already').not.toHaveBeenCalled()
+    expect(message).toContain(`no file at ${p.path}`)
+    expect(message).toContain('the nearest existing folder, build/, holds comands.json, index.js, out/')
+    expect(message).toContain('Check the path for a typo')
+    expect(message).not.toContain('actions/checkout')
+  })
+
+  it('in a checked-out workspace, says when the nearest folder is the root, lists at most 10 names, or is empty', async () => {
+    await mkdir(join(workspace, '.git'))
+    const root = await actionErrorAsync(() => countManifest(plan('missing/commands.json')))
+    expect(root).toContain('the nearest existing folder, the workspace root, is empty')
+    for (let i = 0; i < 12; i++) await writeFile(join(workspace, `f${String(i).padStart(2, '0')}.txt`), '')
+    const many = await actionErrorAsync(() => countManifest(plan('commands.json')))
+    expect(many).toContain('the workspace root, holds f00.txt, f01.txt')
+    expect(many).toContain('f09.txt and 2 more')
+    expect(many).not.toContain('f10.txt')
+    expect(many, 'the .git folder is not listed').not.toContain('.git')
   })
 
   it('reads a missing file from the repository, by its path relative to the workspace', async () => {

@@ -34,12 +34,18 @@ export function countCommands(list: CommandList, countSubcommands: boolean): Com
     if (times > 0) continue
     count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1
   }
-  const warnings = [...seen]
+  // One warning for all duplicates: a manifest built twice over would otherwise fill the
+  // annotations (GitHub shows ten per step) with one line per command.
+  const duplicates = [...seen]
     .filter(([, times]) => times > 1)
     .map(([key, times]) => {
       const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)]
-      return `${list.origin} lists the ${COMMAND_TYPES[type]} command "${name}" ${times} times; it was counted once.`
+      return `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`
     })
+  const SHOWN = 20
+  const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : ''
+  const warnings =
+    duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`]
   if (count > COMMAND_COUNT_MAX) {
     throw new ActionError(
       `${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +

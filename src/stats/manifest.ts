@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs'
-import { type FileHandle, open, realpath } from 'node:fs/promises'
-import { isAbsolute, relative } from 'node:path'
+import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
 
@@ -36,6 +36,14 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   const inRepository = relative(plan.workspace, plan.path)
   const outside = isOutside(plan.workspace, plan.path)
   const notFound = `${origin}: no file at ${plan.path}`
+  // A checked-out workspace holds the repository already: the file is missing because of a typo
+  // or a build step that did not write it, and the repository would not have it either.
+  if (!outside && (await isCheckedOut(plan.workspace))) {
+    throw new ActionError(
+      `${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
+        'Check the path for a typo, and that the step that writes the file runs before this one.'
+    )
+  }
   const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   if (plan.fromRepository === undefined || outside) {
     const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
@@ -111,6 +119,31 @@ async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
     length += bytesRead
   }
   return buffer.subarray(0, length)
+}
+
+async function isCheckedOut(workspace: string): Promise<boolean> {
+  return stat(join(workspace, '.git')).then(
+    () => true,
+    () => false
+  )
+}
+
+/** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
+async function nearestFolder(workspace: string, path: string): Promise<string> {
+  const SHOWN = 10
+  for (let folder = dirname(path); !isOutside(workspace, folder); folder = dirname(folder)) {
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => undefined)
+    if (entries === undefined) continue
+    const names = entries
+      .filter(entry => entry.name !== '.git')
+      .map(entry => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+      .sort()
+    const label = folder === workspace ? 'the workspace root' : `${relative(workspace, folder).split('\\').join('/')}/`
+    if (names.length === 0) return `the nearest existing folder, ${label}, is empty`
+    const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : ''
+    return `the nearest existing folder, ${label}, holds ${names.slice(0, SHOWN).join(', ')}${more}`
+  }
+  return 'the workspace cannot be listed'
 }
 
 function isOutside(root: string, path: string): boolean {

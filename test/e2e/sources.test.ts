@@ -87,7 +87,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       const result = await run(node, { 'commands-file': 'commands.json' }, { files: { 'commands.json': await fixture('duplicates.json') } })
       const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
       expect(warnings).toHaveLength(1)
-      expect(warnings[0]).toMatch(/"ping" 2 times; it was counted once/)
+      expect(warnings[0]).toMatch(/"ping" 2 times; each was counted once/)
     })
 
     it.each([
