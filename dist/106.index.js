@@ -130,7 +130,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   countManifest: () => (/* binding */ countManifest)
 /* harmony export */ });
-/* unused harmony exports MAX_MANIFEST_BYTES, countManifestText, manifestEntries, jsonErrorOffset */
+/* unused harmony exports countManifestText, jsonErrorOffset */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);

@@ -195,7 +195,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
   }
 }
 
-export const MAX_TIMEOUT_SECONDS = 6 * 3_600
+const MAX_TIMEOUT_SECONDS = 6 * 3_600
 
 /** A duration input in whole seconds, at least 1; the default when unset. */
 function seconds(input: string, raw: string, fallback: number, max: number): number {
@@ -208,8 +208,8 @@ function seconds(input: string, raw: string, fallback: number, max: number): num
 }
 
 /** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
-export const MAX_USERS = 1_000
-export const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
+const MAX_USERS = 1_000
+const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
 
 function parseVoteInputs(get: InputReader): VoteInputs {
   const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
@@ -219,7 +219,7 @@ function parseVoteInputs(get: InputReader): VoteInputs {
 }
 
 /** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
-export function parseUserIds(raw: string): readonly string[] {
+function parseUserIds(raw: string): readonly string[] {
   const ids = raw.split(/[\s,]+/).filter(id => id !== '')
   if (ids.length === 0) {
     throw new InputError(
@@ -303,14 +303,14 @@ function parseDiscordToken(token: string): string | undefined {
 }
 
 /** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
-export function parseBoolean(input: string, raw: string): boolean {
+function parseBoolean(input: string, raw: string): boolean {
   if (['true', 'True', 'TRUE'].includes(raw)) return true
   if (['false', 'False', 'FALSE'].includes(raw)) return false
   throw new InputError(input, `must be true or false, got ${show(raw)}`, `Write ${input}: true or ${input}: false.`)
 }
 
 /** A Discord ID: 17 to 20 decimal digits (the OpenAPI document's DiscordSnowflake). */
-export function parseSnowflake(input: string, raw: string): string {
+function parseSnowflake(input: string, raw: string): string {
   if (raw === '') {
     throw new InputError(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).")
   }
@@ -336,7 +336,7 @@ export function parseSnowflake(input: string, raw: string): string {
  * A count as plain decimal digits within the service's range. No `parseInt`, no
  * `Number` on anything but digits: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded.
  */
-export function parseCount(input: string, raw: string, max: number): number | undefined {
+function parseCount(input: string, raw: string, max: number): number | undefined {
   if (raw === '') return undefined
   const range = `a whole number from 0 to ${max}`
   if (!/^\d+$/.test(raw)) {
@@ -383,7 +383,7 @@ function headerSafe(input: string, secret: string, fix: string): string {
 }
 
 /** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */
-export function parseBaseUrl(raw: string): string {
+function parseBaseUrl(raw: string): string {
   return parseServiceUrl('base-url', raw, DEFAULT_BASE_URL)
 }
 

@@ -437,7 +437,7 @@ export function number(value: number): string {
 }
 
 /** `21:05 UTC` on the day of `now`, else `2026-11-25 03:05 UTC`. */
-export function utc(date: Date, now: Date): string {
+function utc(date: Date, now: Date): string {
   const iso = date.toISOString()
   const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10)
   return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`

@@ -5,7 +5,7 @@ import { ActionError } from '../errors.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
 
 /** A manifest larger than this is not a command manifest. */
-export const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
+const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 
 export interface ManifestPlan {
   /** The input as given, for messages, and the path resolved against the workspace. */
@@ -181,7 +181,7 @@ export function countManifestText(text: string, origin: string, countSubcommands
  * deploy script sends to Discord, or a saved GET of the commands); an object with a
  * `commands` array; an object keyed by command name whose values are command objects.
  */
-export function manifestEntries(json: unknown, origin: string): CommandList {
+function manifestEntries(json: unknown, origin: string): CommandList {
   if (Array.isArray(json)) return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) }
   if (typeof json === 'object' && json !== null) {
     const fields = json as Record<string, unknown>

@@ -150,7 +150,7 @@ function headerNumber(answer: HttpAnswer, name: string): number {
  * attempt waits until the window ends; waits add up against `maxWaitMs`, end at the step's
  * deadline, and end at once when the run is stopped.
  */
-export class HeaderPacer implements Gate<void> {
+class HeaderPacer implements Gate<void> {
   /** 429 answers met. */
   rateLimited = 0
   /** The status of the last answer, a 429 included. */
