@@ -441,6 +441,20 @@ describe('the annotations', () => {
     expect(warnings[9]).toMatch(/^::warning::4 more warnings: /)
   })
 
+  it('text from outside starts no workflow command: ##[ is inert in warnings and log lines, :: never starts a line, the key is gone', () => {
+    const lines = printing()
+    const hostile = `##[error]forged ##[add-mask]x\n::error::forged ${KEY}`
+    announce(outcome({ ...STRIKE, warnings: [hostile], counts: { ...COUNTS, warnings: [`Manifest says ${hostile}`] } }))
+    const printed = lines()
+    expect(printed.length).toBeGreaterThan(1)
+    for (const line of printed) {
+      expect(line, 'no legacy ##[ command anywhere in a line').not.toContain('##[')
+      expect(line, 'no line of text from outside starts a command').not.toMatch(/^\s*::(?!warning|notice)/)
+      expect(line, 'the key is redacted').not.toContain(KEY)
+    }
+    expect(printed.join('\n')).toContain('# #[error]forged')
+  })
+
   it('an update: one log line, no annotation', () => {
     const lines = printing()
     announce(outcome())
