@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'coverage/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
