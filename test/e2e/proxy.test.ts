@@ -114,7 +114,7 @@ describe.each(NODES)('proxies and redirects on $name', ({ path: node }) => {
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(result.outputs).toMatchObject({ result: 'updated', 'command-count': '3', 'server-count': '1262' })
-    expect(forward.connects).toEqual([DISCORD, DISCORD, SERVICE, SERVICE])
+    expect(forward.connects).toEqual([SERVICE, DISCORD, DISCORD, SERVICE])
     expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me', `/api/v10/applications/${BOT}/commands`])
     for (const request of fake.requests) {
       expect(request.headers.host).toBe('discord.com')

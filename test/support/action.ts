@@ -82,7 +82,24 @@ export interface RunOptions {
   node?: string
   /** Another copy of the bundle to run instead of dist/index.js. */
   bundle?: string
+  /**
+   * The process is killed if it has not exited by then, and the run fails with an error that
+   * says so (a hung action fails an assertion, not the test's own timeout). Default 10 s.
+   */
   timeoutMs?: number
+}
+
+/** A workflow command as the runner reads it from a line of stdout. */
+export interface WorkflowCommand {
+  /** Its name, lower case: `error`, `add-mask`, `set-output`, ... */
+  command: string
+  /** Its value, unescaped. */
+  message: string
+  properties: Record<string, string>
+  /** `::` for `::cmd props::value` at a line's start, `##[` for the legacy `##[cmd props]value` anywhere in a line. */
+  syntax: '::' | '##['
+  /** The stdout line it came from. */
+  line: string
 }
 
 export interface RunResult {
@@ -91,8 +108,8 @@ export interface RunResult {
   stderr: string
   outputs: Record<string, string>
   summary: string
-  /** Workflow commands printed, e.g. `{ command: 'error', message: '...' }`. */
-  commands: { command: string; message: string }[]
+  /** Workflow commands the runner would read from stdout, in either syntax (see parseCommands). */
+  commands: WorkflowCommand[]
   /** The stdout lines a person would see in the log (workflow commands other than annotations hidden). */
   log: string[]
   durationMs: number
@@ -135,6 +152,10 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     GITHUB_REPOSITORY: 'example/bot',
+    // The runner always sets it; here a loopback port where nothing listens, so that a run
+    // that reads the repository without a fake of GitHub's API (GITHUB_API_URL in `env`)
+    // is refused at once and never reaches the network.
+    GITHUB_API_URL: 'http://127.0.0.1:9',
     GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
     RUNNER_TEMP: work,
     RUNNER_OS: 'Linux'
@@ -158,8 +179,12 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
   const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } = await prepareRun(options)
   const started = performance.now()
   try {
-    const { code, stdout, stderr } = await spawnBundle(node, bundle, env, workspace, options.timeoutMs ?? 30_000, options.control)
+    const timeoutMs = options.timeoutMs ?? 10_000
+    const { code, stdout, stderr, killed } = await spawnBundle(node, bundle, env, workspace, timeoutMs, options.control)
     const durationMs = performance.now() - started
+    if (killed) {
+      throw new Error(`the action did not exit within ${timeoutMs / 1000} s and was killed; its output so far:\n${stdout}\n${stderr}`)
+    }
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
     const summary = await readFile(summaryFile, 'utf8')
     const result = { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
@@ -192,19 +217,23 @@ function spawnBundle(
   cwd: string,
   timeoutMs: number,
   control?: (child: ChildProcess) => void
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(node, [bundle], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     control?.(child)
     let stdout = ''
     let stderr = ''
+    let killed = false
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const timer = setTimeout(() => {
+      killed = true
+      child.kill('SIGKILL')
+    }, timeoutMs)
     child.on('error', reject)
     child.on('close', code => {
       clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr })
+      resolvePromise({ code, stdout, stderr, killed })
     })
   })
 }
@@ -228,20 +257,93 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs
 }
 
-function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log'> {
-  const commands: RunResult['commands'] = []
+/**
+ * The commands the runner registers (actions/runner, ActionCommandManager and its extensions);
+ * a line naming any other is printed as it is. `stop-commands` is handled there too.
+ */
+export const RUNNER_COMMANDS = new Set([
+  'add-mask',
+  'add-path',
+  'add-matcher',
+  'debug',
+  'echo',
+  'endgroup',
+  'error',
+  'group',
+  'internal-set-repo-path',
+  'notice',
+  'remove-matcher',
+  'save-state',
+  'set-env',
+  'set-output',
+  'stop-commands',
+  'warning'
+])
+
+/**
+ * Reads stdout as the runner does (actions/runner, ActionCommand.TryParseV2 then TryParse):
+ * - `::name props::value` where a line starts with `::` after leading whitespace, properties
+ *   `key=value` separated by `,`;
+ * - the legacy `##[name props]value` wherever `##[` appears in a line, properties separated by `;`.
+ * Only registered names are commands. Annotations show in `log` as `error: message`; other
+ * commands are consumed by the runner and do not show.
+ */
+export function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log'> {
+  const commands: WorkflowCommand[] = []
   const log: string[] = []
   for (const line of stdout.split(/\r?\n/)) {
-    const match = /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line)
-    if (match) {
-      const message = unescapeCommand(match[2]!)
-      commands.push({ command: match[1]!, message })
-      if (['error', 'warning', 'notice'].includes(match[1]!)) log.push(`${match[1]}: ${message}`)
+    const command = parseCommandLine(line)
+    if (command !== undefined) {
+      commands.push(command)
+      if (['error', 'warning', 'notice'].includes(command.command)) log.push(`${command.command}: ${command.message}`)
     } else if (line !== '') {
       log.push(line)
     }
   }
   return { commands, log }
+}
+
+function parseCommandLine(line: string): WorkflowCommand | undefined {
+  const trimmed = line.trimStart()
+  if (trimmed.startsWith('::')) {
+    const end = trimmed.indexOf('::', 2)
+    if (end >= 0) {
+      const info = trimmed.slice(2, end)
+      const space = info.indexOf(' ')
+      const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
+      if (RUNNER_COMMANDS.has(name)) {
+        const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), ',', unescapeProperty)
+        return { command: name, message: unescapeCommand(trimmed.slice(end + 2)), properties, syntax: '::', line }
+      }
+    }
+  }
+  const start = line.indexOf('##[')
+  if (start < 0) return undefined
+  const close = line.indexOf(']', start)
+  if (close < 0) return undefined
+  const info = line.slice(start + 3, close)
+  const space = info.indexOf(' ')
+  const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
+  if (!RUNNER_COMMANDS.has(name)) return undefined
+  const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), ';', unescapeLegacy)
+  return { command: name, message: unescapeLegacy(line.slice(close + 1)), properties, syntax: '##[', line }
+}
+
+function parseProperties(text: string, separator: string, unescape: (value: string) => string): Record<string, string> {
+  const properties: Record<string, string> = {}
+  for (const pair of text.split(separator).filter(part => part !== '')) {
+    const equals = pair.indexOf('=')
+    if (equals > 0) properties[pair.slice(0, equals)] = unescape(pair.slice(equals + 1))
+  }
+  return properties
+}
+
+function unescapeProperty(value: string): string {
+  return value.replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
+}
+
+function unescapeLegacy(value: string): string {
+  return value.replace(/%3B/g, ';').replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%5D/g, ']').replace(/%25/g, '%')
 }
 
 /**
