@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync } from 'node:child_process'
 import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
@@ -26,8 +26,9 @@ const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.Gk2xQp.Ra9sVt4wYu7zBc3dEf6gHj1k'
 const HOUR = 3_600_000
 
+/** A fresh emulator for each test: a strike or a spent limit of one test never reaches another. */
 let service: ServiceEmulator
-beforeAll(async () => {
+beforeEach(async () => {
   service = await ServiceEmulator.start({
     bots: [
       {
@@ -41,7 +42,7 @@ beforeAll(async () => {
     ]
   })
 })
-afterAll(() => service.close())
+afterEach(() => service.close())
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -65,6 +66,57 @@ function serviceSays(text: string, status = 500): void {
   })
 }
 
+/**
+ * Text a remote sends that the runner would read as workflow commands if it reached a line of
+ * stdout as it is: the legacy `##[command]value` (read wherever `##[` appears in a line) and
+ * `::command::value` at a line's start, among them an output and a mask for a common word.
+ */
+const FORGED =
+  '##[error]forged-legacy ##[set-output name=result;]updated ##[add-mask]Bot\n::error::forged-line\n  ::add-mask::Bot\n::set-output name=result::updated'
+
+describe.each(NODES)('workflow commands in a remote answer, on $name', ({ path: node }) => {
+  it.each([
+    ['a refused update (the ::error:: line)', 500, {}],
+    ["the request limiter's 429 (a warning)", 429, { 'Retry-After': '120' }]
+  ])('%s: the runner reads no command the action did not issue, in the log or the annotations', async (_, status, headers) => {
+    service.inject('stats', {
+      kind: 'answer',
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ success: false, error: FORGED, status })
+    })
+    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }) })
+
+    expect(result.code).toBe(status === 500 ? 1 : 0)
+    expect(
+      result.stdout.split('\n').filter(line => line.includes('##[')),
+      'no line holds the legacy ##[ syntax'
+    ).toEqual([])
+    const issued = result.commands.map(c => c.command)
+    expect(
+      issued.filter(kind => !['add-mask', 'error', 'warning'].includes(kind)),
+      'commands the action never issues'
+    ).toEqual([])
+    expect(
+      result.commands.filter(c => c.syntax !== '::'),
+      'no command in the legacy syntax'
+    ).toEqual([])
+    expect(
+      result.commands.filter(c => c.command === 'add-mask').map(c => c.message),
+      'masks only for the secrets given'
+    ).toEqual(expect.arrayContaining([KEY]))
+    expect(result.commands.filter(c => c.command === 'add-mask' && c.message.length < 8)).toEqual([])
+    // The remote text is shown, inert: in the one annotation that quotes it, and in the log line.
+    const quoting = result.commands.filter(c => c.message.includes('forged'))
+    expect(quoting.map(c => c.command)).toEqual([status === 500 ? 'error' : 'warning'])
+    expect(quoting[0]!.message).toContain('# #[error]forged-legacy')
+    expect(result.log.filter(line => line.includes('forged') && !/^(error|warning): /.test(line))).toEqual([
+      expect.stringMatching(/^The service answered \d{3}: # #\[error\]forged-legacy/)
+    ])
+    expect(result.outputs['result'], 'no output set by the remote').toBe(status === 500 ? 'failed' : 'rate-limited')
+  })
+})
+
 describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
   it.each([
     ['as it is', `Invalid key ${KEY} for this bot`],
@@ -81,7 +133,7 @@ describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node 
     expect(result.code).toBe(1)
     expect(errors(result)).toHaveLength(1)
     expect(errors(result)[0]).toContain('***')
-    expect(result.summary).toContain('\\*\\*\\*')
+    expect(result.summary).toContain('***')
   })
 
   it('redacts a proxy password that a remote echoes, and masks it first', async () => {
@@ -277,9 +329,10 @@ describe.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path
     const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), env: { GITHUB_OUTPUT: tmpdir() } })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([expect.stringMatching(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*EISDIR/)])
-    expect(result.summary).toContain('### Bot stats: failed')
-    expect(result.summary).toContain('outputs could not be written')
-    expect(result.summary, 'the summary still says what was sent and what came back').toMatch(/\| Answer \| \d{3}/)
+    // The headline says what happened to the update; the error, shown under it, why the step failed.
+    expect(result.summary).toMatch(new RegExp(`^<h3>✅ Bot ${BOT}: updated`))
+    expect(result.summary).toContain('<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT')
+    expect(result.summary, 'the summary still says what was sent and what came back').toContain('<tr><td>Answer</td><td>200</td></tr>')
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
   })
 })
@@ -321,7 +374,7 @@ describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on 
       ])
       expect(result.outputs['result']).toBe('failed')
       expect(result.outputs['command-count']).toBe('12')
-      expect(result.summary).toContain('### Bot stats: failed')
+      expect(result.summary).toMatch(new RegExp(`^<h3>❌ Bot ${BOT}: failed</h3>`))
       expect(result.summary).toContain('no answer came back')
     }
   )

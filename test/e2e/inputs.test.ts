@@ -69,7 +69,9 @@ describe.each(NODES)('refused inputs on $name', ({ path: node }) => {
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
     expect(service.requests.length).toBe(before)
     expect(result.outputs['result']).toBe('failed')
-    expect(result.summary).toContain('**failed**')
+    expect(result.summary).toMatch(
+      new RegExp(`^<h3>❌ discord\\.place: failed</h3>\n<p>❌ <strong>Error:</strong> Inputs? &#39;${input}&#39;`)
+    )
     // Each secret is masked whole, and line by line as the runner masks; no form or piece of it may show.
     const secrets = [inputs['api-key']!, inputs['discord-token'] ?? '', JOB_TOKEN].flatMap(s => [
       s,

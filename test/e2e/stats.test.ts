@@ -73,4 +73,39 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     )
     expect(findLeaks(result, [KEY])).toEqual([])
   })
+  it('keeps the job summary under 1 MiB with a hostile huge answer, and the annotation that explains the outcome comes first', async () => {
+    const last = new Date(Date.now() - 7 * HOUR).toISOString()
+    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
+    // The record's name: 800 KB of what HTML escaping makes six times longer, with the key in it.
+    const name = `${KEY} ${'"<&>\''.repeat(160_000)}`
+    service.inject('record', {
+      kind: 'answer',
+      status: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: BOT, username: name, commands: 12, commands_updated_at: last, servers: 1204, servers_updated_at: last })
+    })
+    // The 6-hour refusal (no Retry-After), with a 5 MB body.
+    service.inject('stats', { kind: 'huge', status: 429, bytes: 5 * 1024 * 1024 })
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
+      // A manifest with a command twice: one more warning after the outcome's.
+      files: { 'commands.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }, { name: 'ping' }]) }
+    })
+
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    expect(Buffer.byteLength(result.summary), "under the runner's 1 MiB, over which it drops the whole summary").toBeLessThan(1024 * 1024)
+    expect(result.summary).toMatch(/^<h3>🛑 .*: refused: strike counted<\/h3>/)
+    expect(result.summary).not.toContain('<&>')
+    const shown = result.commands.filter(c => ['error', 'warning', 'notice'].includes(c.command))
+    expect(shown.length, 'at most 10 annotations of a kind are shown').toBeLessThanOrEqual(10)
+    expect(shown[0], 'the annotation that explains the outcome comes first').toMatchObject({
+      command: 'warning',
+      properties: { title: 'Update refused: strike counted' },
+      message: expect.stringMatching(/^The service refused the update as too early \(429/)
+    })
+    expect(shown.slice(1).map(c => c.message)).toEqual([expect.stringMatching(/"ping" 2 times/)])
+    for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
+  })
 })

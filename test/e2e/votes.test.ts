@@ -67,8 +67,10 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
       [BOB]: { voted: false, votes: 1, last_vote: service.bot(BOT).voters[BOB]!.lastVote!.toISOString() }
     })
     expect(result.outputs['last-vote']).toBeUndefined()
-    expect(result.summary).toMatch(new RegExp(`\\| \`${ALICE}\` \\| yes \\| 3 \\|`))
-    expect(result.summary).toMatch(new RegExp(`\\| \`${BOB}\` \\| no \\| 1 \\|`))
+    expect(result.summary).toMatch(new RegExp(`^<h3>⭕ Vote check for Bot ${BOT}: 1 of 2 users have not voted in the last 24 hours</h3>`))
+    expect(result.summary).toContain(`<tr><td><code>${ALICE}</code></td><td>yes</td><td>3</td>`)
+    expect(result.summary).toContain(`<tr><td><code>${BOB}</code></td><td>no</td><td>1</td>`)
+    expect(result.summary, 'no Markdown table').not.toMatch(/^\|/m)
   })
 
   it('sets last-vote for a single user', async () => {
@@ -116,7 +118,7 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
         headers: { 'Content-Type': 'application/json' },
         body: '{"success":false,"error":"Your API key has been revoked.","status":410}'
       },
-      /410.*new one/
+      /410 with "Your API key has been revoked\.".*Generate a new key/
     ]
   ] as const)('fails on %s, never reading it as "not voted"', async (_, options, fault, message) => {
     const service = await start(options as EmulatorOptions)
