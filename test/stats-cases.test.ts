@@ -18,6 +18,7 @@ import type { StatsOutcome } from '../src/stats/update.js'
 import { when } from '../src/text.js'
 import { parseCommands, parseOutputFile, type WorkflowCommand } from './support/action.js'
 import { type BotSeed, type EmulatorOptions, type Fault, ServiceEmulator, SIX_HOURS } from './support/emulator.js'
+import { DiscordFake } from './support/fakes.js'
 import { settingsFor, statsRun, TestClock } from './support/inprocess.js'
 
 const BOT = '123456789012345678'
@@ -528,5 +529,60 @@ describe('an update whose answer was lost', () => {
     expect(run.outputs).toMatchObject({ result: 'failed' })
     expect(run.outputs['status']).toBeUndefined()
     expect(run.log.join('\n')).toMatch(/came from a cache \(Age > 0\)/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// Discord as a source: its answers and limits
+// ---------------------------------------------------------------------------------------
+
+describe("Discord's answers", () => {
+  const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.Qm4vR7tW2pK9sL5nX8cJ_0z3'
+
+  async function discord(): Promise<DiscordFake> {
+    const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount: 1250, commands: [] })
+    closers.push(() => fake.close())
+    return fake
+  }
+
+  /** An update due without the record read, the server count read from Discord. */
+  const fromDiscord = (service: ServiceEmulator, fake: DiscordFake): Record<string, string> =>
+    inputs(service, { 'command-count': '1', 'cooldown-check': 'false', 'discord-token': TOKEN, 'discord-api-url': fake.url })
+
+  it('waits the retry_after of a 429, then goes on', async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    const fake = await discord()
+    fake.inject('application', DiscordFake.rateLimited(0.3))
+    const run = await step(fromDiscord(service, fake), clock)
+    expect(run.failure).toBeUndefined()
+    expect(fake.requests.map(r => r.status)).toEqual([429, 200])
+    expect(run.waits).toContain(300)
+    expect(service.received('stats').map(r => JSON.parse(r.body) as unknown)).toEqual([{ command_count: 1, server_count: 1250 }])
+  })
+
+  it('retries a 503 and a dropped connection', async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    const fake = await discord()
+    fake.inject('application', { kind: 'answer', status: 503, body: 'upstream connect error' })
+    fake.inject('application', { kind: 'reset' })
+    const run = await step(fromDiscord(service, fake), clock)
+    expect(run.failure).toBeUndefined()
+    expect(fake.requests).toHaveLength(3)
+    expect(service.received('stats')).toHaveLength(1)
+  })
+
+  it('stops at once on a 429 without rate-limit headers (an IP ban), before any request to the service', async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    const fake = await discord()
+    fake.inject('application', DiscordFake.banned)
+    const run = await step(fromDiscord(service, fake), clock)
+    const message = expectCleanFailure(run)
+    expect(fake.requests).toHaveLength(1)
+    expect(message).toMatch(/no rate-limit headers.*banned/)
+    expect(message).not.toContain('<')
+    expect(service.requests).toEqual([])
   })
 })

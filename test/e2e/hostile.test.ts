@@ -11,9 +11,9 @@ import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { NODES, type RunResult, runAction } from '../support/action.js'
+import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
-import { DiscordFake } from '../support/fakes.js'
+import { DiscordFake, GitHubFake } from '../support/fakes.js'
 
 /**
  * Named pipes, /dev/zero, symbolic links (which need privileges there) and POSIX signals (which
@@ -25,6 +25,8 @@ const BOT = '123456789012345678'
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.Gk2xQp.Ra9sVt4wYu7zBc3dEf6gHj1k'
 const HOUR = 3_600_000
+/** The run's commit, as the harness sets GITHUB_SHA. */
+const SHA = '0123456789abcdef0123456789abcdef01234567'
 
 /** A fresh emulator for each test: a strike or a spent limit of one test never reaches another. */
 let service: ServiceEmulator
@@ -264,7 +266,14 @@ describe.each(NODES)('inputs that try to start workflow commands, on $name', ({ 
   })
 
   it('a commands-file that begins with :: (no line break) starts no command in the log', async () => {
-    const result = await runAction({ node, inputs: inputs({ 'commands-file': '::stop-commands::pwned', 'command-count': '' }) })
+    // No such file in the workspace, nor in the repository (GitHub's API answers 404 at once).
+    const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
+    closers.push(() => github.close())
+    const result = await runAction({
+      node,
+      inputs: inputs({ 'commands-file': '::stop-commands::pwned', 'command-count': '' }),
+      env: { GITHUB_API_URL: github.url }
+    })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([expect.stringMatching(/^Input 'commands-file' \(::stop-commands::pwned\)/)])
     expectOnlyOwnCommands(result)

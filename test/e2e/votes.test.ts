@@ -131,49 +131,14 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
     expect(result.outputs['voted']).toBeUndefined()
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
   })
-
-  it('retries a 503 and a 429 with Retry-After, then succeeds', async () => {
-    const service = await start()
-    service.inject('votes', { kind: 'answer', status: 503, body: 'Service Unavailable' })
-    service.inject('votes', {
-      kind: 'answer',
-      status: 429,
-      headers: {
-        'Content-Type': 'application/json',
-        'Retry-After': '1',
-        'RateLimit-Limit': '100',
-        'RateLimit-Remaining': '0',
-        'RateLimit-Reset': '1'
-      },
-      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 1 })
-    })
-    const result = await check(node, service, { 'user-id': ALICE })
-    expect(result.code, result.stdout).toBe(0)
-    expect(service.received('votes').map(r => r.status)).toEqual([503, 429, 200])
-    expect(result.durationMs).toBeGreaterThanOrEqual(1000)
-    expect(result.outputs).toMatchObject({ result: 'voted', voted: 'true' })
-  })
+  // Retries of a 503 and of a 429 with Retry-After: in process, test/votes.test.ts (runVotes).
 })
 
 describe('vote check pacing', () => {
   const node = RUNTIME_NODE
   const users = Array.from({ length: 25 }, (_, i) => String(500000000000000000n + BigInt(i)))
 
-  it('paces 25 checks through a limiter of 10 per second, with at most one 429 per window', async () => {
-    const service = await start({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
-    const result = await check(node, service, { 'user-id': users.join(',') })
-    expect(result.code, result.stdout).toBe(0)
-    const statuses = service.received('votes').map(r => r.status)
-    expect(statuses.filter(s => s === 200)).toHaveLength(25)
-    const windows = service.windowLog.filter(w => w.route === 'votes')
-    expect(windows.length, 'three windows are needed').toBeGreaterThanOrEqual(3)
-    expect(
-      windows.map(w => w.refused).filter(n => n > 1),
-      'at most one 429 per window'
-    ).toEqual([])
-    expect(result.durationMs).toBeGreaterThanOrEqual(2_000)
-    expect(Object.keys(votes(result) as object)).toEqual(users)
-  })
+  // Pacing 25 checks through a limiter of 10 per second: test/e2e/connections.test.ts, with its connection.
 
   it('stops at rate-limit-wait and lists the users not checked', async () => {
     const service = await start({ rateLimits: { votes: { limit: 5, windowMs: 60_000 } } })
