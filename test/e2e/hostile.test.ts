@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync } from 'node:child_process'
 import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, it as base, describe, expect } from 'vitest'
 import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
@@ -28,10 +28,9 @@ const HOUR = 3_600_000
 /** The run's commit, as the harness sets GITHUB_SHA. */
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 
-/** A fresh emulator for each test: a strike or a spent limit of one test never reaches another. */
-let service: ServiceEmulator
-beforeEach(async () => {
-  service = await ServiceEmulator.start({
+/** The example bot, last updated 7 hours ago. */
+const startService = (): Promise<ServiceEmulator> =>
+  ServiceEmulator.start({
     bots: [
       {
         id: BOT,
@@ -43,23 +42,35 @@ beforeEach(async () => {
       }
     ]
   })
-})
-afterEach(() => service.close())
 
+/**
+ * Each test gets a service of its own (`{ service }`): the tests of a group run at once, and a
+ * strike or a spent limit of one test never reaches another.
+ */
+const it = base.extend<{ service: ServiceEmulator }>({
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  service: async ({}, use) => {
+    const service = await startService()
+    await use(service)
+    await service.close()
+  }
+})
+
+/** Other fakes a test starts, closed when the file is done. */
 const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map(close => close()))
 })
 
-function inputs(extra: Record<string, string> = {}): Record<string, string> {
+function inputs(service: ServiceEmulator, extra: Record<string, string> = {}): Record<string, string> {
   return { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'cooldown-check': 'false', ...extra }
 }
 
 const errors = (result: RunResult): string[] => result.commands.filter(c => c.command === 'error').map(c => c.message)
-const patches = (): number => service.requests.filter(r => r.method === 'PATCH').length
+const patches = (service: ServiceEmulator): number => service.requests.filter(r => r.method === 'PATCH').length
 
 /** The service answers the next PATCH with this error text. */
-function serviceSays(text: string, status = 500): void {
+function serviceSays(service: ServiceEmulator, text: string, status = 500): void {
   service.inject('stats', {
     kind: 'answer',
     status,
@@ -76,51 +87,54 @@ function serviceSays(text: string, status = 500): void {
 const FORGED =
   '##[error]forged-legacy ##[set-output name=result;]updated ##[add-mask]Bot\n::error::forged-line\n  ::add-mask::Bot\n::set-output name=result::updated'
 
-describe.each(NODES)('workflow commands in a remote answer, on $name', ({ path: node }) => {
-  it.each([
+describe.concurrent.each(NODES)('workflow commands in a remote answer, on $name', ({ path: node }) => {
+  it.for([
     ['a refused update (the ::error:: line)', 500, {}],
     ["the request limiter's 429 (a warning)", 429, { 'Retry-After': '120' }]
-  ])('%s: the runner reads no command the action did not issue, in the log or the annotations', async (_, status, headers) => {
-    service.inject('stats', {
-      kind: 'answer',
-      status,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ success: false, error: FORGED, status })
-    })
-    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }) })
+  ] as const)(
+    '%s: the runner reads no command the action did not issue, in the log or the annotations',
+    async ([, status, headers], { service }) => {
+      service.inject('stats', {
+        kind: 'answer',
+        status,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ success: false, error: FORGED, status })
+      })
+      const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }) })
 
-    expect(result.code).toBe(status === 500 ? 1 : 0)
-    expect(
-      result.stdout.split('\n').filter(line => line.includes('##[')),
-      'no line holds the legacy ##[ syntax'
-    ).toEqual([])
-    const issued = result.commands.map(c => c.command)
-    expect(
-      issued.filter(kind => !['add-mask', 'error', 'warning'].includes(kind)),
-      'commands the action never issues'
-    ).toEqual([])
-    expect(
-      result.commands.filter(c => c.syntax !== '::'),
-      'no command in the legacy syntax'
-    ).toEqual([])
-    expect(
-      result.commands.filter(c => c.command === 'add-mask').map(c => c.message),
-      'masks only for the secrets given'
-    ).toEqual(expect.arrayContaining([KEY]))
-    expect(result.commands.filter(c => c.command === 'add-mask' && c.message.length < 8)).toEqual([])
-    // The remote text is shown, inert: in the one annotation that quotes it, and in the log line.
-    const quoting = result.commands.filter(c => c.message.includes('forged'))
-    expect(quoting.map(c => c.command)).toEqual([status === 500 ? 'error' : 'warning'])
-    expect(quoting[0]!.message).toContain('# #[error]forged-legacy')
-    expect(result.log.filter(line => line.includes('forged') && !/^(error|warning): /.test(line))).toEqual([
-      expect.stringMatching(/^The service answered \d{3}: # #\[error\]forged-legacy/)
-    ])
-    expect(result.outputs['result'], 'no output set by the remote').toBe(status === 500 ? 'failed' : 'rate-limited')
-  })
+      expect(result.code).toBe(status === 500 ? 1 : 0)
+      expect(
+        result.stdout.split('\n').filter(line => line.includes('##[')),
+        'no line holds the legacy ##[ syntax'
+      ).toEqual([])
+      const issued = result.commands.map(c => c.command)
+      expect(
+        issued.filter(kind => !['add-mask', 'error', 'warning'].includes(kind)),
+        'commands the action never issues'
+      ).toEqual([])
+      expect(
+        result.commands.filter(c => c.syntax !== '::'),
+        'no command in the legacy syntax'
+      ).toEqual([])
+      expect(
+        result.commands.filter(c => c.command === 'add-mask').map(c => c.message),
+        'masks only for the secrets given'
+      ).toEqual(expect.arrayContaining([KEY]))
+      expect(result.commands.filter(c => c.command === 'add-mask' && c.message.length < 8)).toEqual([])
+      // The remote text is shown, inert: in the one annotation that quotes it, and in the log line.
+      const quoting = result.commands.filter(c => c.message.includes('forged'))
+      expect(quoting.map(c => c.command)).toEqual([status === 500 ? 'error' : 'warning'])
+      expect(quoting[0]!.message).toContain('# #[error]forged-legacy')
+      expect(result.log.filter(line => line.includes('forged') && !/^(error|warning): /.test(line))).toEqual([
+        expect.stringMatching(/^The service answered \d{3}: # #\[error\]forged-legacy/)
+      ])
+      expect(result.outputs['result'], 'no output set by the remote').toBe(status === 500 ? 'failed' : 'rate-limited')
+    }
+  )
 })
 
-describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
-  it.each([
+describe.concurrent.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
+  it.for([
     ['as it is', `Invalid key ${KEY} for this bot`],
     ['URL-encoded', `bad key ${encodeURIComponent(KEY)}&x=1`],
     ['JSON-escaped inside a string', `got "${JSON.stringify(KEY).slice(1, -1)}"`],
@@ -128,9 +142,9 @@ describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node 
     ['where a long text is cut', `${'x'.repeat(290)} ${KEY} and more`],
     ['as the first half only', `key starts ${KEY.slice(0, 14)}`],
     ['as base64', `token ${Buffer.from(KEY).toString('base64')}`]
-  ])('redacts the API key %s from the log, the annotation and the summary', async (_label, text) => {
-    serviceSays(text)
-    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }) })
+  ] as [string, string][])('redacts the API key %s from the log, the annotation and the summary', async ([, text], { service }) => {
+    serviceSays(service, text)
+    const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }) })
     // The sweep in runAction already failed the test if any form or piece leaked; what is left is said.
     expect(result.code).toBe(1)
     expect(errors(result)).toHaveLength(1)
@@ -138,18 +152,18 @@ describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node 
     expect(result.summary).toContain('***')
   })
 
-  it('redacts a proxy password that a remote echoes, and masks it first', async () => {
+  it('redacts a proxy password that a remote echoes, and masks it first', async ({ service }) => {
     const password = 'pr0xy-Pa55w0rd-Zq8Lk3'
-    serviceSays(`proxy said ${password}`)
+    serviceSays(service, `proxy said ${password}`)
     // NO_PROXY keeps the loopback service direct: the password is held, never used.
     const env = { HTTPS_PROXY: `http://robot:${encodeURIComponent(password)}@127.0.0.1:9`, NO_PROXY: '127.0.0.1' }
-    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), env })
+    const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }), env })
     expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).toContain(password)
     expect(errors(result)[0]).toContain('proxy said ***')
   })
 
-  it('masks a discord-token given with "Bot " with and without the word, and never masks the word', async () => {
-    const result = await runAction({ node, inputs: inputs({ 'discord-token': `Bot ${DISCORD_TOKEN}` }) })
+  it('masks a discord-token given with "Bot " with and without the word, and never masks the word', async ({ service }) => {
+    const result = await runAction({ node, inputs: inputs(service, { 'discord-token': `Bot ${DISCORD_TOKEN}` }) })
     const masks = result.commands.filter(c => c.command === 'add-mask').map(c => c.message)
     expect(masks).toEqual(expect.arrayContaining([`Bot ${DISCORD_TOKEN}`, DISCORD_TOKEN]))
     expect(
@@ -160,7 +174,7 @@ describe.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node 
   })
 })
 
-describe.each(NODES)('commands-file that is not a plain file in the workspace, on $name', ({ path: node }) => {
+describe.concurrent.each(NODES)('commands-file that is not a plain file in the workspace, on $name', ({ path: node }) => {
   let outside: string
   beforeAll(async () => {
     outside = await mkdtemp(join(tmpdir(), 'outside-'))
@@ -169,15 +183,19 @@ describe.each(NODES)('commands-file that is not a plain file in the workspace, o
   afterAll(() => rm(outside, { recursive: true, force: true }))
 
   /** Runs with commands-file in a workspace prepared by `setup`; the manifest must be refused before any request. */
-  async function runWith(commandsFile: string, setup: (workspace: string) => Promise<void>): Promise<RunResult> {
+  async function runWith(service: ServiceEmulator, commandsFile: string, setup: (workspace: string) => Promise<void>): Promise<RunResult> {
     const before = service.requests.length
-    const result = await runAction({ node, inputs: inputs({ 'commands-file': commandsFile, timeout: '5', 'request-timeout': '5' }), setup })
+    const result = await runAction({
+      node,
+      inputs: inputs(service, { 'commands-file': commandsFile, timeout: '5', 'request-timeout': '5' }),
+      setup
+    })
     expect(service.requests.length, 'nothing is sent when the manifest is refused').toBe(before)
     return result
   }
 
-  it.skipIf(POSIX_ONLY)('refuses a named pipe at once instead of waiting for a writer', async () => {
-    const result = await runWith('commands.json', async dir => {
+  it.skipIf(POSIX_ONLY)('refuses a named pipe at once instead of waiting for a writer', async ({ service }) => {
+    const result = await runWith(service, 'commands.json', async dir => {
       execFileSync('mkfifo', [join(dir, 'commands.json')])
     })
     expect(result.code).toBe(1)
@@ -185,8 +203,8 @@ describe.each(NODES)('commands-file that is not a plain file in the workspace, o
     expect(errors(result)).toEqual([expect.stringMatching(/is not a regular file \(a named pipe\)/)])
   })
 
-  it.skipIf(POSIX_ONLY)('refuses /dev/zero reached through a symbolic link, without reading it', async () => {
-    const result = await runWith('commands.json', async dir => {
+  it.skipIf(POSIX_ONLY)('refuses /dev/zero reached through a symbolic link, without reading it', async ({ service }) => {
+    const result = await runWith(service, 'commands.json', async dir => {
       await symlink('/dev/zero', join(dir, 'commands.json'))
     })
     expect(result.code).toBe(1)
@@ -194,23 +212,23 @@ describe.each(NODES)('commands-file that is not a plain file in the workspace, o
     expect(errors(result)).toEqual([expect.stringMatching(/resolves to \/dev\/zero, outside the workspace/)])
   })
 
-  it.skipIf(POSIX_ONLY)('refuses a symbolic link that leads out of the workspace, and shows nothing of the file', async () => {
-    const result = await runWith('commands.json', async dir => {
+  it.skipIf(POSIX_ONLY)('refuses a symbolic link that leads out of the workspace, and shows nothing of the file', async ({ service }) => {
+    const result = await runWith(service, 'commands.json', async dir => {
       await symlink(join(outside, 'secret.json'), join(dir, 'commands.json'))
     })
     expect(errors(result)).toEqual([expect.stringMatching(/outside the workspace/)])
     expect(result.stdout + result.summary).not.toContain('top-secret-content')
   })
 
-  it('refuses a path that climbs out of the workspace', async () => {
+  it('refuses a path that climbs out of the workspace', async ({ service }) => {
     const climbing = '../'.repeat(12) + join(outside, 'secret.json').replace(/^\//, '')
-    const result = await runWith(climbing, async () => {})
+    const result = await runWith(service, climbing, async () => {})
     expect(errors(result)).toEqual([expect.stringMatching(/outside the workspace/)])
     expect(result.stdout + result.summary).not.toContain('top-secret-content')
   })
 
-  it('refuses a sparse file that claims gigabytes without reading it', async () => {
-    const result = await runWith('commands.json', async dir => {
+  it('refuses a sparse file that claims gigabytes without reading it', async ({ service }) => {
+    const result = await runWith(service, 'commands.json', async dir => {
       await writeFile(join(dir, 'commands.json'), '')
       await truncate(join(dir, 'commands.json'), 4 * 1024 ** 3)
     })
@@ -218,16 +236,16 @@ describe.each(NODES)('commands-file that is not a plain file in the workspace, o
     expect(errors(result)).toEqual([expect.stringMatching(/larger than 5 MB/)])
   })
 
-  it.skipIf(POSIX_ONLY)('still reads a manifest through a symbolic link that stays in the workspace', async () => {
-    const before = patches()
+  it.skipIf(POSIX_ONLY)('still reads a manifest through a symbolic link that stays in the workspace', async ({ service }) => {
+    const before = patches(service)
     const result = await runAction({
       node,
-      inputs: inputs({ 'commands-file': 'commands.json' }),
+      inputs: inputs(service, { 'commands-file': 'commands.json' }),
       files: { 'build/real.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }]) },
       setup: workspace => symlink(join(workspace, 'build', 'real.json'), join(workspace, 'commands.json'))
     })
     expect(result.code, result.stdout).toBe(0)
-    expect(patches() - before, 'exactly one PATCH').toBe(1)
+    expect(patches(service) - before, 'exactly one PATCH').toBe(1)
     expect(result.outputs['command-count']).toBe('2')
   })
 })
@@ -235,8 +253,8 @@ describe.each(NODES)('commands-file that is not a plain file in the workspace, o
 /** What an injected line would do if the runner read it as a command. */
 const INJECTION = '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned'
 
-describe.each(NODES)('inputs that try to start workflow commands, on $name', ({ path: node }) => {
-  it.each([
+describe.concurrent.each(NODES)('inputs that try to start workflow commands, on $name', ({ path: node }) => {
+  it.for([
     ['bot-id', { 'bot-id': BOT + INJECTION }],
     ['command-count', { 'command-count': '12' + INJECTION }],
     ['server-count', { 'server-count': '1000' + INJECTION }],
@@ -255,23 +273,26 @@ describe.each(NODES)('inputs that try to start workflow commands, on $name', ({ 
       { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'fail-if-not-voted': 'true' + INJECTION }
     ],
     ['rate-limit-wait', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'rate-limit-wait': '60' + INJECTION }]
-  ])('%s: refused by name, and the runner finds no injected command', async (input, change) => {
-    const before = service.requests.length
-    const result = await runAction({ node, inputs: inputs(change) })
-    expect(result.code).toBe(1)
-    expect(errors(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
-    expectOnlyOwnCommands(result)
-    expect(result.outputs['result']).toBe('failed')
-    expect(service.requests.length, 'nothing sent').toBe(before)
-  })
+  ] as [string, Record<string, string>][])(
+    '%s: refused by name, and the runner finds no injected command',
+    async ([input, change], { service }) => {
+      const before = service.requests.length
+      const result = await runAction({ node, inputs: inputs(service, change) })
+      expect(result.code).toBe(1)
+      expect(errors(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+      expectOnlyOwnCommands(result)
+      expect(result.outputs['result']).toBe('failed')
+      expect(service.requests.length, 'nothing sent').toBe(before)
+    }
+  )
 
-  it('a commands-file that begins with :: (no line break) starts no command in the log', async () => {
+  it('a commands-file that begins with :: (no line break) starts no command in the log', async ({ service }) => {
     // No such file in the workspace, nor in the repository (GitHub's API answers 404 at once).
     const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
     closers.push(() => github.close())
     const result = await runAction({
       node,
-      inputs: inputs({ 'commands-file': '::stop-commands::pwned', 'command-count': '' }),
+      inputs: inputs(service, { 'commands-file': '::stop-commands::pwned', 'command-count': '' }),
       env: { GITHUB_API_URL: github.url }
     })
     expect(result.code).toBe(1)
@@ -296,23 +317,23 @@ function expectOnlyOwnCommands(result: RunResult): void {
   expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
 }
 
-describe.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
-  it('fails before any PATCH when Discord reports more than 10,000,000 servers', async () => {
+describe.concurrent.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
+  it('fails before any PATCH when Discord reports more than 10,000,000 servers', async ({ service }) => {
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 10_000_001, commands: [] })
     closers.push(() => discord.close())
-    const before = patches()
+    const before = patches(service)
     const result = await runAction({
       node,
-      inputs: inputs({ 'command-count': '12', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
+      inputs: inputs(service, { 'command-count': '12', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
     })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([
       expect.stringMatching(/approximate_guild_count of 10000001, above the service's maximum server count of 10000000/)
     ])
-    expect(patches() - before, 'no PATCH').toBe(0)
+    expect(patches(service) - before, 'no PATCH').toBe(0)
   })
 
-  it('fails before any PATCH when Discord lists more than 1,000 commands', async () => {
+  it('fails before any PATCH when Discord lists more than 1,000 commands', async ({ service }) => {
     const commands = Array.from({ length: 1_001 }, (_, i) => ({
       id: String(200000000000000000n + BigInt(i)),
       type: 1,
@@ -321,21 +342,21 @@ describe.each(NODES)('counts from Discord that the service would refuse, on $nam
     }))
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1000, commands })
     closers.push(() => discord.close())
-    const before = patches()
+    const before = patches(service)
     const result = await runAction({
       node,
-      inputs: inputs({ 'server-count': '1000', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
+      inputs: inputs(service, { 'server-count': '1000', 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url })
     })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([expect.stringMatching(/1,?001.*maximum of 1,?000/)])
-    expect(patches() - before, 'no PATCH').toBe(0)
+    expect(patches(service) - before, 'no PATCH').toBe(0)
   })
 })
 
-describe.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path: node }) => {
-  it('still writes the summary and fails with one clear error', async () => {
+describe.concurrent.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path: node }) => {
+  it('still writes the summary and fails with one clear error', async ({ service }) => {
     // A directory where the output file should be: appending to it fails (EISDIR), even as root.
-    const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), env: { GITHUB_OUTPUT: tmpdir() } })
+    const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }), env: { GITHUB_OUTPUT: tmpdir() } })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([expect.stringMatching(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*EISDIR/)])
     // The headline says what happened to the update; the error, shown under it, why the step failed.
@@ -370,14 +391,14 @@ describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on 
 
   it.skipIf(POSIX_ONLY)(
     'on SIGTERM while the PATCH waits for its answer: says it may have arrived, writes result and summary, exits at once',
-    async () => {
-      const before = patches()
+    async ({ service }) => {
+      const before = patches(service)
       service.inject('stats', { kind: 'hang' })
-      const stopper = signalWhen(() => patches() > before, 'SIGTERM')
-      const result = await runAction({ node, inputs: inputs({ 'command-count': '12' }), control: stopper.control })
+      const stopper = signalWhen(() => patches(service) > before, 'SIGTERM')
+      const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }), control: stopper.control })
       expect(stopper.exitMs(), 'exits within a second of the signal').toBeLessThan(1_000)
       expect(result.code).toBe(1)
-      expect(patches() - before, 'exactly one PATCH, never resent').toBe(1)
+      expect(patches(service) - before, 'exactly one PATCH, never resent').toBe(1)
       expect(errors(result)).toEqual([
         expect.stringMatching(/^The step was stopped by SIGTERM .*The stats update was sent, and no answer came back/)
       ])
@@ -388,54 +409,64 @@ describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on 
     }
   )
 
-  it.skipIf(POSIX_ONLY)('on SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {
-    const before = service.requests.length
-    service.inject('record', {
-      kind: 'answer',
-      status: 429,
-      headers: {
-        'content-type': 'application/json',
-        'retry-after': '30',
-        'ratelimit-limit': '10',
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': '30'
-      },
-      body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 30 })
-    })
-    const stopper = signalWhen(() => service.requests.length > before, 'SIGINT')
-    const result = await runAction({ node, inputs: inputs({ 'command-count': '12', 'cooldown-check': 'true' }), control: stopper.control })
-    expect(stopper.exitMs(), 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(1_000)
-    expect(result.code).toBe(1)
-    expect(
-      service.requests.slice(before).map(r => r.method),
-      'the record read only'
-    ).toEqual(['GET'])
-    expect(errors(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)])
-    expect(result.outputs['result']).toBe('failed')
-    expect(result.summary).toContain('The stats update was not sent')
-  })
+  it.skipIf(POSIX_ONLY)(
+    'on SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once',
+    async ({ service }) => {
+      const before = service.requests.length
+      service.inject('record', {
+        kind: 'answer',
+        status: 429,
+        headers: {
+          'content-type': 'application/json',
+          'retry-after': '30',
+          'ratelimit-limit': '10',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': '30'
+        },
+        body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 30 })
+      })
+      const stopper = signalWhen(() => service.requests.length > before, 'SIGINT')
+      const result = await runAction({
+        node,
+        inputs: inputs(service, { 'command-count': '12', 'cooldown-check': 'true' }),
+        control: stopper.control
+      })
+      expect(stopper.exitMs(), 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(1_000)
+      expect(result.code).toBe(1)
+      expect(
+        service.requests.slice(before).map(r => r.method),
+        'the record read only'
+      ).toEqual(['GET'])
+      expect(errors(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)])
+      expect(result.outputs['result']).toBe('failed')
+      expect(result.summary).toContain('The stats update was not sent')
+    }
+  )
 })
 
-describe.each(NODES)('a public record with hostile update times, on $name', ({ path: node }) => {
-  it.each([
+describe.concurrent.each(NODES)('a public record with hostile update times, on $name', ({ path: node }) => {
+  it.for([
     ['in the year 2100', new Date('2100-01-01T00:00:00Z')],
     ['at the largest date there is', new Date(8.64e15)]
-  ])('an update time %s: sends nothing, says why and how to override, and gives no next-update-at', async (_label, time) => {
-    const bot = '223456789012345678'
-    const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
-    closers.push(() => emulator.close())
-    const result = await runAction({
-      node,
-      inputs: { ...inputs({ 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }
-    })
-    expect(result.code).toBe(0)
-    expect(
-      emulator.requests.filter(r => r.method === 'PATCH'),
-      'no PATCH'
-    ).toHaveLength(0)
-    expect(result.outputs['result']).toBe('skipped')
-    expect(result.outputs['next-update-at'] ?? '').toBe('')
-    const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
-    expect(warnings).toEqual([expect.stringMatching(/later than the runner's clock.*cooldown-check: false sends without the check/)])
-  })
+  ] as [string, Date][])(
+    'an update time %s: sends nothing, says why and how to override, and gives no next-update-at',
+    async ([, time], { service }) => {
+      const bot = '223456789012345678'
+      const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
+      closers.push(() => emulator.close())
+      const result = await runAction({
+        node,
+        inputs: { ...inputs(service, { 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }
+      })
+      expect(result.code).toBe(0)
+      expect(
+        emulator.requests.filter(r => r.method === 'PATCH'),
+        'no PATCH'
+      ).toHaveLength(0)
+      expect(result.outputs['result']).toBe('skipped')
+      expect(result.outputs['next-update-at'] ?? '').toBe('')
+      const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
+      expect(warnings).toEqual([expect.stringMatching(/later than the runner's clock.*cooldown-check: false sends without the check/)])
+    }
+  )
 })

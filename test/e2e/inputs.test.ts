@@ -2,20 +2,19 @@
  * End to end: every refused input fails the bundled action with one `::error::` line that
  * names the input, before any request reaches the service.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findLeaks, JOB_TOKEN, NODES, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 
 const BOT = '123456789012345678'
 const KEY = 'secret-key-4f3e2d1c'
 
-let service: ServiceEmulator
-beforeAll(async () => {
-  service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }] })
+const valid = (service: ServiceEmulator): Record<string, string> => ({
+  'bot-id': BOT,
+  'api-key': KEY,
+  'command-count': '14',
+  'base-url': service.url
 })
-afterAll(() => service.close())
-
-const valid = (): Record<string, string> => ({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': service.url })
 
 /** [case, inputs to change, the input the error must name] */
 const REFUSALS: [string, Record<string, string>, string][] = [
@@ -55,10 +54,12 @@ const REFUSALS: [string, Record<string, string>, string][] = [
   ['count-subcommands without a source', { 'count-subcommands': 'true' }, 'count-subcommands']
 ]
 
-describe.each(NODES)('refused inputs on $name', ({ path: node }) => {
-  it.each(REFUSALS)('%s', async (_, change, input) => {
-    const before = service.requests.length
-    const inputs = { ...valid(), ...change }
+describe.concurrent.each(NODES)('refused inputs on $name', ({ path: node }) => {
+  it.for(REFUSALS)('%s', async ([, change, input], { onTestFinished }) => {
+    // A service of the test's own (the tests run at once): nothing may reach it.
+    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }] })
+    onTestFinished(() => service.close())
+    const inputs = { ...valid(service), ...change }
     const result = await runAction({ node, inputs })
 
     expect(result.code).toBe(1)
@@ -67,7 +68,7 @@ describe.each(NODES)('refused inputs on $name', ({ path: node }) => {
     expect(errors[0]!.message).toMatch(new RegExp(`^Inputs? '${input}'`))
     expect(errors[0]!.message).not.toContain('\n')
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
-    expect(service.requests.length).toBe(before)
+    expect(service.requests, 'nothing sent').toEqual([])
     expect(result.outputs['result']).toBe('failed')
     expect(result.summary).toMatch(
       new RegExp(`^<h3>❌ discord\\.place: failed</h3>\n<p>❌ <strong>Error:</strong> Inputs? &#39;${input}&#39;`)

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
@@ -30,8 +30,9 @@ const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: 
 const SERVICE = 'api.discord.place:443'
 const DISCORD = 'discord.com:443'
 
+/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
 const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map(close => close()))
 })
 
@@ -82,7 +83,7 @@ function expectCleanFailure(result: RunResult): string {
   return errors(result)[0]!
 }
 
-describe.each(NODES)('proxies and redirects on $name', ({ path: node }) => {
+describe.concurrent.each(NODES)('proxies and redirects on $name', ({ path: node }) => {
   it('updates the stats through HTTPS_PROXY at the default base-url, trusting the CA of NODE_EXTRA_CA_CERTS', async () => {
     const api = await service()
     const forward = await proxy({ [SERVICE]: api.port })
