@@ -132,21 +132,21 @@ describe.each(NODES)('connections on $name', ({ path: node }) => {
 })
 
 describe('connections across rate-limit windows', () => {
-  it('paces 25 vote checks through a limiter of 10 per second, with at most one 429 per window, on one connection', async () => {
-    const users = Array.from({ length: 25 }, (_, i) => String(700000000000000000n + BigInt(i)))
+  it('paces 15 vote checks through a limiter of 10 per second, with at most one 429 per window, on one connection', async () => {
+    const users = Array.from({ length: 15 }, (_, i) => String(700000000000000000n + BigInt(i)))
     const api = await service({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
     const result = await run(RUNTIME_NODE, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
     expect(result.code, result.stdout).toBe(0)
     const statuses = api.received('votes').map(r => r.status)
-    expect(statuses.filter(s => s === 200)).toHaveLength(25)
+    expect(statuses.filter(s => s === 200)).toHaveLength(15)
     const windows = api.windowLog.filter(w => w.route === 'votes')
-    expect(windows.length, 'three windows are needed').toBeGreaterThanOrEqual(3)
+    expect(windows.length, 'two windows are needed').toBeGreaterThanOrEqual(2)
     expect(
       windows.map(w => w.refused).filter(n => n > 1),
       'at most one 429 per window'
     ).toEqual([])
-    expect(result.durationMs).toBeGreaterThanOrEqual(2_000)
+    expect(result.durationMs, 'the second window was waited for').toBeGreaterThanOrEqual(1_000)
     expect(Object.keys(JSON.parse(result.outputs['votes'] ?? '{}') as object), 'every user, in order').toEqual(users)
-    expect(connections(api.requests), 'exactly one connection over three windows').toBe(1)
+    expect(connections(api.requests), 'exactly one connection over both windows').toBe(1)
   })
 })

@@ -6,7 +6,7 @@
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { BUNDLE, findLeaks, JOB_TOKEN, NODES, RUNTIME_NODE, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
@@ -25,16 +25,15 @@ const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fix
  */
 const MANIFESTS: [string, number, number][] = [['discordjs-v1.json', 5, 12]]
 
+/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
 const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map(close => close()))
 })
 
-let serviceUrl = ''
 async function service(): Promise<ServiceEmulator> {
   const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, servers: 1204, realServerCount: 1250 }] })
   closers.push(() => emulator.close())
-  serviceUrl = emulator.url
   return emulator
 }
 
@@ -44,8 +43,13 @@ async function discord(commands: unknown[] = [], guildCount = 1250): Promise<Dis
   return fake
 }
 
-async function run(node: string, inputs: Record<string, string>, extra: Partial<RunOptions> = {}): Promise<RunResult> {
-  const all: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'cooldown-check': 'false', 'base-url': serviceUrl, ...inputs }
+async function run(
+  node: string,
+  api: ServiceEmulator,
+  inputs: Record<string, string>,
+  extra: Partial<RunOptions> = {}
+): Promise<RunResult> {
+  const all: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'cooldown-check': 'false', 'base-url': api.url, ...inputs }
   const result = await runAction({ node, inputs: all, ...extra })
   const secrets = [KEY, JOB_TOKEN, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])]
   expect(findLeaks(result, secrets)).toEqual([])
@@ -56,7 +60,7 @@ function errors(result: RunResult): string[] {
   return result.commands.filter(c => c.command === 'error').map(c => c.message)
 }
 
-describe.each(NODES)('count sources on $name', ({ path: node }) => {
+describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
   describe('commands-file', () => {
     it.each(MANIFESTS)('%s counts %i commands, %i with count-subcommands', async (file, plain, withSubcommands) => {
       const text = await fixture(file)
@@ -67,6 +71,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
         const api = await service()
         const result = await run(
           node,
+          api,
           { 'commands-file': `build/${file}`, 'count-subcommands': countSubcommands },
           { files: { [`build/${file}`]: text } }
         )
@@ -79,8 +84,13 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     })
 
     it('warns about duplicates, naming them, and counts them once', async () => {
-      await service()
-      const result = await run(node, { 'commands-file': 'commands.json' }, { files: { 'commands.json': await fixture('duplicates.json') } })
+      const api = await service()
+      const result = await run(
+        node,
+        api,
+        { 'commands-file': 'commands.json' },
+        { files: { 'commands.json': await fixture('duplicates.json') } }
+      )
       const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
       expect(warnings).toHaveLength(1)
       expect(warnings[0]).toMatch(/"ping" 2 times; each was counted once/)
@@ -104,7 +114,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       const api = await service()
       const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
       closers.push(() => github.close())
-      const result = await run(node, { 'commands-file': 'commands.json' }, { files, env: { GITHUB_API_URL: github.url } })
+      const result = await run(node, api, { 'commands-file': 'commands.json' }, { files, env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
       expect(errors(result)).toHaveLength(1)
       expect(errors(result)[0]).toMatch(/^Input 'commands-file'/)
@@ -122,7 +132,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
         files: { 'build/commands.json': await fixture('saved-get.json') }
       })
       closers.push(() => github.close())
-      const result = await run(node, { 'commands-file': './build/commands.json' }, { env: { GITHUB_API_URL: github.url } })
+      const result = await run(node, api, { 'commands-file': './build/commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code, result.stdout).toBe(0)
       expect(github.requests).toHaveLength(1)
       expect(decodeURIComponent(github.requests[0]!.path)).toBe('/repos/example/bot/contents/build/commands.json')
@@ -135,7 +145,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       const api = await service()
       const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: 'another-token', files: {} })
       closers.push(() => github.close())
-      const result = await run(node, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
+      const result = await run(node, api, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
       expect(errors(result)[0]).toMatch(
         /reading commands\.json from example\/bot at 0123456789ab through the GitHub API failed \(401: Bad credentials\)/
@@ -149,7 +159,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     it('fills both counts from Discord, with the headers Discord requires', async () => {
       const api = await service()
       const fake = await discord(JSON.parse(await fixture('discordjs-v2.json')) as unknown[], 1262)
-      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+      const result = await run(node, api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
       expect(result.code, result.stdout).toBe(0)
       expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me', `/api/v10/applications/${BOT}/commands`])
       for (const request of fake.requests) {
@@ -164,7 +174,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     it('honours count-subcommands for Discord commands', async () => {
       const api = await service()
       const fake = await discord(JSON.parse(await fixture('discordjs-v1.json')) as unknown[])
-      const result = await run(node, {
+      const result = await run(node, api, {
         'discord-token': DISCORD_TOKEN,
         'discord-api-url': fake.url,
         'server-count': '1250',
@@ -190,7 +200,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
     ])('makes only the calls needed: %s', async (_, inputs, calls, body) => {
       const api = await service()
       const fake = await discord()
-      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, ...inputs })
+      const result = await run(node, api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, ...inputs })
       expect(result.code, result.stdout).toBe(0)
       expect(fake.requests.map(r => r.path)).toEqual(calls)
       expect(api.received('stats').map(r => JSON.parse(r.body))).toEqual([body])
@@ -201,6 +211,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       const fake = await discord([{ name: 'only-on-discord' }])
       const result = await run(
         node,
+        api,
         { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url, 'commands-file': 'commands.json' },
         { files: { 'commands.json': await fixture('wrapped.json') } }
       )
@@ -213,7 +224,7 @@ describe.each(NODES)('count sources on $name', ({ path: node }) => {
       const api = await service()
       const fake = await DiscordFake.start({ token: 'another-token', applicationId: BOT, guildCount: 1, commands: [] })
       closers.push(() => fake.close())
-      const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+      const result = await run(node, api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
       expect(result.code).toBe(1)
       expect(errors(result)).toHaveLength(1)
       expect(errors(result)[0]).toMatch(/Discord answered 401.*discord-token is invalid/)
@@ -232,12 +243,13 @@ describe('lazy loading', () => {
     await copyFile(BUNDLE, join(dir, 'index.js'))
     await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
     const api = await service()
-    const result = await run(RUNTIME_NODE, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
+    const result = await run(RUNTIME_NODE, api, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(api.received('stats')).toHaveLength(1)
 
     const withManifest = await run(
       RUNTIME_NODE,
+      api,
       { 'commands-file': 'commands.json' },
       { bundle: join(dir, 'index.js'), files: { 'commands.json': '[]' } }
     )

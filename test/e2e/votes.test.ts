@@ -2,7 +2,7 @@
  * End to end: vote-check mode of the bundled action against the service emulator, in both
  * answer styles, with its failures, retries and rate-limit pacing.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 
@@ -11,15 +11,15 @@ const KEY = 'dp_vote-check-key_9z8y7x'
 const HOUR = 3_600_000
 const [ALICE, BOB, CAROL] = ['223456789012345678', '323456789012345678', '423456789012345678']
 
-let emulator: ServiceEmulator | undefined
-afterEach(async () => {
-  await emulator?.close()
-  emulator = undefined
+/** Every test starts a service of its own (the tests run at once), all closed when the file is done. */
+const closers: (() => Promise<void>)[] = []
+afterAll(async () => {
+  await Promise.all(closers.splice(0).map(close => close()))
 })
 
 async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
   const now = Date.now()
-  emulator = await ServiceEmulator.start({
+  const emulator = await ServiceEmulator.start({
     bots: [
       {
         id: BOT,
@@ -33,6 +33,7 @@ async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
     ],
     ...options
   })
+  closers.push(() => emulator.close())
   return emulator
 }
 
@@ -53,7 +54,7 @@ function errors(result: RunResult): string[] {
 
 const votes = (result: RunResult): unknown => JSON.parse(result.outputs['votes'] ?? 'null')
 
-describe.each(NODES)('vote check on $name', ({ path: node }) => {
+describe.concurrent.each(NODES)('vote check on $name', ({ path: node }) => {
   it('reports mixed results from the live service style (200 JSON)', async () => {
     const service = await start()
     const result = await check(node, service, { 'user-id': `${ALICE}, ${BOB}\n${ALICE}` })
@@ -134,7 +135,7 @@ describe.each(NODES)('vote check on $name', ({ path: node }) => {
   // Retries of a 503 and of a 429 with Retry-After: in process, test/votes.test.ts (runVotes).
 })
 
-describe('vote check pacing', () => {
+describe.concurrent('vote check pacing', () => {
   const node = RUNTIME_NODE
   const users = Array.from({ length: 25 }, (_, i) => String(500000000000000000n + BigInt(i)))
 
