@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, JOB_TOKEN, NODES, ROOT, RUNTIME_NODE, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { RecordedRequest } from '../support/server.js'
@@ -19,8 +19,9 @@ const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
 const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
 
+/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
 const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(closers.splice(0).map(close => close()))
 })
 
@@ -62,7 +63,7 @@ function answerHeaders(url: string): Promise<http.IncomingHttpHeaders> {
   })
 }
 
-describe.each(NODES)('connections on $name', ({ path: node }) => {
+describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
   it('reads the record and sends the PATCH on one connection, and exits within a second of the answer', async () => {
     const api = await service()
     const result = await run(node, { 'command-count': '42', 'server-count': '1250', 'base-url': api.url })
@@ -129,13 +130,11 @@ describe.each(NODES)('connections on $name', ({ path: node }) => {
     expect(api.requests.map(r => r.headers.connection)).toEqual(users.map(() => 'keep-alive'))
     expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
   })
-})
 
-describe('connections across rate-limit windows', () => {
   it('paces 15 vote checks through a limiter of 10 per second, with at most one 429 per window, on one connection', async () => {
     const users = Array.from({ length: 15 }, (_, i) => String(700000000000000000n + BigInt(i)))
     const api = await service({ rateLimits: { votes: { limit: 10, windowMs: 1_000 } } })
-    const result = await run(RUNTIME_NODE, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
+    const result = await run(node, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
     expect(result.code, result.stdout).toBe(0)
     const statuses = api.received('votes').map(r => r.status)
     expect(statuses.filter(s => s === 200)).toHaveLength(15)
