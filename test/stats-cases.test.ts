@@ -486,6 +486,30 @@ describe('the record when it cannot protect the update', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('an update whose answer was lost', () => {
+  // stats-flow.test.ts follows both with the record read first; here the record is read only after the drop.
+  it('sends the update once more when the connection dropped and the record shows it did not arrive: no strike', async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    service.inject('stats', { kind: 'reset' })
+    const run = await step(inputs(service, { 'command-count': '5', 'cooldown-check': 'false' }), clock)
+    expect(run.failure, run.log.join('\n')).toBeUndefined()
+    expect(service.requests.map(r => `${r.route} ${r.status}`)).toEqual(['stats 0', 'record 200', 'stats 200'])
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(run.outputs).toMatchObject({ result: 'updated', status: '200' })
+  })
+
+  it('does not send the update again when the record shows it arrived before the connection dropped', async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    service.inject('stats', { kind: 'reset-after-handling' })
+    const run = await step(inputs(service, { 'command-count': '5', 'cooldown-check': 'false' }), clock)
+    expect(run.failure, run.log.join('\n')).toBeUndefined()
+    expect(service.requests.map(r => r.route)).toEqual(['stats', 'record'])
+    expect(service.bot(BOT).commands).toBe(5)
+    expect(run.outputs['result']).toBe('updated')
+    expect(run.outputs['status'], 'no answer came back').toBeUndefined()
+  })
+
   it('does not send the update again when the record cannot tell whether it arrived', async () => {
     const clock = new TestClock()
     const service = await start(clock, { verified: false })

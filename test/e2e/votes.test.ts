@@ -1,6 +1,6 @@
 /**
- * End to end: vote-check mode of the bundled action against the service emulator, in both
- * answer styles, with its failures, retries and rate-limit pacing.
+ * End to end: vote-check mode of the bundled action against the service emulator: its outputs,
+ * summary and failures as a workflow sees them. Retries and pacing are checked in process (test/votes.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
