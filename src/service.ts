@@ -32,6 +32,8 @@ export function serviceMessage(answer: HttpAnswer): string | undefined {
 
 /** The live service's text for a key its owner replaced by generating a new one. */
 const REGENERATED = /^This API key has been revoked\.?$/i
+/** The strike revocation: `Your API key has been revoked due to spamming the stats API. ...` */
+const STRIKES = /revoked due to spamming/i
 
 /**
  * What to do after an answer about the key or the bot, or undefined for any other status.
@@ -54,10 +56,18 @@ export function keyAdvice(status: number, serviceText: string | undefined, botId
           '(or the service revoked it earlier for refused updates). Store the current key in the api-key secret.'
         )
       }
+      if (serviceText !== undefined && STRIKES.test(serviceText)) {
+        return (
+          'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
+          "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
+          'action at most once every 6 hours with cooldown-check: true, in one concurrency group per bot.'
+        )
+      }
+      // A text the service's route code does not send (a gateway, a changed service): both causes.
       return (
-        'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
-        "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
-        'action at most once every 6 hours with cooldown-check: true, in one concurrency group per bot.'
+        "The API key was revoked: either a new key was generated on the bot's manage page, or the service revoked it " +
+        "after 5 updates refused as early within 6 hours. Store the current key from the bot's manage page in the " +
+        'api-key secret, and run this action at most once every 6 hours, in one concurrency group per bot.'
       )
     default:
       return undefined

@@ -54,6 +54,16 @@ export function failureSection(summary: typeof core.summary, message: string): v
 }
 
 /**
+ * A headline whose step failed only because its outputs could not be written: the outcome stays
+ * as it was (an update that went through did go through), the mark and the words say the step failed.
+ */
+export function headlineWith(outputsFailure: string | undefined, [mark, words]: [string, string]): [string, string] {
+  return outputsFailure === undefined || mark === '❌'
+    ? [mark, words]
+    : ['❌', `${words}; the step failed: its outputs could not be written`]
+}
+
+/**
  * Runs a report's output writes. Outputs that cannot be written (GITHUB_OUTPUT unwritable) must
  * not turn a finished run into a crash: the step fails with one clear error, and the summary is
  * still written. Returns that error, if any.

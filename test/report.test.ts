@@ -293,6 +293,14 @@ describe('an error', () => {
     const shown = renderSummary(settings(), outcome(), "The step's outputs could not be written to GITHUB_OUTPUT (EACCES).")
     expect(shown).toContain('<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT (EACCES).</p>')
   })
+
+  it('an outputs failure marks the headline failed, keeping what happened to the update', () => {
+    const shown = renderSummary(settings(), outcome(), "The step's outputs could not be written to GITHUB_OUTPUT (EACCES).")
+    expect(shown).toMatch(
+      /^<h3>❌ <a [^>]+>Example Bot<\/a>: updated, next update from .*; the step failed: its outputs could not be written<\/h3>/
+    )
+    expect(renderSummary(settings(), outcome())).toMatch(/^<h3>✅ /)
+  })
 })
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import type { StatsSettings } from '../settings.js'
-import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { botTitle, headlineWith, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
 import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS, number, when } from '../text.js'
 import type { ResolvedCount } from './counts.js'
 import { lastUpdate } from './record.js'
@@ -174,7 +174,7 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, outputsFailure?: string): string {
   const record = outcome.record?.ok ? outcome.record.record : undefined
-  const [mark, words] = headline(outcome)
+  const [mark, words] = headlineWith(outputsFailure, headline(outcome))
   const name = record?.username === undefined ? undefined : bounded(record.username, NAME_CHARS)
   const parts = [`<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`]
 

@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import type { VoteSettings } from '../settings.js'
-import { botTitle, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
+import { botTitle, headlineWith, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
 import { annotationText, html, logText, number, when } from '../text.js'
 import type { Vote, VoteOutcome } from './check.js'
 
@@ -64,7 +64,7 @@ function headline(outcome: VoteOutcome): [mark: string, words: string] {
 
 /** The summary section, as HTML. */
 export function renderSummary(settings: VoteSettings, outcome: VoteOutcome, at: Date, outputsFailure?: string): string {
-  const [mark, words] = headline(outcome)
+  const [mark, words] = headlineWith(outputsFailure, headline(outcome))
   const parts = [`<h3>${mark} Vote check for ${botTitle(settings.botId, undefined, settings.baseUrl)}: ${html(words)}</h3>\n`]
   if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {
     const rows = [...outcome.votes].map(
