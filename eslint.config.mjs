@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'coverage/', 'reports/', '.stryker-tmp/'] },
+  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'coverage/', 'reports/', '.stryker-tmp*/', 'stryker.*.tmp.json'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
