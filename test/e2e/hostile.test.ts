@@ -359,8 +359,8 @@ describe.concurrent.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $nam
     const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }), env: { GITHUB_OUTPUT: tmpdir() } })
     expect(result.code).toBe(1)
     expect(errors(result)).toEqual([expect.stringMatching(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*EISDIR/)])
-    // The headline says what happened to the update; the error, shown under it, why the step failed.
-    expect(result.summary).toMatch(new RegExp(`^<h3>✅ Bot ${BOT}: updated`))
+    // The headline says what happened to the update and that the step failed; the error, shown under it, why.
+    expect(result.summary).toMatch(new RegExp(`^<h3>❌ Bot ${BOT}: updated, .*; the step failed: its outputs could not be written</h3>`))
     expect(result.summary).toContain('<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT')
     expect(result.summary, 'the summary still says what was sent and what came back').toContain('<tr><td>Answer</td><td>200</td></tr>')
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
