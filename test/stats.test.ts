@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { type HttpAnswer, retryAfterMs } from '../src/http/transport.js'
+import { type HttpAnswer, NetworkError, retryAfterMs } from '../src/http/transport.js'
 import { serviceMessage } from '../src/service.js'
-import { explainFailure, kindOf429 } from '../src/stats/answers.js'
+import { answerFromStatusLine, explainFailure, kindOf429 } from '../src/stats/answers.js'
 import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/stats/record.js'
 import type { StatsBody } from '../src/stats/update.js'
 
@@ -230,6 +230,24 @@ describe('kindOf429 (service-behaviour.md: the two 429s of PATCH /bots/{id}/stat
     // A cut-off answer without Retry-After: taken as the rule that costs a strike.
     expect(kindOf429(answer(429, ''))).toBe('six-hours')
   })
+
+  it('the request limiter by its retry_after alone (no Retry-After header, another text)', () => {
+    expect(kindOf429(jsonAnswer(429, { success: false, error: 'Slow down.', status: 429, retry_after: 60 }))).toBe('limiter')
+  })
+})
+
+describe('answerFromStatusLine (a received status line is an answer, interface.md)', () => {
+  it('is the status and headers that arrived, with no body to read', () => {
+    const headers = { 'content-type': 'application/json' }
+    const cut = new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true, { status: 200, headers })
+    expect(answerFromStatusLine(cut)).toEqual({ status: 200, headers, text: '', truncated: true, json: undefined })
+    // Nothing to describe: the service's words were cut off with the body.
+    expect(serviceMessage(answerFromStatusLine(cut)!)).toBeUndefined()
+  })
+
+  it('is no answer when no status line came back', () => {
+    expect(answerFromStatusLine(new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true))).toBeUndefined()
+  })
 })
 
 describe('serviceMessage', () => {
@@ -366,6 +384,39 @@ describe('explainFailure', () => {
     expect(message).toMatch(/service/)
     expect(message).not.toContain(TOLERANCE)
     expect(message).not.toMatch(/api-key|bot-id/)
+  })
+
+  it('without any text from the service, names the status alone', () => {
+    expect(explain(answer(502, ''), { command_count: 12 })).toMatch(/^Stats update failed: the service answered 502\. The service failed/)
+  })
+
+  it("400 to a command count alone, without the service's words: the ranges of both inputs, not the server tolerance", () => {
+    const message = explain(answer(400, '<html><body>Bad Request</body></html>', { 'content-type': 'text/html' }), { command_count: 12 })
+    expect(message).not.toContain(TOLERANCE)
+    expect(message).toMatch(/Check command-count \(0 to 1000\) and server-count \(0 to 10000000\)\.$/)
+  })
+
+  it('400 on the server count says what to send instead', () => {
+    const message = explain(serviceError(400, 'The server count provided (99999) is too far off.'), { server_count: 99999 })
+    expect(message).toMatch(/Send the count your bot sees \(its guild cache\), or read it from Discord\.$/)
+  })
+
+  it.each([300, 301, 308, 399])('a redirect (%d) is not followed, and base-url should be the service itself', status => {
+    const message = explain(answer(status, ''), { command_count: 12 })
+    expect(message).toMatch(/A redirect is not followed: a request carrying the API key never goes to another address\./)
+    expect(message).toMatch(/Set base-url to the service's own address\.$/)
+  })
+
+  it('a 5xx: nothing to change, not repeated, the next run tries again', () => {
+    const message = explain(answer(503, ''), { command_count: 12 })
+    expect(message).toMatch(/nothing in the workflow needs to change/)
+    expect(message).toMatch(/The update was not repeated \(a second update could count as an early one\); the next run will try again\.$/)
+  })
+
+  it.each([403, 405, 413, 422])('an answer the service does not give (%d): not expected, not repeated, check base-url', status => {
+    const message = explain(answer(status, '<html>Forbidden</html>', { 'content-type': 'text/html' }), { command_count: 12 })
+    expect(message).toMatch(/This answer was not expected; the update was not repeated\. Check base-url and the service status\.$/)
+    expect(message).not.toMatch(/on its side|redirect/)
   })
 
   it('an HTML error page gives a short message without the page', () => {
