@@ -31,6 +31,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: e2e ? [] : ['test/e2e/**'],
+    // Most test files wait on sockets, timers and child processes rather than on the CPU, so
+    // more files run at once than there are cores (vitest's default is one fewer than the
+    // cores: a single worker on a 2-core machine, which doubled the suite's time).
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     server: { deps: parserDeps },

@@ -174,6 +174,8 @@ async function countManifest(plan) {
         text = await plan.fromRepository(inRepository.split('\\').join('/'));
     }
     catch (error) {
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
+            throw error;
         const reason = error instanceof Error ? error.message : String(error);
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
     }
@@ -289,11 +291,9 @@ function tooLarge(origin) {
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
-    const counted = (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
-    if (counted.count > 0)
-        return counted;
-    // Valid, but most likely the wrong file or a build step that did not run.
-    return { ...counted, warnings: [...counted.warnings, `${origin} lists no commands, so a command count of 0 is sent.`] };
+    // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
+    // (counts.ts, withoutErasure), made once the listing's count is known.
+    return (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
 }
 /**
  * The accepted shapes, all seen in real projects: an array of command objects (what a

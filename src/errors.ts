@@ -27,7 +27,9 @@ export class StoppedError extends ActionError {
   constructor(
     readonly signal: string,
     /** The stop cut off a request already sent: the server may have received it. */
-    readonly inFlight = false
+    readonly inFlight = false,
+    /** The status line of the answer the stop cut off, when it had arrived: the server did answer. */
+    readonly answeredStatus?: number
   ) {
     super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`)
     this.name = 'StoppedError'

@@ -393,10 +393,13 @@ export function excerpt(text: string, max = 200): string {
 /**
  * Text cut to `max` characters, saying how much was left out: for messages and summary lines
  * that quote input or answers of any size (the runner drops a summary over 1 MiB whole).
+ * Redacted before it is cut, whoever calls it: a cut through a secret would leave a piece
+ * that redaction no longer recognises.
  */
 export function bounded(text: string, max: number): string {
-  if (text.length <= max) return text
-  return `${text.slice(0, max)}… (${text.length - max} more characters not shown)`
+  const clean = redact(text)
+  if (clean.length <= max) return clean
+  return `${clean.slice(0, max)}… (${clean.length - max} more characters not shown)`
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { excerpt } from '../src/text.js'
+import { bounded, excerpt } from '../src/text.js'
 import { addSecret, clearSecrets, FRAGMENT, logLine, redact, safeText } from '../src/text.js'
 import { html } from '../src/text.js'
 
@@ -218,5 +218,18 @@ describe('safeText', () => {
   it('changes nothing else', () => {
     const text = 'Stats update failed: the service answered 400 with "Server count must be between 0 and 10 Million." #1 [a]'
     expect(safeText(text)).toBe(text)
+  })
+})
+
+describe('bounded: a cut text never keeps a piece of a short secret', () => {
+  it('redacts before it cuts, so a secret shorter than FRAGMENT that the cut would halve is still removed', () => {
+    const password = 'pw8chars'
+    addSecret(password)
+    // The cut falls inside the password: cut first, the piece left ('pw8ch') is no longer a secret's form.
+    const text = `${'x'.repeat(95)}${password}${'y'.repeat(50)}`
+    const cut = bounded(text, 100)
+    expect(cut).not.toContain('pw8ch')
+    expect(cut).toMatch(/^x{95}\*\*\*y+… \(\d+ more characters not shown\)$/)
+    expect(bounded('short text', 100)).toBe('short text')
   })
 })

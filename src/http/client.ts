@@ -130,11 +130,14 @@ export class Requests {
     this.deadlineAt = clock.now() + limits.totalMs
   }
 
-  /** Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already sent. */
-  throwIfStopped(inFlight = false): void {
+  /**
+   * Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already
+   * sent, with the status of its answer when that had arrived.
+   */
+  throwIfStopped(inFlight = false, answeredStatus?: number): void {
     if (!this.signal.aborted) return
     const reason: unknown = this.signal.reason
-    throw new StoppedError(reason instanceof StoppedError ? reason.signal : String(reason), inFlight)
+    throw new StoppedError(reason instanceof StoppedError ? reason.signal : String(reason), inFlight, answeredStatus)
   }
 
   /**
@@ -161,8 +164,10 @@ export class Requests {
         answer = await send({ ...request, timeoutMs, maxBodyBytes, idleMarginMs, signal: this.signal })
       } catch (error) {
         if (gate) gate.settle(ticket as Ticket, undefined)
-        // Cut off by the stop signal: in flight when the request may have reached the server.
-        this.throwIfStopped(!(error instanceof NetworkError) || error.delivered)
+        // Cut off by the stop signal: in flight when the request may have reached the server,
+        // answered when its status line had come.
+        const network = error instanceof NetworkError ? error : undefined
+        this.throwIfStopped(network === undefined || network.delivered, network?.answered?.status)
         if (!(error instanceof NetworkError)) throw error
         const retry = policy.retryNetwork === 'any' || !error.delivered
         if (!retry || ++failures >= policy.attempts) throw error

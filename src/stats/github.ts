@@ -1,4 +1,5 @@
 import { getOctokit } from '@actions/github'
+import { ActionError } from '../errors.js'
 import type { HttpAnswer } from '../http/transport.js'
 import { POLICIES, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
@@ -32,6 +33,10 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
     if (typeof response.data !== 'string') throw new Error('the path is not a file')
     return response.data
   } catch (error) {
+    // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: it is the
+    // run's own end, not GitHub's answer.
+    const cause = (error as { cause?: unknown }).cause
+    if (cause instanceof ActionError) throw cause
     // Octokit's errors carry the request; only the status and GitHub's words are passed on.
     const status = (error as { status?: unknown }).status
     const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)

@@ -53,6 +53,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   try {
     text = await plan.fromRepository(inRepository.split('\\').join('/'))
   } catch (error) {
+    if (error instanceof ActionError) throw error
     const reason = error instanceof Error ? error.message : String(error)
     throw new ActionError(
       `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`
@@ -170,10 +171,9 @@ function tooLarge(origin: string): ActionError {
 
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
-  const counted = countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
-  if (counted.count > 0) return counted
-  // Valid, but most likely the wrong file or a build step that did not run.
-  return { ...counted, warnings: [...counted.warnings, `${origin} lists no commands, so a command count of 0 is sent.`] }
+  // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
+  // (counts.ts, withoutErasure), made once the listing's count is known.
+  return countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
 }
 
 /**

@@ -63,6 +63,8 @@ interface Progress {
   record: RecordRead | undefined
   body: StatsBody
   delivery: Delivery
+  /** The status of the service's answer to the update, once one came. */
+  status: number | undefined
   warnings: string[]
 }
 
@@ -82,7 +84,7 @@ interface Progress {
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 export async function runStats(settings: StatsSettings, deps: StatsDeps): Promise<StatsOutcome> {
-  const progress: Progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', warnings: [] }
+  const progress: Progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', status: undefined, warnings: [] }
   try {
     return await decide(settings, deps, progress)
   } catch (error) {
@@ -183,8 +185,12 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
     try {
       answer = await patch(settings, deps, progress.body)
     } catch (error) {
-      // A stop that cut the PATCH off once it was out: it may have reached the service.
-      if (error instanceof StoppedError && error.inFlight) progress.delivery = 'no-answer'
+      // A stop that cut the PATCH off once it was out: it may have reached the service, and
+      // when the answer's status line had come, the service did answer.
+      if (error instanceof StoppedError && error.inFlight) {
+        progress.delivery = error.answeredStatus === undefined ? 'no-answer' : 'answered'
+        progress.status = error.answeredStatus
+      }
       if (!(error instanceof NetworkError)) throw error
       const cut = answerFromStatusLine(error)
       if (cut !== undefined) {
@@ -234,6 +240,7 @@ function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promi
 /** The outcome of the service's answer to the PATCH. */
 async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progress, answer: HttpAnswer): Promise<StatsOutcome> {
   progress.delivery = 'answered'
+  progress.status = answer.status
   const text = serviceMessage(answer)
   deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
   const answered = { ...base(deps, progress), status: answer.status, answer: text }
@@ -263,7 +270,8 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
  * accepted (the refusal's headers describe only the request limiter) and for why it came.
  * When the first read allowed the update and the fresh one shows a later update, another run
  * updated the counts between this run's read and its update: overlapping runs, which one
- * concurrency group per bot prevents. A failed or stopped read only leaves these unknown.
+ * concurrency group per bot prevents. A read that fails or runs out of time only leaves these
+ * unknown; a stop ends the run, which reports the refusal it had.
  */
 async function afterRefusal(
   settings: StatsSettings,
@@ -274,7 +282,7 @@ async function afterRefusal(
   try {
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
-    if (!(error instanceof DeadlineError || error instanceof StoppedError)) throw error
+    if (!(error instanceof DeadlineError)) throw error
   }
   const future = (read: RecordRead | undefined): Date | undefined => {
     const from = read?.ok ? acceptsFrom(read) : undefined
@@ -298,6 +306,7 @@ function whatWasSent(progress: Progress, dryRun: boolean): string {
     case 'not-sent':
       return dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.'
     case 'answered':
+      return `The stats update was sent and answered${progress.status === undefined ? '' : ` (${progress.status})`}.`
     case 'arrived':
       return 'The stats update was sent and answered.'
     case 'no-answer':
@@ -328,7 +337,7 @@ function base(deps: StatsDeps, progress: Progress) {
     body: progress.body,
     delivery: progress.delivery,
     record: progress.record,
-    status: undefined,
+    status: progress.status,
     answer: undefined,
     nextUpdateAt: undefined,
     skip: undefined,

@@ -81,8 +81,9 @@ export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutc
       votes.set(userId, readVote(answer, userId, plan))
     } catch (error) {
       if (error instanceof StoppedError) {
+        const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : ''
         failure = new ActionError(
-          `${error.message} ${votes.size} vote check(s) had been answered; no result is reported for an unfinished check.`
+          `${error.message} ${votes.size} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`
         )
       } else failure = error instanceof ActionError ? error : new ActionError(String(error))
       break
