@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { StoppedError } from '../src/errors.js'
 import { type BotSeed, ServiceEmulator, SIX_HOURS } from './support/emulator.js'
 import { DiscordFake } from './support/fakes.js'
+import { outcomeLine } from '../src/stats/report.js'
 import { statsRun, TestClock } from './support/inprocess.js'
 
 const BOT = '123456789012345678'
@@ -20,10 +21,11 @@ afterEach(async () => {
 })
 
 /** An emulator on the test's clock, with one bot last updated `ago` ms before now. */
-async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
+async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}, latencyMs = 0): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - ago)
   const emulator = await ServiceEmulator.start({
     now: clock.now,
+    latencyMs,
     bots: [
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
     ]
@@ -213,9 +215,10 @@ describe('the answers to the update', () => {
 })
 
 describe('overlapping runs', () => {
-  it('two runs at once: one update, at most one strike, and the run that lost says another run updated first', async () => {
+  it('two runs at once, 100 ms from the service: one update, at most one strike, and the run that lost says another run updated first', async () => {
     const clock = new TestClock()
-    const emulator = await service(clock, 7 * 24 * HOUR)
+    // Requests take 100 ms to arrive, as over the internet: both runs read the record before either update lands.
+    const emulator = await service(clock, 7 * 24 * HOUR, {}, 100)
     const [a, b] = await Promise.all([
       statsRun(inputs(emulator, { 'command-count': '14' }), { clock }),
       statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
@@ -226,6 +229,11 @@ describe('overlapping runs', () => {
     const lost = [a.outcome, b.outcome].find(outcome => outcome.result === 'cooldown')!
     expect(lost.overlap?.getTime()).toBe(clock.now())
     expect(lost.nextUpdateAt?.getTime()).toBe(clock.now() + SIX_HOURS + MINUTE)
+    expect(emulator.received('record'), 'the run that lost read the record again').toHaveLength(3)
+    const line = outcomeLine(lost)
+    expect(line.title).toBe('Update refused: strike counted')
+    expect(line.text).toMatch(/Another run updated the counts at \d\d:\d\d UTC .*, after this run read the bot's record/)
+    expect(line.text).toContain('concurrency: group: discord-place-stats-<bot-id>, cancel-in-progress: false')
   })
 
   it('the same pair queued by one concurrency group: the second reads the first one’s update and skips, no strike', async () => {

@@ -91,6 +91,8 @@ export interface EmulatorOptions {
   now?: () => number
   /** Serve https with this key and certificate. */
   tls?: { key: string; cert: string }
+  /** Each request is handled this long after it arrived, as over the internet (default 0). */
+  latencyMs?: number
 }
 
 export type { Fault } from './server.js'
@@ -131,7 +133,7 @@ export class ServiceEmulator {
     this.now = options.now ?? Date.now
     this.voteStyle = options.voteStyle ?? 'json'
     for (const seed of options.bots ?? []) this.addBot(seed)
-    this.server = new FakeServer<RouteKind>((method, path) => this.route(method, path), options.tls)
+    this.server = new FakeServer<RouteKind>((method, path) => this.route(method, path), options.tls, options.latencyMs)
   }
 
   /** Starts an emulator on 127.0.0.1 at a free port. */

@@ -70,10 +70,11 @@ export class FakeServer<Route extends string> {
   private readonly server: http.Server | https.Server
   private readonly scheme: 'http' | 'https'
 
-  /** With `tls`, an https server with that key and certificate. */
+  /** With `tls`, an https server with that key and certificate; `latencyMs` delays each request's handling. */
   constructor(
     private readonly router: Router<Route>,
-    tls?: { key: string; cert: string }
+    tls?: { key: string; cert: string },
+    private readonly latencyMs = 0
   ) {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res)
     this.server = tls ? https.createServer(tls, handler) : http.createServer(handler)
@@ -117,83 +118,90 @@ export class FakeServer<Route extends string> {
     const connection = connectionIds.get(tcp) ?? connectionIds.get(req.socket) ?? 0
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      const path = (req.url ?? '/').split('?')[0] ?? '/'
-      const { route, reply } = this.router(req.method ?? 'GET', path)
-      const entry: RecordedRequest<Route> = {
-        method: req.method ?? '',
-        path,
-        route,
-        headers: req.headers,
-        body,
-        status: 0,
-        connection,
-        receivedNs,
-        answeredNs: 0n
-      }
-      this.requests.push(entry)
-      res.on('finish', () => (entry.answeredNs = process.hrtime.bigint()))
+    req.on('end', () =>
+      this.latencyMs > 0
+        ? setTimeout(() => this.answer(req, res, chunks, receivedNs, connection), this.latencyMs)
+        : this.answer(req, res, chunks, receivedNs, connection)
+    )
+  }
 
-      const fault = this.faults.get(route)?.shift()
-      if (fault?.kind === 'hang') return
-      if (fault?.kind === 'reset') {
-        req.socket.destroy()
-        return
-      }
-      if (fault?.kind === 'reset-after-handling') {
-        entry.status = reply(req, body, res).status
-        req.socket.destroy()
-        return
-      }
-      if (fault?.kind === 'drip') {
-        entry.status = fault.status
-        res.writeHead(fault.status, { 'Content-Type': 'application/json' })
-        let at = 0
-        const timer = setInterval(() => {
-          if (res.destroyed || at >= fault.body.length) {
-            clearInterval(timer)
-            if (!res.destroyed) res.end()
-            return
-          }
-          res.write(fault.body.slice(at, at + 2))
-          at += 2
-        }, fault.intervalMs)
-        res.on('close', () => clearInterval(timer))
-        return
-      }
-      if (fault?.kind === 'partial') {
-        entry.status = fault.status
-        res.writeHead(fault.status, { 'Content-Type': 'application/json', 'Content-Length': String(fault.body.length * 2) })
-        res.write(fault.body, () => setTimeout(() => req.socket.destroy(), 20))
-        return
-      }
-      if (fault?.kind === 'huge') {
-        entry.status = fault.status
-        res.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'text/html' })
-        const chunk = Buffer.alloc(64 * 1024, '<p>spam</p>')
-        let sent = 0
-        const pump = (): void => {
-          while (sent < fault.bytes && !res.destroyed) {
-            sent += chunk.length
-            if (!res.write(chunk)) return void res.once('drain', pump)
-          }
+  /** Routes a request whose body has arrived, and answers it (or not, as a fault says). */
+  private answer(req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedNs: bigint, connection: number): void {
+    const body = Buffer.concat(chunks).toString('utf8')
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    const { route, reply } = this.router(req.method ?? 'GET', path)
+    const entry: RecordedRequest<Route> = {
+      method: req.method ?? '',
+      path,
+      route,
+      headers: req.headers,
+      body,
+      status: 0,
+      connection,
+      receivedNs,
+      answeredNs: 0n
+    }
+    this.requests.push(entry)
+    res.on('finish', () => (entry.answeredNs = process.hrtime.bigint()))
+
+    const fault = this.faults.get(route)?.shift()
+    if (fault?.kind === 'hang') return
+    if (fault?.kind === 'reset') {
+      req.socket.destroy()
+      return
+    }
+    if (fault?.kind === 'reset-after-handling') {
+      entry.status = reply(req, body, res).status
+      req.socket.destroy()
+      return
+    }
+    if (fault?.kind === 'drip') {
+      entry.status = fault.status
+      res.writeHead(fault.status, { 'Content-Type': 'application/json' })
+      let at = 0
+      const timer = setInterval(() => {
+        if (res.destroyed || at >= fault.body.length) {
+          clearInterval(timer)
           if (!res.destroyed) res.end()
+          return
         }
-        pump()
-        return
+        res.write(fault.body.slice(at, at + 2))
+        at += 2
+      }, fault.intervalMs)
+      res.on('close', () => clearInterval(timer))
+      return
+    }
+    if (fault?.kind === 'partial') {
+      entry.status = fault.status
+      res.writeHead(fault.status, { 'Content-Type': 'application/json', 'Content-Length': String(fault.body.length * 2) })
+      res.write(fault.body, () => setTimeout(() => req.socket.destroy(), 20))
+      return
+    }
+    if (fault?.kind === 'huge') {
+      entry.status = fault.status
+      res.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'text/html' })
+      const chunk = Buffer.alloc(64 * 1024, '<p>spam</p>')
+      let sent = 0
+      const pump = (): void => {
+        while (sent < fault.bytes && !res.destroyed) {
+          sent += chunk.length
+          if (!res.write(chunk)) return void res.once('drain', pump)
+        }
+        if (!res.destroyed) res.end()
       }
-      const answer: Answer =
-        fault?.kind === 'answer' ? { status: fault.status, headers: fault.headers, text: fault.body } : reply(req, body, res)
-      entry.status = answer.status
-      const headers: Record<string, string> = { ...answer.headers }
-      let text = answer.text
-      if (answer.json !== undefined) {
-        headers['Content-Type'] ??= 'application/json; charset=utf-8'
-        text = JSON.stringify(answer.json)
-      }
-      res.writeHead(answer.status, headers).end(text)
-    })
+      pump()
+      return
+    }
+    const answer: Answer =
+      fault?.kind === 'answer' ? { status: fault.status, headers: fault.headers, text: fault.body } : reply(req, body, res)
+    entry.status = answer.status
+    const headers: Record<string, string> = { ...answer.headers }
+    let text = answer.text
+    if (answer.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json; charset=utf-8'
+      text = JSON.stringify(answer.json)
+    }
+    res.writeHead(answer.status, headers).end(text)
   }
 }
 
