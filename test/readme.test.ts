@@ -311,8 +311,10 @@ describe('the documentation pages', () => {
     expect(text).toContain('npm ci && npm test')
   })
 
-  it('every relative link resolves to a file, and every #anchor to a heading of that file', () => {
+  it('every relative link resolves to a file, and every #anchor to a heading of that file; the README links every page', () => {
     const problems: string[] = []
+    const fromReadme = new Set(relativeLinks(read('README.md')).map(link => link.target.split('#')[0]))
+    for (const page of DOC_PAGES.slice(1)) if (!fromReadme.has(page)) problems.push(`README.md: no link to ${page}`)
     for (const file of markdownFiles()) {
       for (const { line, target } of relativeLinks(read(file))) {
         const [path, anchor] = target.split('#', 2) as [string, string | undefined]
@@ -354,20 +356,27 @@ describe('the documentation pages', () => {
   })
 
   it('never call the safe skip "cooldown": the word means the strike (result `cooldown`), or names the check', () => {
-    const problems: string[] = []
-    for (const file of markdownFiles()) {
-      read(file)
-        .split('\n')
-        .forEach((line, i) => {
-          const rest = line
-            .replace(/cooldown-check|COOLDOWN_CHECK|cooldown check/gi, '')
-            .replace(/`cooldown`|`result: cooldown`|\(`result: cooldown`\)/g, '')
-          if (/cooldown/i.test(rest)) problems.push(`${file}:${i + 1}: ${line.trim()}`)
-        })
-    }
+    const problems = markdownFiles().flatMap(file => cooldownMisuses(file, read(file)))
     expect(problems, problems.join('\n')).toEqual([])
+    // What it catches: the skip (nothing sent) called by the strike's word.
+    expect(cooldownMisuses('x.md', 'Sends nothing during the cooldown (`result: skipped`).')).toHaveLength(1)
+    expect(cooldownMisuses('x.md', '`cooldown-check: true` avoids `result: cooldown`, a strike.')).toEqual([])
   })
 })
+
+/**
+ * Lines that use "cooldown" for anything but the strike (the result `cooldown`) or the check
+ * that avoids it (`cooldown-check`, the cooldown check): a run that sent nothing is "skipped" or
+ * "not sent", never a cooldown.
+ */
+function cooldownMisuses(file: string, text: string): string[] {
+  const problems: string[] = []
+  text.split('\n').forEach((line, i) => {
+    const rest = line.replace(/cooldown-check|COOLDOWN_CHECK|cooldown check/gi, '').replace(/`cooldown`|`result: cooldown`/g, '')
+    if (/cooldown/i.test(rest)) problems.push(`${file}:${i + 1}: ${line.trim()}`)
+  })
+  return problems
+}
 
 /** A YAML block of a Markdown file, with the line its first line is on. */
 interface YamlBlock {
@@ -406,14 +415,15 @@ interface Workflow {
   jobs?: Record<string, Job>
 }
 
-const ACTION = 'discord-place-bot-stats/discord-place-bot-stats@'
-const REUSABLE = 'discord-place-bot-stats/discord-place-bot-stats/.github/workflows/stats.yml@'
+/** The action, and its reusable workflow, under any owner (a copy under another owner must still follow the rules). */
+const ACTION = /^[\w.-]+\/discord-place-bot-stats@/
+const REUSABLE = /^[\w.-]+\/discord-place-bot-stats\/\.github\/workflows\/stats\.yml@/
 /** The group every workflow puts a bot's stats job in (as .github/workflows/stats.yml does). */
 const GROUP = /^discord-place-stats-(\d{17,20}|\$\{\{ matrix\.id \}\})$/
 /** The majors of GitHub's own actions that the examples name: the ones the project's workflows use. */
 const MAJORS: Record<string, string> = { 'actions/checkout': 'v7', 'actions/setup-node': 'v7' }
 
-const isStatsStep = (step: Step): boolean => (step.uses ?? '').startsWith(ACTION) && (step.with?.['mode'] ?? 'stats') === 'stats'
+const isStatsStep = (step: Step): boolean => ACTION.test(step.uses ?? '') && (step.with?.['mode'] ?? 'stats') === 'stats'
 const literal = (value: unknown): boolean => value !== undefined && !String(value).includes('${{')
 
 describe('the YAML examples in README.md and docs/', () => {
@@ -435,7 +445,7 @@ describe('the YAML examples in README.md and docs/', () => {
         const concurrency = job.concurrency ?? workflow.concurrency
         const group = typeof concurrency === 'string' ? concurrency : concurrency?.group
         const cancel = typeof concurrency === 'string' ? undefined : concurrency?.['cancel-in-progress']
-        if ((job.uses ?? '').startsWith(REUSABLE)) {
+        if (REUSABLE.test(job.uses ?? '')) {
           // stats.yml's job takes the group itself: the calling job in it too would wait for itself.
           if (group !== undefined && group.startsWith('discord-place-stats-'))
             problems.push(`${block.where}: job ${name} calls stats.yml inside its group`)
@@ -465,7 +475,7 @@ describe('the YAML examples in README.md and docs/', () => {
       const workflow = parse(block.text) as Workflow
       const scheduled = typeof workflow.on === 'object' && workflow.on !== null && 'schedule' in workflow.on
       for (const [name, job] of Object.entries(workflow.jobs ?? {})) {
-        const calls = (job.uses ?? '').startsWith(REUSABLE)
+        const calls = REUSABLE.test(job.uses ?? '')
           ? [{ with: job.with, live: job.secrets === 'inherit' || /DISCORD_BOT_TOKEN/.test(JSON.stringify(job.secrets ?? '')) }]
           : []
         const steps = (job.steps ?? [])
