@@ -133,6 +133,66 @@ describe.concurrent.each(NODES)('workflow commands in a remote answer, on $name'
   )
 })
 
+describe.concurrent.each(NODES)('workflow commands in the other remotes and in inputs, on $name', ({ path: node }) => {
+  /** No command but the action's own, none in the legacy syntax, and no line of the log holding `##[`. */
+  function expectInert(result: RunResult): void {
+    expect(
+      result.stdout.split('\n').filter(line => line.includes('##[')),
+      'no line holds the legacy ##[ syntax'
+    ).toEqual([])
+    expect(
+      result.commands.filter(c => c.syntax !== '::'),
+      'no command in the legacy syntax'
+    ).toEqual([])
+    expectOnlyOwnCommands(result)
+    expect(result.outputs['result'], 'no output set by the remote').toBe('failed')
+  }
+
+  it("a vote check's error text", async ({ service }) => {
+    service.inject('votes', {
+      kind: 'answer',
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ success: false, error: FORGED, status: 400 })
+    })
+    const result = await runAction({ node, inputs: inputs(service, { mode: 'vote-check', 'user-id': '223456789012345678' }) })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringContaining('# #[error]forged-legacy')])
+    expectInert(result)
+  })
+
+  it("Discord's error message", async ({ service }) => {
+    const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1000, commands: [] })
+    closers.push(() => discord.close())
+    discord.inject('application', {
+      kind: 'answer',
+      status: 401,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: FORGED, code: 0 })
+    })
+    const result = await runAction({ node, inputs: inputs(service, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url }) })
+    expect(result.code).toBe(1)
+    expect(patches(service), 'nothing sent').toBe(0)
+    expectInert(result)
+  })
+
+  it.for([
+    ['commands-file', { 'commands-file': 'build/##[set-output name=result;]updated ##[add-mask]Bot.json' }],
+    ['bot-id', { 'bot-id': `${BOT}##[set-output name=result;]updated`, 'command-count': '12' }],
+    ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678 ##[add-mask]Bot' }]
+  ] as [string, Record<string, string>][])('an input holding ##[ on one line: %s', async ([input, change], { service }) => {
+    const result = await runAction({ node, inputs: inputs(service, change) })
+    expect(result.code).toBe(1)
+    expect(errors(result)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+    expect(errors(result)[0]).toContain('# #[')
+    expectInert(result)
+    expect(
+      service.requests.filter(r => r.method === 'PATCH' || r.route === 'votes'),
+      'nothing sent'
+    ).toEqual([])
+  })
+})
+
 describe.concurrent.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
   it.for([
     ['as it is', `Invalid key ${KEY} for this bot`],
@@ -251,7 +311,8 @@ describe.concurrent.each(NODES)('commands-file that is not a plain file in the w
 })
 
 /** What an injected line would do if the runner read it as a command. */
-const INJECTION = '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned'
+const INJECTION =
+  '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned ##[set-output name=result;]updated ##[add-mask]Bot'
 
 describe.concurrent.each(NODES)('inputs that try to start workflow commands, on $name', ({ path: node }) => {
   it.for([
@@ -313,6 +374,10 @@ function expectOnlyOwnCommands(result: RunResult): void {
     'commands the action never writes'
   ).toEqual([])
   expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
+  expect(
+    result.commands.filter(c => c.syntax !== '::'),
+    'no command in the legacy syntax'
+  ).toEqual([])
   // The one error may quote the refused value (escaped, so it is text); nothing else may carry it.
   expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
 }
