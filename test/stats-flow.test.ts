@@ -248,6 +248,16 @@ describe('overlapping runs', () => {
 })
 
 describe('a dropped update', () => {
+  it('an interim 103 and then a dropped connection is no answer: the record is read again, and the update sent once more', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    emulator.inject('stats', { kind: 'interim-then-reset' })
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
+    expect(routes(emulator)).toEqual(['GET ', 'PATCH /stats', 'GET ', 'PATCH /stats'])
+    expect(outcome).toMatchObject({ result: 'updated', status: 200, delivery: 'answered' })
+    expect(emulator.bot(BOT).strikes).toEqual([])
+  })
+
   it('dropped after the service stored it: the record shows it arrived, updated, never sent twice', async () => {
     const clock = new TestClock()
     const emulator = await service(clock)

@@ -29,6 +29,8 @@ export type Fault =
   /** Handles the request as usual (its effects happen), then drops the connection unanswered. */
   | { kind: 'reset-after-handling' }
   | { kind: 'hang' }
+  /** Sends an interim `103 Early Hints`, then drops the connection: no final answer (the request is not handled). */
+  | { kind: 'interim-then-reset' }
   /** Sends the status and headers, then the body a few bytes at a time, slowly. */
   | { kind: 'drip'; status: number; body: string; intervalMs: number }
   /** Sends the status, headers and the start of the body, then drops the connection. */
@@ -146,6 +148,10 @@ export class FakeServer<Route extends string> {
 
     const fault = this.faults.get(route)?.shift()
     if (fault?.kind === 'hang') return
+    if (fault?.kind === 'interim-then-reset') {
+      res.writeEarlyHints({ link: '</app.css>; rel=preload; as=style' }, () => setTimeout(() => req.socket.destroy(), 20))
+      return
+    }
     if (fault?.kind === 'reset') {
       req.socket.destroy()
       return
