@@ -11,7 +11,7 @@ import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, it as base, describe, expect } from 'vitest'
-import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
+import { JOB_TOKEN, leakForms, NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 
@@ -201,7 +201,11 @@ describe.concurrent.each(NODES)('secrets echoed back by a remote, on $name', ({ 
     ['in HTML', `<b>${KEY}</b> was refused`],
     ['where a long text is cut', `${'x'.repeat(290)} ${KEY} and more`],
     ['as the first half only', `key starts ${KEY.slice(0, 14)}`],
-    ['as base64', `token ${Buffer.from(KEY).toString('base64')}`]
+    ['as base64', `token ${Buffer.from(KEY).toString('base64')}`],
+    // The forms a plain mask misses (interface.md, secrets "in any form"), each echoed whole.
+    ...leakForms(KEY)
+      .filter(([form]) => !/^(raw|fragment|Markdown|HTML-escaped|URL-encoded|JSON|base64$)/.test(form))
+      .map(([form, text]): [string, string] => [`in the form "${form}"`, `the key was ${text} here`])
   ] as [string, string][])('redacts the API key %s from the log, the annotation and the summary', async ([, text], { service }) => {
     serviceSays(service, text)
     const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }) })
