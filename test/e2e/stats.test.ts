@@ -108,4 +108,56 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(shown.slice(1).map(c => c.message)).toEqual([expect.stringMatching(/"ping" 2 times/)])
     for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
   })
+  it('a hostile manifest: one bad 300 KB command name keeps the summary under 1 MiB and the error line bounded, nothing sent', async () => {
+    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
+    // What HTML escaping makes six times longer, the key, and the runner's legacy command syntax.
+    const name = `${'"<&>\''.repeat(60_000)} ${KEY} ##[set-output name=result;]updated`
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
+      // A command type that does not exist: the error quotes the command's name.
+      files: { 'commands.json': JSON.stringify([{ name: 'ping' }, { name, type: 9 }]) }
+    })
+    expect(result.code).toBe(1)
+    expect(
+      service.requests.filter(r => r.method === 'PATCH'),
+      'nothing sent'
+    ).toEqual([])
+    expect(Buffer.byteLength(result.summary), "under the runner's 1 MiB").toBeLessThan(1024 * 1024)
+    expect(result.summary).toMatch(/^<h3>❌ /)
+    const errors = result.commands.filter(c => c.command === 'error')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.message.length, 'the ::error:: line is bounded').toBeLessThan(5_000)
+    expect(errors[0]!.message).toMatch(/more characters not shown/)
+    expect(result.outputs['result']).toBe('failed')
+    expect(
+      result.commands.filter(c => c.syntax !== '::'),
+      'no legacy command'
+    ).toEqual([])
+    for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
+    expect(findLeaks(result, [KEY])).toEqual([])
+  })
+
+  it('thirty duplicated names and an unreadable record: the warning that says why nothing was sent comes first, duplicates in one warning', async () => {
+    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
+    // A firewall's page on the record read: not the service's answer, so the record is unreadable.
+    service.inject('record', { kind: 'answer', status: 403, headers: { 'Content-Type': 'text/html' }, body: '<html>Forbidden</html>' })
+    const names = Array.from({ length: 30 }, (_, i) => `cmd-${i}`)
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
+      files: { 'commands.json': JSON.stringify([...names, ...names].map(name => ({ name }))) }
+    })
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(result.outputs['result']).toBe('skipped')
+    expect(result.outputs['status'] ?? '', 'no status: nothing was sent').toBe('')
+    expect(
+      service.requests.filter(r => r.method === 'PATCH'),
+      'nothing sent'
+    ).toEqual([])
+    const warnings = result.commands.filter(c => c.command === 'warning')
+    expect(warnings.length, 'GitHub shows 10 warnings per step').toBeLessThanOrEqual(10)
+    expect(warnings[0]!.message).toMatch(/^Stats not sent: the bot's public record could not be checked \(.*403/)
+    expect(warnings.slice(1).map(c => c.message)).toEqual([expect.stringMatching(/cmd-0.*cmd-19.*10 more/)])
+  })
 })
