@@ -214,7 +214,7 @@ const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
 function parseVoteInputs(get: InputReader): VoteInputs {
   const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
   const userIds = parseUserIds(get('user-id'))
-  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS)
+  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's")
   return { userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 }
 }
 
@@ -336,7 +336,7 @@ function parseSnowflake(input: string, raw: string): string {
  * A count as plain decimal digits within the service's range. No `parseInt`, no
  * `Number` on anything but digits: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded.
  */
-function parseCount(input: string, raw: string, max: number): number | undefined {
+function parseCount(input: string, raw: string, max: number, whose = "the service's"): number | undefined {
   if (raw === '') return undefined
   const range = `a whole number from 0 to ${max}`
   if (!/^\d+$/.test(raw)) {
@@ -348,7 +348,7 @@ function parseCount(input: string, raw: string, max: number): number | undefined
   }
   const value = Number(raw)
   if (value > max) {
-    throw new InputError(input, `is ${show(raw)}, above the service's maximum of ${max}`, `Send ${range}.`)
+    throw new InputError(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`)
   }
   return value
 }

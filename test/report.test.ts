@@ -317,7 +317,7 @@ describe('the safe skip and the strike never share a word', () => {
   it.each(skips)('a skip (%s): no "cooldown", "strike" or "refused" in its headline or annotation title', (_, skipped) => {
     const words = [headline(renderSummary(settings(), skipped)), outcomeLine(skipped).title]
     for (const text of words) expect(text).not.toMatch(/cooldown|strike|refused/i)
-    expect(outcomeLine(skipped)).toMatchObject({ kind: 'notice', title: 'Update not sent' })
+    expect(outcomeLine(skipped)).toMatchObject({ kind: 'notice', title: 'Stats not sent' })
   })
 
   it('the strike: no "not sent", "too soon" or "skipped" in its headline or annotation title', () => {
@@ -442,7 +442,7 @@ describe('the annotations', () => {
     const lines = printing()
     announce({ ...skipped, counts: { ...skipped.counts!, warnings: many('Manifest', 12) } })
     const printed = lines()
-    expect(printed[0]).toMatch(/^::notice title=Update not sent::Stats not sent: the bot's public record could not be checked/)
+    expect(printed[0]).toMatch(/^::notice title=Stats not sent::Stats not sent: the bot's public record could not be checked/)
     const warnings = printed.filter(line => line.startsWith('::warning'))
     expect(warnings).toHaveLength(10)
     expect(warnings[0]).toMatch(/^::warning::Stats not sent: the bot's public record could not be checked \(the service answered 503\)/)

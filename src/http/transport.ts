@@ -69,9 +69,8 @@ const CONNECT_ERRORS = new Set([
 type Transport = typeof import('node:http')
 
 /**
- * Connections are kept alive and reused within a run: one per host for requests in a row
- * (the record read and the PATCH, the Discord calls), one per request in flight for
- * parallel ones (vote checks). Over the internet each new connection costs a TCP and a TLS
+ * Connections are kept alive and reused within a run: one per host, as the requests go one at
+ * a time (the record read and the PATCH, the Discord calls, the vote checks). Over the internet each new connection costs a TCP and a TLS
  * handshake, two round trips, before the request can go. An idle kept-alive socket does
  * not hold the process: Node's agent unrefs it, so the run still ends with its work.
  *
@@ -299,9 +298,7 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
         ? 'the connection was refused'
         : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
           ? 'the host name could not be resolved'
-          : code.includes('CERT') || code.includes('SIGNATURE')
-            ? `its TLS certificate was not accepted (${code})`
-            : `the host could not be reached (${code})`
+          : `its TLS certificate was not accepted (${code})`
     return new NetworkError(`could not connect to ${where}: ${reason}`, code, false)
   }
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {

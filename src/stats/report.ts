@@ -84,7 +84,7 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
     case 'updated':
       return { kind: 'info', title: 'Stats updated', text: `Stats updated (${body}). The next update is accepted from ${next}.` }
     case 'skipped':
-      return { kind: 'notice', title: 'Update not sent', text: `Stats not sent: ${whyNotSent(outcome)}` }
+      return { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${whyNotSent(outcome)}` }
     case 'cooldown':
       return {
         kind: 'warning',
