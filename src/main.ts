@@ -50,7 +50,7 @@ export async function run(): Promise<void> {
 /** Expected failures carry a message for the user; anything else is a bug, reported as one. */
 function failureMessage(error: unknown): string {
   if (error instanceof ActionError) return redact(error.message)
-  if (error instanceof Error && error.stack !== undefined) core.debug(redact(error.stack))
+  if (error instanceof Error && error.stack !== undefined) core.debug(annotationText(error.stack))
   const detail = error instanceof Error ? error.message : String(error)
   return redact(`Unexpected internal error: ${detail}. Please report it with this log.`)
 }

@@ -311,6 +311,21 @@ describe('the key is checked on runs that send nothing', () => {
     expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. The API key was refused/)
   })
 
+  it.each([
+    ['a skipped run', {}, 2 * HOUR],
+    ['a dry run', { 'dry-run': 'true' }, 7 * HOUR]
+  ])('%s with a key the owner replaced (410) fails now, with the replaced-key advice, and sends no PATCH', async (_, more, ago) => {
+    const clock = new TestClock()
+    const emulator = await service(clock, ago, { apiKey: 'the-new-key-0000000', revokedKeys: [KEY] })
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', ...more }), { clock })
+    expect(emulator.received('stats')).toEqual([])
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."/)
+    expect(outcome.error?.message).toMatch(/new key was generated/)
+    expect(outcome.error?.message).not.toMatch(/5 within 6 hours|five strikes/i)
+  })
+
   it('a dry run without a key checks nothing, and a key check the limiter turns away leaves the run green', async () => {
     const clock = new TestClock()
     const emulator = await service(clock, 2 * HOUR)
