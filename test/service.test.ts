@@ -1,0 +1,166 @@
+/**
+ * What both modes know of the service (src/service.ts): the advice for an answer about the key
+ * or the bot (interface.md, "Real-life rules": the two 410 texts mean different things, and the
+ * advice follows the text), the service's words in an answer, and the key check of a run that
+ * sends nothing, in process against the service emulator on a clock the test controls.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { HttpAnswer } from '../src/http/transport.js'
+import { keyAdvice, serviceMessage } from '../src/service.js'
+import { type BotSeed, ServiceEmulator } from './support/emulator.js'
+import { statsRun, TestClock } from './support/inprocess.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dpk_service_key_0123456789'
+const HOUR = 3_600_000
+
+const REPLACED = 'This API key has been revoked.'
+const STRIKES = 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
+
+describe('keyAdvice', () => {
+  it('401: the secret is wrong or outdated; copy the current key, as regenerating invalidates the old one', () => {
+    expect(keyAdvice(401, 'Invalid API key.', BOT)).toBe(
+      "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
+        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
+    )
+  })
+
+  it('404: names the bot ID to check', () => {
+    expect(keyAdvice(404, 'Bot not found.', BOT)).toBe(
+      `The service lists no bot with ID ${BOT}. Check bot-id, and that the bot is listed on discord.place.`
+    )
+  })
+
+  it.each([REPLACED, 'This API key has been revoked', 'this api key has been revoked.', `  ${REPLACED}  `])(
+    'a 410 saying "%s": the key was replaced; store the current one (not the strikes advice, not both causes)',
+    text => {
+      const advice = keyAdvice(410, text, BOT)
+      expect(advice).toBe(
+        "The API key was revoked: a new key was generated on the bot's manage page, which revokes the old one " +
+          '(or the service revoked it earlier for refused updates). Store the current key in the api-key secret.'
+      )
+    }
+  )
+
+  it('a 410 for five strikes: generate a new key, and run at most once every 6 hours in one concurrency group', () => {
+    const advice = keyAdvice(410, STRIKES, BOT)
+    expect(advice).toMatch(/^The API key was revoked because too many updates were refused as early \(5 within 6 hours\)\./)
+    expect(advice).toMatch(/with cooldown-check: true, in one concurrency group per bot\.$/)
+    expect(advice).not.toMatch(/either/)
+  })
+
+  it.each([
+    ['a text the service does not send', 'Your API key has been revoked.'],
+    ['no text (a gateway page)', undefined],
+    ['the replaced-key text inside a longer one', `Note: ${REPLACED} Contact support.`]
+  ])('a 410 with %s: both causes, and what to do about either', (_, text) => {
+    expect(keyAdvice(410, text, BOT)).toBe(
+      "The API key was revoked: either a new key was generated on the bot's manage page, or the service revoked it " +
+        "after 5 updates refused as early within 6 hours. Store the current key from the bot's manage page in the " +
+        'api-key secret, and run this action at most once every 6 hours, in one concurrency group per bot.'
+    )
+  })
+
+  it.each([400, 403, 429, 500])('no advice about the key for a %d', status => {
+    expect(keyAdvice(status, 'whatever', BOT)).toBeUndefined()
+  })
+})
+
+describe('serviceMessage', () => {
+  const raw = (status: number, text: string, headers: HttpAnswer['headers'] = {}): HttpAnswer => ({
+    status,
+    headers,
+    text,
+    truncated: false,
+    json: undefined
+  })
+
+  it('says nothing about a body of white space only', () => {
+    expect(serviceMessage(raw(502, '  \r\n '))).toBeUndefined()
+  })
+
+  it('names the type of a non-JSON answer as unknown when it has none', () => {
+    expect(serviceMessage(raw(502, 'oops!'))).toBe('a non-JSON answer (unknown type, 5 bytes)')
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// The key check (a run that sends nothing), against the emulator
+// ---------------------------------------------------------------------------------------
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+/** An emulator whose bot was updated an hour ago: a stats run skips, and checks the key. */
+async function recentlyUpdated(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
+  const at = new Date(clock.now() - HOUR)
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    bots: [{ id: BOT, apiKey: KEY, commands: 12, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }]
+  })
+  closers.push(() => emulator.close())
+  return emulator
+}
+
+const skipRun = (emulator: ServiceEmulator): Record<string, string> => ({
+  'bot-id': BOT,
+  'api-key': KEY,
+  'base-url': emulator.url,
+  'command-count': '14'
+})
+
+describe('the key check of a run that sends nothing', () => {
+  it('asks the vote route about the bot itself, with the bare key and JSON headers, and says so in the log', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    const { outcome, log } = await statsRun(skipRun(emulator), { clock })
+    expect(outcome).toMatchObject({ result: 'skipped', keyCheck: { state: 'valid' } })
+    const [check] = emulator.received('votes')
+    expect(`${check!.method} ${check!.path}`).toBe(`GET /bots/${BOT}/voters/${BOT}`)
+    expect(check!.headers).toMatchObject({ authorization: KEY, accept: 'application/json', 'content-type': 'application/json' })
+    expect(log).toContain(`Checking the API key (GET ${emulator.url}/bots/${BOT}/voters/${BOT}, which spends no update).`)
+  })
+
+  it('a 204 (the original description) is a valid key', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', { kind: 'answer', status: 204, body: '' })
+    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    expect(outcome).toMatchObject({ result: 'skipped', keyCheck: { state: 'valid' }, error: undefined })
+  })
+
+  it('a 401 without the service’s words fails the run naming the status alone, with the key advice', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', { kind: 'answer', status: 401, headers: { 'Content-Type': 'text/html' }, body: '<html>401</html>' })
+    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401\. The API key was refused/)
+  })
+
+  it('a 5xx twice: the key is unchecked, saying why, and the skip stays green', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    for (let i = 0; i < 2; i++) emulator.inject('votes', { kind: 'answer', status: 503, body: 'busy' })
+    const { outcome, log } = await statsRun(skipRun(emulator), { clock })
+    expect(emulator.received('votes')).toHaveLength(2)
+    expect(outcome).toMatchObject({
+      result: 'skipped',
+      error: undefined,
+      keyCheck: { state: 'unchecked', reason: 'the service answered 503' }
+    })
+    expect(log).toContain('The API key could not be checked (the service answered 503); the next run will check it.')
+  })
+
+  it('a connection lost twice: the key is unchecked, with the network failure as the reason, and the skip stays green', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    for (let i = 0; i < 2; i++) emulator.inject('votes', { kind: 'reset' })
+    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    expect(emulator.received('votes')).toHaveLength(2)
+    expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
+    expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/^the connection to 127\.0\.0\.1:\d+ failed/) })
+  })
+})
