@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { HttpAnswer } from '../src/http/transport.js'
+import { StoppedError } from '../src/errors.js'
 import { keyAdvice, serviceMessage } from '../src/service.js'
 import { type BotSeed, ServiceEmulator } from './support/emulator.js'
 import { statsRun, TestClock } from './support/inprocess.js'
@@ -162,5 +163,24 @@ describe('the key check of a run that sends nothing', () => {
     expect(emulator.received('votes')).toHaveLength(2)
     expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
     expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/^the connection to 127\.0\.0\.1:\d+ failed/) })
+  })
+
+  it('a stop during the key check is a stop, not an unchecked key: the run fails saying nothing was sent', async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', { kind: 'hang' })
+    const stop = new AbortController()
+    const { outcome } = await statsRun(skipRun(emulator), {
+      clock,
+      signal: stop.signal,
+      onLog: line => {
+        if (line.startsWith('Checking the API key')) setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
+      }
+    })
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', keyCheck: undefined })
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was not sent.'
+    )
   })
 })
