@@ -130,6 +130,42 @@ describe('readVote', () => {
     const error = refusal(answer(500, serviceError(500, 'first line\nsecond line')), U)
     expect(error.message).not.toMatch(/[\r\n]/)
   })
+
+  it('keeps the largest time a date can hold as the last vote', () => {
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 8.64e15 }), U, { botId: BOT_ID }).lastVote?.toISOString()).toBe(
+      '+275760-09-13T00:00:00.000Z'
+    )
+  })
+
+  it.each([
+    ['a negative count', -1],
+    ['a fraction', 2.5],
+    ['a string', '3'],
+    ['null', null]
+  ])('reads %s as the vote count as unknown (null), keeping the vote', (_, vote) => {
+    expect(readVote(answer(200, { voted: true, vote, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+      voted: true,
+      votes: null,
+      lastVote: null
+    })
+  })
+
+  it.each([201, 202, 404, 500])('refuses a %i even when its body has a "voted" field: only 200 and 204 are vote answers', status => {
+    const error = refusal(answer(status, { voted: false, vote: 0, lastVote: null }), U)
+    expect(error.message).toMatch(new RegExp(`^Vote check for user ${U} failed: the service answered ${status}\\.`))
+  })
+
+  it('names the status alone when the service said nothing, and says the vote is unknown, not "not voted"', () => {
+    expect(refusal(answer(500, '<html>nope</html>'), U).message).toBe(
+      `Vote check for user ${U} failed: the service answered 500. This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`
+    )
+  })
+
+  it('says a 200 without a "voted" field is not a vote answer, and to check base-url', () => {
+    expect(refusal(answer(200, { vote: 3 }), U).message).toBe(
+      `Vote check for user ${U} failed: the service answered 200 without a "voted" field. Check base-url.`
+    )
+  })
 })
 
 // ---------------------------------------------------------------------------------------
@@ -695,6 +731,90 @@ describe('runVotes', () => {
     expect(sleeps).toEqual([])
   })
 
+  it('a window of one check: every answer that spends it is waited out, one that comes just as the last window ended included', async () => {
+    const ids = users(3)
+    const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2' }))
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps, 'the second answer spends the new window: the third check waits for its end').toEqual([2_000, 2_000])
+  })
+
+  it('waits for a window end that only a later answer of the window gave', async () => {
+    const ids = users(3)
+    const replies = [headed({ 'RateLimit-Remaining': '5' }), headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }), yes()]
+    const server = await startServer(() => replies[server.requests.length - 1]!)
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([3_000])
+  })
+
+  it('reads a RateLimit-Reset in fractions of a second', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen =>
+      seen.userId === a ? headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1.25' }) : yes()
+    )
+    const { outcome, sleeps } = await run(server, [a, b])
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([1_250])
+  })
+
+  it('waits for as long as rate-limit-wait allows, to the millisecond', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === a ? headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }) : yes()))
+    const { outcome, sleeps } = await run(server, [a, b], { rateLimitWaitMs: 3_000 })
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([3_000])
+    expect(outcome.result).toBe('voted')
+  })
+
+  it('a run that checked every user lists nobody as not checked', async () => {
+    const server = await startServer(() => yes())
+    const { outcome, logs } = await run(server, users(2))
+
+    expect(outcome).toMatchObject({ result: 'voted', unchecked: [], error: undefined })
+    expect(logs.join('\n')).not.toMatch(/Not checked/)
+  })
+
+  it('a failure that is not a stop keeps its own message, without the count of answered checks', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : yes()))
+    const { outcome } = await run(server, [a, b])
+
+    expect(outcome.error?.message).toBe(
+      `Vote check for user ${b} failed: the service answered 404 with "Bot not found.". ` +
+        `The service lists no bot with ID ${BOT_ID}. Check bot-id, and that the bot is listed on discord.place.`
+    )
+    expect(outcome.unchecked).toEqual([b])
+  })
+
+  it.each([
+    ['every user voted: no failure', [true, true], undefined],
+    [
+      'two users did not vote: both named',
+      [false, false],
+      (ids: string[]) => `Not voted in the last 24 hours: ${ids.join(', ')} (fail-if-not-voted is true).`
+    ]
+  ])('fail-if-not-voted: %s', async (_, voted, message) => {
+    const ids = users(2)
+    const server = await startServer(seen => (voted[ids.indexOf(seen.userId!)] ? yes() : no()))
+    const { outcome } = await run(server, ids, { failIfNotVoted: true })
+
+    expect(outcome.error?.message).toBe(message?.(ids))
+  })
+
+  it('without a key sends nothing, whatever dry-run says', async () => {
+    const server = await startServer(() => yes())
+    const { outcome, logs } = await run(server, users(2), { apiKey: undefined, dryRun: false })
+
+    expect(server.requests).toEqual([])
+    expect(outcome).toMatchObject({ result: 'dry-run', unchecked: [], error: undefined })
+    expect(logs).toEqual([`Dry run: nothing sent. A real run would check the votes of ${users(2).join(', ')}.`])
+  })
+
   it('ends a wait for the window at once when the signal aborts, and sends nothing more', async () => {
     const ids = users(3)
     const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '60' }))
@@ -821,6 +941,20 @@ describe('the vote-check mode against the emulator', () => {
     expect(emulator.requests[0]!.headers['authorization']).toBe(KEY)
     expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: { state: 'valid' }, status: undefined, error: undefined })
     expect(outcome.votes.size).toBe(0)
+    expect(outcome.unchecked).toEqual([])
+  })
+
+  it('a bug during a dry run is not reported as an expected failure: it is thrown', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const bug = new Error('a bug')
+    const running = votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), {
+      clock,
+      onLog: line => {
+        if (line.startsWith('Checking the API key')) throw bug
+      }
+    })
+    await expect(running).rejects.toBe(bug)
   })
 
   it('a dry run with a wrong key fails now, with the key advice', async () => {
