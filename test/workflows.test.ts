@@ -208,10 +208,15 @@ describe('ci.yml runs the README test command on every platform', () => {
     expect(job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(expr('matrix.node'))
   })
 
-  it('npm test includes the linters and the Node 24 step', () => {
+  it('npm test runs the linters, the type check and the Node 24 step, then the tests', () => {
     const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> }).scripts
-    expect(scripts['test']).toMatch(/npm run lint\b/)
-    expect(scripts['test']).toContain('node scripts/node24.mjs')
+    expect(scripts['test']).toBe('node scripts/test.mjs')
+    const runner = source('scripts/test.mjs')
+    for (const check of ["'eslint .'", "'prettier --check .'", "'tsc -p tsconfig.test.json'", "'node scripts/node24.mjs'"]) {
+      expect(runner).toContain(check)
+    }
+    expect(scripts['typecheck']).toBe('tsc -p tsconfig.test.json')
+    expect(runner).toMatch(/vitest\/vitest\.mjs'\), 'run'/)
   })
 })
 
