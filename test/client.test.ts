@@ -1,0 +1,198 @@
+/**
+ * The request helper (src/http/client.ts): every request goes through it, under the step's
+ * deadline and the run's stop signal, retried as its policy says. Against a loopback server that
+ * answers as each test needs, on a clock the test controls (a wait moves it on at once).
+ */
+import { getEventListeners } from 'node:events'
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { DeadlineError, type Policy, POLICIES, Requests, realClock } from '../src/http/client.js'
+import { TestClock } from './support/inprocess.js'
+
+type Reply = { status: number; headers?: Record<string, string>; body?: string }
+
+const servers: http.Server[] = []
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      server =>
+        new Promise<void>(resolve => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+    )
+  )
+})
+
+/** A server that answers the nth request with `replies[n]` (the last one again after that), and counts them. */
+async function serve(...replies: Reply[]): Promise<{ url: string; count: () => number }> {
+  let count = 0
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const reply = replies[Math.min(count, replies.length - 1)]!
+      count += 1
+      res.writeHead(reply.status, reply.headers).end(reply.body ?? '')
+    })
+  })
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => count }
+}
+
+/** A clock whose random() is fixed, to read the backoff's bounds. */
+class RandomClock extends TestClock {
+  constructor(private readonly fixed: number) {
+    super()
+  }
+  override random = (): number => this.fixed
+}
+
+const get = (url: string): { method: 'GET'; url: string; headers: Record<string, string> } => ({ method: 'GET', url, headers: {} })
+
+/** The failure `promise` ends with. */
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e
+  )
+  expect(error).toBeInstanceOf(Error)
+  return error as Error
+}
+
+describe('backoff', () => {
+  it.each([
+    ['random() at 0: half of base · 2^(n-1)', 0, 0.5],
+    ['random() at 1: all of base · 2^(n-1)', 1, 1]
+  ])('between tries of a 5xx, with %s', async (_, random, share) => {
+    const server = await serve({ status: 503 })
+    const clock = new RandomClock(random)
+    const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock)
+    const answer = await requests.send(get(server.url), POLICIES.record)
+    expect(answer.status).toBe(503)
+    expect(server.count()).toBe(POLICIES.record.attempts)
+    const base = POLICIES.record.baseDelayMs
+    expect(clock.waits).toEqual([share * base, share * base * 2])
+  })
+
+  it('is capped at the policy’s largest delay', async () => {
+    const server = await serve({ status: 503 })
+    const clock = new RandomClock(1)
+    const policy: Policy = { ...POLICIES.record, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 }
+    await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), policy)
+    expect(clock.waits).toEqual([1_000, 2_000, 3_000, 3_000])
+  })
+})
+
+describe('a wait the server asks for', () => {
+  const longest = POLICIES.keyCheck.maxRetryAfterMs
+
+  it('is waited, up to the policy’s longest', async () => {
+    const server = await serve({ status: 503, headers: { 'Retry-After': String(longest / 1000) } }, { status: 200 })
+    const clock = new TestClock()
+    const answer = await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), POLICIES.keyCheck)
+    expect(answer.status).toBe(200)
+    expect(clock.waits).toEqual([longest])
+  })
+
+  it('longer than the policy allows ends the retries with the answer, without waiting', async () => {
+    const server = await serve({ status: 503, headers: { 'Retry-After': String(longest / 1000 + 1) } }, { status: 200 })
+    const clock = new TestClock()
+    const answer = await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), POLICIES.keyCheck)
+    expect(answer.status).toBe(503)
+    expect(server.count()).toBe(1)
+    expect(clock.waits).toEqual([])
+  })
+})
+
+describe("the step's deadline", () => {
+  it('allows a wait that ends exactly at the deadline, and refuses a longer one, naming it and the request', async () => {
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    await requests.sleep(10_000)
+    expect(clock.waits).toEqual([10_000])
+    const late = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    const error = await failure(late.sleep(10_001, POLICIES.vote))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for a wait of 11 s during a vote check. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect((await failure(late.sleep(10_001))).message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for a wait of 11 s. Raise timeout, or look at the network and the service."
+    )
+    expect(clock.waits).toEqual([10_000])
+  })
+
+  it('sends nothing once no time is left', async () => {
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    clock.advance(10_000)
+    const error = await failure(requests.send(get(server.url), POLICIES.record))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for another attempt during the bot's public record. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect(server.count()).toBe(0)
+  })
+
+  it('sends the stats update only with time left for a whole attempt', async () => {
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const short = new Requests({ attemptTimeoutMs: 30_000, totalMs: 29_999 }, clock)
+    const error = await failure(short.send({ ...get(server.url), method: 'PATCH' }, POLICIES.stats))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 30 s (input 'timeout') leaves no room for a whole attempt of 30 s during the stats update. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect(server.count()).toBe(0)
+    const enough = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    expect((await enough.send({ ...get(server.url), method: 'PATCH' }, POLICIES.stats)).status).toBe(200)
+    expect(server.count()).toBe(1)
+  })
+
+  it('a read goes with whatever time is left', async () => {
+    const server = await serve({ status: 200 })
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 1_000 }, new TestClock())
+    expect((await requests.send(get(server.url), POLICIES.record)).status).toBe(200)
+  })
+})
+
+describe('failures that are not network failures', () => {
+  it('are not retried', async () => {
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 60_000 }, clock)
+    // An address the URL parser refuses: a bug, not a network failure.
+    const error = await failure(requests.send(get('http://127.0.0.1:99999/'), POLICIES.record))
+    expect(error).toBeInstanceOf(TypeError)
+    expect(clock.waits).toEqual([])
+  })
+})
+
+describe('realClock.sleep', () => {
+  it('without a signal, waits and leaves nothing behind', async () => {
+    const started = Date.now()
+    await realClock.sleep(20)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15)
+  })
+
+  it('with a signal already aborted, ends at once', async () => {
+    const stop = new AbortController()
+    stop.abort()
+    const ended = await Promise.race([
+      realClock.sleep(60_000, stop.signal).then(() => 'ended'),
+      new Promise(resolve => setTimeout(() => resolve('still waiting'), 500))
+    ])
+    expect(ended).toBe('ended')
+  })
+
+  it('leaves no listener on the run’s signal once it has ended', async () => {
+    const run = new AbortController()
+    for (let i = 0; i < 3; i++) await realClock.sleep(1, run.signal)
+    expect(getEventListeners(run.signal, 'abort')).toEqual([])
+  })
+})
