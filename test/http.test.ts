@@ -1,8 +1,12 @@
+import { getEventListeners } from 'node:events'
+import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
+import * as https from 'node:https'
 import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type HttpRequest, NetworkError, send } from '../src/http/transport.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ForwardProxy } from './support/proxy.js'
+import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from '../src/http/transport.js'
 
 /** A real server on a free loopback port; every one is closed after its test. */
 const servers: http.Server[] = []
@@ -455,5 +459,374 @@ describe('send: connections', () => {
     const { error } = await expectNetworkError(patch(server.url))
     expect(server.connections()).toBe(1)
     expect(error.delivered, 'a reset on a reused connection may follow delivery').toBe(true)
+  })
+})
+
+describe('send: the idle timeout a server announces', () => {
+  /**
+   * A server that keeps idle connections open (it closes none itself) and announces `keepAlive`
+   * in its `Keep-Alive` header, or nothing; it counts the connections it accepts.
+   */
+  async function announcing(keepAlive: string | undefined): Promise<{ url: string; connections: () => number }> {
+    let connections = 0
+    const url = await serve((_req, res) => {
+      res.writeHead(200, keepAlive === undefined ? {} : { 'Keep-Alive': keepAlive })
+      res.end('{}')
+    })
+    const server = servers.at(-1)!
+    server.keepAliveTimeout = 0
+    server.on('connection', () => (connections += 1))
+    return { url, connections: () => connections }
+  }
+  const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+
+  /** Two requests `idleMs` apart with `idleMarginMs`: how many connections they took. */
+  async function connectionsFor(keepAlive: string | undefined, idleMs: number, idleMarginMs: number): Promise<number> {
+    const server = await announcing(keepAlive)
+    const first = await send(get(server.url, { idleMarginMs }))
+    expect(first.headers['keep-alive']).toBe(keepAlive)
+    await sleep(idleMs)
+    await send(get(server.url, { idleMarginMs }))
+    return server.connections()
+  }
+
+  it.each([
+    ['timeout=3', 100, 2_500, 1],
+    ['timeout=3', 600, 2_500, 2],
+    ['max=100, timeout=3', 600, 2_500, 2],
+    ['max=100,timeout=3', 600, 2_500, 2],
+    ['Timeout=3', 600, 2_500, 2],
+    ['timeout=10', 100, 9_500, 1]
+  ])('Keep-Alive: %s, idle %d ms with a margin of %d ms: %d connection(s)', async (header, idleMs, marginMs, expected) => {
+    expect(await connectionsFor(header, idleMs, marginMs)).toBe(expected)
+  })
+
+  it("assumes the service's 5 s when the server announces no timeout", async () => {
+    // 5 s less a margin of 4.7 s leaves 300 ms of idle time for a reuse.
+    expect(await connectionsFor(undefined, 50, 4_700)).toBe(1)
+    expect(await connectionsFor(undefined, 450, 4_700)).toBe(2)
+  })
+})
+
+describe('send: what the server may have received', () => {
+  it('counts a timeout on a connection that never opened as undelivered', async () => {
+    // A TCP server that accepts and never speaks TLS: the request cannot have been sent.
+    const url = (await serveRaw(() => undefined)).replace('http:', 'https:')
+    const { error, ms } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}', timeoutMs: 200 }))
+    expect(error.code).toBe('ETIMEDOUT')
+    expect(error.delivered).toBe(false)
+    expect(error.message).toBe(`no complete answer from ${new URL(url).host} within 0.2 s`)
+    expect(ms).toBeLessThan(1_500)
+  })
+
+  it('counts a certificate the runner does not trust as undelivered, and names the reason', async () => {
+    const tls = {
+      key: readFileSync(new URL('./fixtures/tls/server-key.pem', import.meta.url)),
+      cert: readFileSync(new URL('./fixtures/tls/server.pem', import.meta.url))
+    }
+    let requests = 0
+    const server = https.createServer(tls, (_req, res) => {
+      requests += 1
+      res.end('{}')
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/bots/1/stats`
+      const { error } = await expectNetworkError(get(url, { method: 'PATCH', headers: { Authorization: KEY }, body: '{}' }))
+      expect(error.delivered).toBe(false)
+      expect(error.code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+      expect(error.message).toBe(
+        `could not connect to 127.0.0.1:${(server.address() as AddressInfo).port}: its TLS certificate was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`
+      )
+      expect(requests).toBe(0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+    }
+  })
+
+  it('says that the connection was refused', async () => {
+    const url = await closedPort()
+    const { error } = await expectNetworkError(get(url))
+    expect(error.message).toBe(`could not connect to ${new URL(url).host}: the connection was refused`)
+  })
+
+  it.each([
+    ['ENOTFOUND', 'could not connect to api.discord.place: the host name could not be resolved', false],
+    ['EAI_AGAIN', 'could not connect to api.discord.place: the host name could not be resolved', false],
+    ['EHOSTUNREACH', 'could not reach api.discord.place (EHOSTUNREACH)', false],
+    ['ENETUNREACH', 'could not reach api.discord.place (ENETUNREACH)', false],
+    ['EPROTO', 'the connection to api.discord.place failed (EPROTO)', false],
+    [undefined, 'the connection to api.discord.place failed (unknown error)', false]
+  ])('a %s before the connection opens is undelivered: %s', async (code, message, delivered) => {
+    // The failure comes from the name lookup, while the socket is still connecting.
+    const original = http.Agent.prototype.createConnection
+    const spy = vi.spyOn(http.Agent.prototype, 'createConnection').mockImplementation(function (this: http.Agent, options, callback) {
+      const lookup: net.LookupFunction = (_host, _options, done) =>
+        process.nextTick(() => done(Object.assign(new Error('lookup failed'), code === undefined ? {} : { code }), '', 4))
+      return original.call(this, { ...options, lookup } as typeof options, callback)
+    })
+    try {
+      const { error } = await expectNetworkError(get('http://api.discord.place/bots/1', { headers: { Authorization: KEY } }))
+      expect(error.code).toBe(code)
+      expect(error.message).toBe(message)
+      expect(error.delivered).toBe(delivered)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it('keeps the status and headers of an answer whose body was cut off: the server answered', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Content-Length': '100', 'X-Seen': 'yes' })
+      res.write('{"succ', () => res.socket?.destroy())
+    })
+    const { error } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}' }))
+    expect(error.delivered).toBe(true)
+    expect(error.answered?.status).toBe(429)
+    expect(error.answered?.headers['x-seen']).toBe('yes')
+    expect(error.code).toBe('ECONNRESET')
+    expect(error.message).toBe(`the connection to ${new URL(url).host} failed (ECONNRESET)`)
+  })
+
+  it('keeps no answer on a failure before any status line', async () => {
+    const url = await serveRaw(socket => socket.destroy())
+    const { error } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}' }))
+    expect(error.answered).toBeUndefined()
+    expect(error.delivered).toBe(true)
+  })
+})
+
+describe('send: status lines read as they arrive', () => {
+  const patch = (url: string): HttpRequest => get(url, { method: 'PATCH', headers: { Authorization: KEY }, body: '{}' })
+  const overflowing = (statusLine: string): string => `${statusLine}\r\nX-Filler: ${'a'.repeat(100_000)}\r\n\r\n`
+
+  it.each([
+    ['a 200', 'HTTP/1.1 200 OK', 200],
+    ['an HTTP/1.0 500', 'HTTP/1.0 500 Internal Server Error', 500],
+    ['an HTTP/1 201', 'HTTP/1 201 Created', 201]
+  ])('%s whose headers overflow the parser is the answer', async (_label, statusLine, status) => {
+    const url = await serveRaw(socket => writeApart(socket, [overflowing(statusLine)], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(status)
+    expect(error.delivered).toBe(true)
+  })
+
+  it('a 103 with a long header line, cut across chunks, then an overflowing 201: the 201 is the answer', async () => {
+    const interim = `HTTP/1.1 103 Early Hints\r\nLink: <${'x'.repeat(300)}>; rel=preload\r\n\r\n`
+    const url = await serveRaw(socket =>
+      writeApart(socket, [interim.slice(0, 40), interim.slice(40), overflowing('HTTP/1.1 201 Created')], 'destroy')
+    )
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(201)
+  })
+
+  it('a 103 whose own headers overflow the parser is still no answer', async () => {
+    const url = await serveRaw(socket => writeApart(socket, [overflowing('HTTP/1.1 103 Early Hints')], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered).toBeUndefined()
+    expect(error.delivered).toBe(true)
+  })
+
+  it('a status line in chunks of a few bytes each is read whole', async () => {
+    const text = overflowing('HTTP/1.1 409 Conflict')
+    const pieces = [text.slice(0, 3), text.slice(3, 7), text.slice(7, 11), text.slice(11, 14), text.slice(14)]
+    const url = await serveRaw(socket => writeApart(socket, pieces, 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(409)
+  })
+
+  it('a header line that looks like a status line is not one', async () => {
+    // Only the start of a line is a status line; a 1xx answer's header that says 200 is not the answer.
+    const interim = 'HTTP/1.1 103 Early Hints\r\nX-Note: HTTP/1.1 200 OK\r\n\r\n'
+    const url = await serveRaw(socket => writeApart(socket, [interim], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered).toBeUndefined()
+  })
+})
+
+describe('send: a stop', () => {
+  it('sends nothing when the signal has already aborted, and says the request was not delivered', async () => {
+    let requests = 0
+    const url = await serve((_req, res) => {
+      requests += 1
+      res.end('{}')
+    })
+    const { error, ms } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}', signal: AbortSignal.abort() }))
+    expect(error.code).toBe('ABORT_ERR')
+    expect(error.delivered).toBe(false)
+    expect(ms).toBeLessThan(500)
+    await new Promise(resolve => setTimeout(resolve, 50))
+    expect(requests).toBe(0)
+  })
+
+  it('cuts off an exchange in flight at once, as maybe delivered', async () => {
+    let received!: () => void
+    const arrived = new Promise<void>(resolve => (received = resolve))
+    const url = await serve(req => {
+      req.resume()
+      received()
+    })
+    const stop = new AbortController()
+    void arrived.then(() => stop.abort())
+    const { error, ms } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}', signal: stop.signal, timeoutMs: 5_000 }))
+    expect(error.code).toBe('ABORT_ERR')
+    expect(error.delivered).toBe(true)
+    expect(ms).toBeLessThan(2_000)
+  })
+
+  it('leaves no listener on a signal shared by many exchanges', async () => {
+    const url = await serve((_req, res) => res.end('{}'))
+    const stop = new AbortController()
+    for (let i = 0; i < 5; i++) await send(get(url, { signal: stop.signal }))
+    await new Promise(resolve => setTimeout(resolve, 20))
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0)
+  })
+})
+
+describe('send: a body over the limit', () => {
+  it('closes the connection instead of reading the rest, and the next request opens a fresh one', async () => {
+    let connections = 0
+    let closed = false
+    const url = await serve((req, res) => {
+      if (req.url === '/endless') {
+        res.writeHead(200, { 'Content-Type': 'text/plain' })
+        const timer = setInterval(() => res.write('z'.repeat(4096)), 5)
+        res.on('close', () => {
+          clearInterval(timer)
+          closed = true
+        })
+      } else res.end('{}')
+    })
+    servers.at(-1)!.on('connection', () => (connections += 1))
+    const got = await send(get(`${url}/endless`, { maxBodyBytes: 100 }))
+    expect(got.truncated).toBe(true)
+    expect(got.text).toBe('z'.repeat(100))
+    await new Promise(resolve => setTimeout(resolve, 100))
+    expect(closed, 'the server saw the connection closed').toBe(true)
+    await send(get(url))
+    expect(connections).toBe(2)
+  })
+
+  it('parses a JSON body that starts after white space, and an array', async () => {
+    const url = await serve((req, res) => res.end(req.url === '/a' ? ' \n[1,2]' : '\t{"a":1}'))
+    expect((await send(get(`${url}/a`))).json).toEqual([1, 2])
+    expect((await send(get(`${url}/o`))).json).toEqual({ a: 1 })
+  })
+
+  it('leaves json undefined for a JSON scalar or text that merely contains JSON', async () => {
+    const url = await serve((req, res) => res.end(req.url === '/n' ? '42' : 'error: {"a":1}'))
+    expect((await send(get(`${url}/n`))).json).toBeUndefined()
+    expect((await send(get(`${url}/t`))).json).toBeUndefined()
+  })
+})
+
+describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
+  const names = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY'] as const
+  let saved: Record<string, string | undefined> = {}
+
+  async function withProxy<T>(env: Partial<Record<(typeof names)[number], string>>, run: () => Promise<T>): Promise<T> {
+    saved = Object.fromEntries(names.map(name => [name, process.env[name]]))
+    for (const name of names) delete process.env[name]
+    Object.assign(process.env, env)
+    try {
+      return await run()
+    } finally {
+      for (const name of names) {
+        if (saved[name] === undefined) delete process.env[name]
+        else process.env[name] = saved[name]
+      }
+    }
+  }
+
+  it('tunnels to the service through the proxy, refuses as undelivered what the proxy refuses, and goes direct to loopback', async () => {
+    const url = await serve((req, res) => res.end(JSON.stringify({ path: req.url })))
+    const port = Number(new URL(url).port)
+    const proxy = await ForwardProxy.start({ 'api.discord.place:80': port })
+    try {
+      await withProxy({ http_proxy: proxy.url }, async () => {
+        const got = await send(get('http://api.discord.place/bots/1'))
+        expect(got.json).toEqual({ path: '/bots/1' })
+        expect(proxy.connects).toEqual(['api.discord.place:80'])
+
+        // Loopback is never sent through a proxy.
+        expect((await send(get(`${url}/direct`))).json).toEqual({ path: '/direct' })
+        expect(proxy.connects).toEqual(['api.discord.place:80'])
+
+        const unmapped = await expectNetworkError(get('http://discord.com/api/v10/applications/@me', { headers: { Authorization: KEY } }))
+        expect(unmapped.error.delivered).toBe(false)
+        expect(unmapped.error.message).toBe(
+          "the proxy did not open a connection to discord.com; it answered 502: check the proxy's rules for discord.com, or set NO_PROXY for it"
+        )
+        expect(unmapped.error.message).not.toContain(KEY)
+
+        proxy.requireAuthorization = 'Basic dXNlcjpwYXNz'
+        const refused = await expectNetworkError(get('http://api.discord.place/bots/1', { method: 'PATCH', body: '{}' }))
+        expect(refused.error.delivered).toBe(false)
+        expect(refused.error.message).toBe(
+          'the proxy did not open a connection to api.discord.place; it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
+        )
+      })
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('goes direct when only the other protocol has a proxy', async () => {
+    const proxy = await ForwardProxy.start({})
+    const url = await serve((_req, res) => res.end('{}'))
+    try {
+      await withProxy({ HTTPS_PROXY: proxy.url, https_proxy: proxy.url }, async () => {
+        expect((await send(get(url))).status).toBe(200)
+      })
+      expect(proxy.connects).toEqual([])
+    } finally {
+      await proxy.close()
+    }
+  })
+})
+
+describe('retryAfterMs: the wait an answer asks for', () => {
+  const answer = (status: number, headers: http.IncomingHttpHeaders, json?: unknown): HttpAnswer => ({
+    status,
+    headers,
+    text: json === undefined ? '' : JSON.stringify(json),
+    truncated: false,
+    json
+  })
+
+  it.each([
+    ['retry_after in the body first', answer(429, { 'retry-after': '30', 'ratelimit-reset': '20' }, { retry_after: 60 }), 60_000],
+    ['Retry-After when the body has none', answer(429, { 'retry-after': '30', 'ratelimit-reset': '20' }, { error: 'x' }), 30_000],
+    ['RateLimit-Reset on a 429 without either', answer(429, { 'ratelimit-reset': '20' }), 20_000],
+    ['RateLimit-Reset when the limiter is spent', answer(200, { 'ratelimit-remaining': ' 0 ', 'ratelimit-reset': '7' }), 7_000],
+    [
+      'nothing from RateLimit-Reset while the limiter has room',
+      answer(200, { 'ratelimit-remaining': '1', 'ratelimit-reset': '7' }),
+      undefined
+    ],
+    ['nothing from RateLimit-Reset on a 5xx', answer(503, { 'ratelimit-reset': '7' }), undefined],
+    ['a fraction of a second, rounded up', answer(429, { 'retry-after': '1.0005' }), 1_001],
+    ['a figure with spaces', answer(429, { 'retry-after': ' 12 ' }), 12_000],
+    ['a figure as a string in the body', answer(429, {}, { retry_after: '5' }), 5_000],
+    ['zero', answer(429, { 'retry-after': '0' }), 0],
+    ['a day at most', answer(429, { 'retry-after': '999999' }), 86_400_000],
+    ['nothing negative: the next figure', answer(429, { 'retry-after': '9' }, { retry_after: -5 }), 9_000],
+    [
+      'nothing that is not a figure: the next one',
+      answer(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT', 'ratelimit-reset': '4' }),
+      4_000
+    ],
+    ['nothing from a non-number in the body', answer(429, { 'retry-after': '3' }, { retry_after: 'soon' }), 3_000],
+    ['nothing infinite', answer(429, {}, { retry_after: Infinity }), undefined],
+    ['nothing at all', answer(429, {}), undefined]
+  ])('%s', (_label, given, expected) => {
+    expect(retryAfterMs(given)).toBe(expected)
+  })
+
+  it('leaves RateLimit-Reset out when told to', () => {
+    expect(retryAfterMs(answer(429, { 'ratelimit-reset': '20' }), { limiterReset: false })).toBeUndefined()
+    expect(retryAfterMs(answer(429, { 'ratelimit-reset': '20', 'retry-after': '2' }), { limiterReset: false })).toBe(2_000)
+    expect(retryAfterMs(answer(429, { 'ratelimit-reset': '20' }), { limiterReset: true })).toBe(20_000)
   })
 })
