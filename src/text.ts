@@ -252,7 +252,7 @@ function decodeEscape(text: string, at: number): { point: number | undefined; ne
       const value = hexNumber(text, j + 1, 2)
       if (value >= 0) return { point: value, next: j + 3 }
     }
-    return j - at > 1 ? { point: undefined, next: j } : undefined
+    return { point: undefined, next: j }
   }
   return undefined
 }
