@@ -140,6 +140,16 @@ describe('the record check', () => {
 })
 
 describe('the log', () => {
+  it('names each count given with its source', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const { log } = await statsRun(inputs(emulator, { 'server-count': '1250' }), { clock })
+    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
+      'Command count: 14 (input command-count)',
+      'Server count: 1250 (input server-count)'
+    ])
+  })
+
   it('names each count with its source once, then the ones Discord filled in', async () => {
     const clock = new TestClock()
     const emulator = await service(clock)
