@@ -241,6 +241,7 @@ describe('send: failures', () => {
     )
     expect(error.code).toBe('ECONNREFUSED')
     expect(error.delivered).toBe(false)
+    expect(error.name).toBe('NetworkError')
     expect(error.message).not.toContain(KEY)
   })
 
@@ -404,6 +405,9 @@ describe('send: connections', () => {
     get(url, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{}', idleMarginMs: 3_000, ...extra })
 
   it('sends requests in a row on one connection, the next one sent as soon as an answer is read', async () => {
+    // A fresh copy of the module: its first request makes the connection pool this test is about.
+    vi.resetModules()
+    const { send } = await import('../src/http/transport.js')
     const server = await counting(5_000)
     const answer = await send(get(server.url))
     expect(answer.headers['connection']).toBe('keep-alive')
@@ -638,7 +642,7 @@ describe('send: status lines read as they arrive', () => {
 
   it('a header line that looks like a status line is not one', async () => {
     // Only the start of a line is a status line; a 1xx answer's header that says 200 is not the answer.
-    const interim = 'HTTP/1.1 103 Early Hints\r\nX-Note: HTTP/1.1 200 OK\r\n\r\n'
+    const interim = 'HTTP/1.1 103 Early Hints\r\nX: HTTP/1.1 200 OK\r\n\r\n'
     const url = await serveRaw(socket => writeApart(socket, [interim], 'destroy'))
     const { error } = await expectNetworkError(patch(url))
     expect(error.answered).toBeUndefined()
@@ -818,6 +822,8 @@ describe('retryAfterMs: the wait an answer asks for', () => {
       4_000
     ],
     ['nothing from a non-number in the body', answer(429, { 'retry-after': '3' }, { retry_after: 'soon' }), 3_000],
+    ['nothing from an empty header', answer(429, { 'retry-after': '' }), undefined],
+    ['nothing from a figure in another notation', answer(429, { 'retry-after': '1e3', 'ratelimit-reset': '0x10' }), undefined],
     ['nothing infinite', answer(429, {}, { retry_after: Infinity }), undefined],
     ['nothing at all', answer(429, {}), undefined]
   ])('%s', (_label, given, expected) => {

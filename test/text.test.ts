@@ -172,6 +172,25 @@ describe('redact: where the secret is and what is around it', () => {
   })
 })
 
+describe('redact: a secret as it is, whatever the text before it', () => {
+  it.each([
+    ['of 4 characters', 'ab12'],
+    ['of 9 characters', 'abcdef123'],
+    ['of 16 characters', 'ab12cd34ef56ab78']
+  ])('removes a secret %s that follows a % (which would otherwise start an escape with it)', (_label, secret) => {
+    addSecret(secret)
+    expect(redact(`x %${secret} y`)).toBe('x %*** y')
+  })
+
+  it('removes a run of FRAGMENT characters copied from the URL-encoded form, however little of the secret it spells', () => {
+    const secret = 'a1 b2 c3 d4 e5 f6 g7'
+    addSecret(secret)
+    const piece = encodeURIComponent(secret).slice(2, 14)
+    expect(piece).toBe('%20b2%20c3%2')
+    expect(redact(`x ${piece} y`)).toBe('x *** y')
+  })
+})
+
 describe('logLine: one line, inert to the runner', () => {
   it.each([
     ['a line break', 'a\nb', 'a b'],
