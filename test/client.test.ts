@@ -5,8 +5,10 @@
  */
 import { getEventListeners } from 'node:events'
 import * as http from 'node:http'
+import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { StoppedError } from '../src/errors.js'
 import { DeadlineError, type Policy, POLICIES, Requests, realClock } from '../src/http/client.js'
 import { TestClock } from './support/inprocess.js'
 
@@ -194,5 +196,40 @@ describe('realClock.sleep', () => {
     const run = new AbortController()
     for (let i = 0; i < 3; i++) await realClock.sleep(1, run.signal)
     expect(getEventListeners(run.signal, 'abort')).toEqual([])
+  })
+})
+
+describe('a stop cuts off the request', () => {
+  const rawServers: net.Server[] = []
+  const sockets = new Set<net.Socket>()
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy()
+    await Promise.all(rawServers.splice(0).map(server => new Promise<void>(resolve => server.close(() => resolve()))))
+  })
+
+  /** A TCP server that accepts connections and never writes a byte: a TLS handshake with it never ends. */
+  async function silent(): Promise<number> {
+    const server = net.createServer(socket => {
+      sockets.add(socket)
+      socket.on('error', () => undefined)
+    })
+    rawServers.push(server)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as AddressInfo).port
+  }
+
+  it.each([
+    ['while its connection is still being made (TLS): not in flight, it never left', 'https', false],
+    ['once it was sent: in flight, the server may have read it', 'http', true]
+  ] as const)('%s', async (_, scheme, inFlight) => {
+    const port = await silent()
+    const stop = new AbortController()
+    const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 60_000 }, new TestClock(), stop.signal)
+    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
+    const error = await failure(
+      requests.send({ method: 'PATCH', url: `${scheme}://127.0.0.1:${port}/bots/1/stats`, headers: {}, body: '{}' }, POLICIES.stats)
+    )
+    expect(error).toBeInstanceOf(StoppedError)
+    expect((error as StoppedError).inFlight).toBe(inFlight)
   })
 })
