@@ -19,13 +19,14 @@ export const modules = {
 /**
  * Reads one file of the repository at a commit through GitHub's contents API (raw media
  * type, so files over 1 MB come whole). Loaded only when a manifest is not in the workspace.
- * The API address comes from GITHUB_API_URL, so GitHub Enterprise Server works too. Octokit's
+ * The API address comes from the run's GITHUB_API_URL, read with the other settings (not
+ * when @actions/github is loaded), so GitHub Enterprise Server works too. Octokit's
  * requests go through the action's own request helper, under the same policy, deadline and
  * proxy settings as every other request.
  */
 async function readRepositoryFile(file, requests) {
     const [owner, repo] = file.repository.split('/');
-    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { request: { fetch: policyFetch(requests) } });
+    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, request: { fetch: policyFetch(requests) } });
     try {
         const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
             owner: owner ?? '',

@@ -1,5 +1,6 @@
 // Builds the action into a folder (dist/ by default), emptied first so that no chunk of an
-// earlier build lingers: `node scripts/bundle.mjs [folder]`.
+// earlier build lingers: `node scripts/bundle.mjs [folder]`. TypeScript only transpiles here
+// (a third of the time of a build that type-checks too); `tsc` in npm test checks the types.
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 
@@ -19,7 +20,8 @@ execFileSync(
     'es2022',
     '--no-source-map-register',
     '--license',
-    'licenses.txt'
+    'licenses.txt',
+    '--transpile-only'
   ],
   { stdio: 'inherit' }
 )

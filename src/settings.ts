@@ -60,6 +60,8 @@ export interface GitHubContext {
   /** `owner/name` and the commit of the run, when known. */
   readonly repository: string | undefined
   readonly sha: string | undefined
+  /** GitHub's REST API: GITHUB_API_URL, which GitHub Enterprise Server sets to its own. */
+  readonly apiUrl: string
 }
 
 /** Reads one input by name, trimmed; `''` when unset. */
@@ -190,7 +192,8 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       token: githubToken === '' ? undefined : githubToken,
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
-      sha: env['GITHUB_SHA'] || undefined
+      sha: env['GITHUB_SHA'] || undefined,
+      apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com'
     })
   }
 }

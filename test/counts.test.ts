@@ -29,9 +29,8 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()!()
 })
 
-/** GitHub's fake, one for the file: @actions/github reads GITHUB_API_URL once, when first loaded. */
+/** GitHub's fake, one for the file; each run gets its address as GITHUB_API_URL. */
 let github: GitHubFake
-const savedApiUrl = process.env['GITHUB_API_URL']
 beforeAll(async () => {
   github = await GitHubFake.start({
     repository: 'example/bot',
@@ -39,11 +38,8 @@ beforeAll(async () => {
     token: JOB_TOKEN,
     files: { 'commands.json': '[{"name":"ping"}]' }
   })
-  process.env['GITHUB_API_URL'] = github.url
 })
 afterAll(async () => {
-  if (savedApiUrl === undefined) delete process.env['GITHUB_API_URL']
-  else process.env['GITHUB_API_URL'] = savedApiUrl
   await github.close()
 })
 
@@ -143,7 +139,7 @@ describe('a commands-file', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const dir = await workspace()
-    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }
+    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
     const { outcome, log } = await statsRun(base(emulator, { 'commands-file': 'commands.json', 'github-token': JOB_TOKEN }), { clock, env })
     expect(outcome.counts?.command).toEqual({ value: 1, source: 'commands-file commands.json (from the repository)', read: true })
     expect(log).toContain(
@@ -156,7 +152,7 @@ describe('a commands-file', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const dir = await workspace()
-    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }
+    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
     const { outcome } = await statsRun(base(emulator, { 'commands-file': 'missing.json', 'github-token': JOB_TOKEN }), { clock, env })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/reading missing\.json from example\/bot at 0123456789ab through the GitHub API failed \(404/)
@@ -174,7 +170,7 @@ describe('a commands-file', () => {
     const before = github.requests.length
     const { outcome } = await statsRun(base(emulator, { 'commands-file': 'commands.json', ...more }), {
       clock,
-      env: { GITHUB_WORKSPACE: dir, ...context }
+      env: { GITHUB_WORKSPACE: dir, GITHUB_API_URL: github.url, ...context }
     })
     expect(github.requests.length - before).toBe(0)
     expect(outcome.result).toBe('failed')

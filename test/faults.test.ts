@@ -219,37 +219,21 @@ async function scene(row: Row): Promise<Scene> {
       }
     }
     case 'github': {
-      const github = await sharedGitHub()
+      const github = await GitHubFake.start({
+        repository: 'example/bot',
+        sha: SHA,
+        token: JOB_TOKEN,
+        files: { 'commands.json': '[{"name":"ping"}]' }
+      })
+      closers.push(() => github.close())
       for (const fault of row.faults) github.inject('contents', fault)
-      const before = github.requests.length
       const workspace = await mkdtemp(join(tmpdir(), 'faults-'))
       closers.push(() => rm(workspace, { recursive: true, force: true }))
       Object.assign(inputs, { 'commands-file': 'commands.json', 'cooldown-check': 'false', 'github-token': JOB_TOKEN })
-      const env = { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }
-      return { run: async () => (await statsRun(inputs, { env })).outcome, attempts: () => github.requests.length - before, strikes }
+      const env = { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
+      return { run: async () => (await statsRun(inputs, { env })).outcome, attempts: () => github.requests.length, strikes }
     }
   }
-}
-
-/**
- * One GitHub fake for the GitHub rows, which run one at a time: @actions/github takes its API
- * address from GITHUB_API_URL once, when it is first loaded.
- */
-let github: GitHubFake | undefined
-async function sharedGitHub(): Promise<GitHubFake> {
-  if (github === undefined) {
-    github = await GitHubFake.start({
-      repository: 'example/bot',
-      sha: SHA,
-      token: JOB_TOKEN,
-      files: { 'commands.json': '[{"name":"ping"}]' }
-    })
-    const fake = github
-    closers.push(() => fake.close())
-    process.env['GITHUB_API_URL'] = github.url
-    closers.push(async () => void delete process.env['GITHUB_API_URL'])
-  }
-  return github
 }
 
 async function check(row: Row): Promise<void> {

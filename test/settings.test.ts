@@ -382,7 +382,7 @@ describe('parseSettings accepts', () => {
       countSubcommands: false,
       discordToken: undefined,
       discordApiUrl: '',
-      github: { token: undefined, workspace: process.cwd(), repository: undefined, sha: undefined },
+      github: { token: undefined, workspace: process.cwd(), repository: undefined, sha: undefined, apiUrl: 'https://api.github.com' },
       baseUrl: 'https://api.discord.place',
       dryRun: false,
       cooldownCheck: true,
@@ -392,16 +392,27 @@ describe('parseSettings accepts', () => {
     })
   })
 
-  it('a commands-file resolved against the workspace, with the repository context', () => {
+  it('a commands-file resolved against the workspace, with the repository context and GitHub Enterprise Server API', () => {
     const map = inputs({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'build/commands.json', 'github-token': 'ghs_x' })
-    const env = { GITHUB_WORKSPACE: '/home/runner/work/bot/bot', GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: 'abc123' }
+    const env = {
+      GITHUB_WORKSPACE: '/home/runner/work/bot/bot',
+      GITHUB_REPOSITORY: 'example/bot',
+      GITHUB_SHA: 'abc123',
+      GITHUB_API_URL: 'https://ghes.example/api/v3'
+    }
     const settings = parseSettings(
       name => (map.get(name) ?? '').trim(),
       () => {},
       env
     ) as Either
     expect(settings.commandsFile).toEqual({ given: 'build/commands.json', path: '/home/runner/work/bot/bot/build/commands.json' })
-    expect(settings.github).toEqual({ token: 'ghs_x', workspace: '/home/runner/work/bot/bot', repository: 'example/bot', sha: 'abc123' })
+    expect(settings.github).toEqual({
+      token: 'ghs_x',
+      workspace: '/home/runner/work/bot/bot',
+      repository: 'example/bot',
+      sha: 'abc123',
+      apiUrl: 'https://ghes.example/api/v3'
+    })
     expect(settings.commandCount).toBeUndefined()
   })
 

@@ -107,12 +107,9 @@ describe('a stop while the manifest is read from the repository', () => {
 
   beforeAll(async () => {
     github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: TOKEN, files: { 'commands.json': '[{"name":"ping"}]' } })
-    // @actions/github takes its API address once, when it is first loaded: before any run here.
-    process.env['GITHUB_API_URL'] = github.url
     workspace = await mkdtemp(join(tmpdir(), 'stops-'))
   })
   afterAll(async () => {
-    delete process.env['GITHUB_API_URL']
     await github.close()
     await rm(workspace, { recursive: true, force: true })
   })
@@ -125,7 +122,7 @@ describe('a stop while the manifest is read from the repository', () => {
       { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'commands-file': 'commands.json', 'github-token': TOKEN },
       {
         clock,
-        env: { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA },
+        env: { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url },
         signal: stopWhen(() => github.requests.length === 1)
       }
     )

@@ -98,7 +98,7 @@ export function withoutErasure(counts: Counts, listing: PublicRecord | undefined
 async function readManifest(inputs: CountInputs, deps: CountDeps) {
   const file = inputs.commandsFile!
   const { countManifest } = await import('./manifest.js')
-  const { token, repository, sha, workspace } = inputs.github
+  const { token, repository, sha, workspace, apiUrl } = inputs.github
   const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
   deps.log(`Counting the commands in ${file.path}.`)
   return countManifest({
@@ -113,7 +113,7 @@ async function readManifest(inputs: CountInputs, deps: CountDeps) {
             `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
           )
           const { readRepositoryFile } = await import('./github.js')
-          return readRepositoryFile({ token, repository, ref: sha, path }, deps.requests)
+          return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests)
         }
       : undefined
   })
