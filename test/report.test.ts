@@ -477,8 +477,11 @@ describe('the annotations', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('a hostile outcome', () => {
-  /** 300 KB of text that HTML escaping makes up to six times longer, with the key in it. */
-  const huge = (label: string): string => `${label} ${KEY} ${'"'.repeat(300 * 1024)}`
+  /**
+   * 64 KB of text that HTML escaping makes six times longer, with the key in it: escaped whole,
+   * any one of them would pass the section's cap, and all 35 together the runner's 1 MiB.
+   */
+  const huge = (label: string): string => `${label} ${KEY} ${'"'.repeat(64 * 1024)}`
   const hostile = outcome({
     result: 'failed',
     status: 400,
