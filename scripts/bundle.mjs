@@ -3,14 +3,18 @@
 // (a third of the time of a build that type-checks too); `tsc` in npm test checks the types.
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+// ncc's command line, run by this Node: no npx in between (a second of start-up, and on Windows
+// npx is a .cmd that execFile cannot start).
+const ncc = fileURLToPath(new URL('../node_modules/@vercel/ncc/dist/ncc/cli.js', import.meta.url))
 
 const out = process.argv[2] ?? 'dist'
 rmSync(out, { recursive: true, force: true })
 execFileSync(
-  'npx',
+  process.execPath,
   [
-    '--no-install',
-    'ncc',
+    ncc,
     'build',
     'src/index.ts',
     '-o',
