@@ -776,6 +776,35 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
     }
   })
 
+  it.each([['http_proxy'], ['HTTP_PROXY']] as const)(
+    'sends http through %s, to whichever proxy it names when the request is made',
+    async name => {
+      const url = await serve((req, res) => res.end(JSON.stringify({ path: req.url })))
+      const proxy = await ForwardProxy.start({ 'api.discord.place:80': Number(new URL(url).port) })
+      try {
+        await withProxy({ [name]: proxy.url }, async () => {
+          expect((await send(get('http://api.discord.place/bots/1'))).json).toEqual({ path: '/bots/1' })
+          expect((await send(get('http://api.discord.place/bots/2'))).json).toEqual({ path: '/bots/2' })
+        })
+        // A tunnel closes when no request waits for it: each request has its own.
+        expect(proxy.connects).toEqual(['api.discord.place:80', 'api.discord.place:80'])
+      } finally {
+        await proxy.close()
+      }
+    }
+  )
+
+  it.each([['https_proxy'], ['HTTPS_PROXY']] as const)('sends https through %s', async name => {
+    const proxy = await ForwardProxy.start({})
+    try {
+      // The proxy refuses the unmapped target: what is asserted is that the request went to it.
+      await withProxy({ [name]: proxy.url }, () => expectNetworkError(get('https://api.discord.place/bots/1')))
+      expect(proxy.connects).toEqual(['api.discord.place:443'])
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('goes direct when only the other protocol has a proxy', async () => {
     const proxy = await ForwardProxy.start({})
     const url = await serve((_req, res) => res.end('{}'))

@@ -118,7 +118,8 @@ function closeTiredSockets(agent: http.Agent, marginMs: number): void {
  * run's start) only for https, and @actions/http-client only when a proxy variable is set.
  * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
  * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. One client
- * per protocol: a client keeps the first agent it made, whatever the protocol. Its tunnel
+ * per protocol and proxy, as the environment names them when the request is made: a client
+ * keeps the first agent it made, whatever the protocol or proxy of a later URL. Its tunnel
  * agent (the `tunnel` package) closes a tunnel as soon as no request waits for it, so
  * through a proxy each request has its own tunnel.
  */
@@ -129,9 +130,10 @@ async function route(url: URL): Promise<{ transport: Transport; agent: http.Agen
   const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
   if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct() }
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
-  if (getProxyUrl(url.href) === '') return { transport, agent: direct() }
-  proxyClients[url.protocol] ??= new HttpClient(undefined, [], { keepAlive: true })
-  return { transport, agent: proxyClients[url.protocol]!.getAgent(url.href) }
+  const proxy = getProxyUrl(url.href)
+  if (proxy === '') return { transport, agent: direct() }
+  const client = (proxyClients[`${url.protocol} ${proxy}`] ??= new HttpClient(undefined, [], { keepAlive: true }))
+  return { transport, agent: client.getAgent(url.href) }
 }
 
 const directAgents: Record<string, http.Agent> = {}
