@@ -55,7 +55,7 @@ export class NetworkError extends Error {
 const DEFAULT_MAX_BODY = 64 * 1024
 
 /** Errors raised before any byte of the request could reach the server. */
-const CONNECT_ERRORS = new Set([
+const CONNECT_ERRORS: ReadonlySet<string | undefined> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -132,7 +132,8 @@ async function route(url: URL): Promise<{ transport: Transport; agent: http.Agen
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
   const proxy = getProxyUrl(url.href)
   if (proxy === '') return { transport, agent: direct() }
-  const client = (proxyClients[`${url.protocol} ${proxy}`] ??= new HttpClient(undefined, [], { keepAlive: true }))
+  // No keep-alive option: the tunnel agent closes each tunnel when its request is done anyway.
+  const client = (proxyClients[`${url.protocol} ${proxy}`] ??= new HttpClient())
   return { transport, agent: client.getAgent(url.href) }
 }
 
@@ -278,7 +279,8 @@ function parseJson(text: string, truncated: boolean): unknown {
  * they are: some quote request options, and a request option may hold a secret.
  */
 function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs: number): NetworkError {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined
+  const given = (error as { code?: unknown } | null | undefined)?.code
+  const code = given === undefined ? undefined : String(given)
   const where = url.host
   // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not
   // 200): the request never reached the service. Only the status is taken from them.
@@ -294,7 +296,7 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
   if (code === 'ETIMEDOUT') {
     return new NetworkError(`no complete answer from ${where} within ${timeoutMs / 1000} s`, code, connected)
   }
-  if (code !== undefined && CONNECT_ERRORS.has(code)) {
+  if (CONNECT_ERRORS.has(code)) {
     const reason =
       code === 'ECONNREFUSED'
         ? 'the connection was refused'
