@@ -780,16 +780,22 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
     'sends http through %s, to whichever proxy it names when the request is made',
     async name => {
       const url = await serve((req, res) => res.end(JSON.stringify({ path: req.url })))
-      const proxy = await ForwardProxy.start({ 'api.discord.place:80': Number(new URL(url).port) })
+      const map = { 'api.discord.place:80': Number(new URL(url).port) }
+      const [first, second] = [await ForwardProxy.start(map), await ForwardProxy.start(map)]
       try {
-        await withProxy({ [name]: proxy.url }, async () => {
+        await withProxy({ [name]: first.url }, async () => {
           expect((await send(get('http://api.discord.place/bots/1'))).json).toEqual({ path: '/bots/1' })
           expect((await send(get('http://api.discord.place/bots/2'))).json).toEqual({ path: '/bots/2' })
         })
         // A tunnel closes when no request waits for it: each request has its own.
-        expect(proxy.connects).toEqual(['api.discord.place:80', 'api.discord.place:80'])
+        expect(first.connects).toEqual(['api.discord.place:80', 'api.discord.place:80'])
+        await withProxy({ [name]: second.url }, async () => {
+          expect((await send(get('http://api.discord.place/bots/3'))).json).toEqual({ path: '/bots/3' })
+        })
+        expect(second.connects, 'the proxy named when the request is made').toEqual(['api.discord.place:80'])
+        expect(first.connects).toHaveLength(2)
       } finally {
-        await proxy.close()
+        await Promise.all([first.close(), second.close()])
       }
     }
   )

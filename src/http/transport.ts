@@ -117,11 +117,11 @@ function closeTiredSockets(agent: http.Agent, marginMs: number): void {
  * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a
  * run's start) only for https, and @actions/http-client only when a proxy variable is set.
  * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
- * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. One client
- * per protocol and proxy, as the environment names them when the request is made: a client
- * keeps the first agent it made, whatever the protocol or proxy of a later URL. Its tunnel
- * agent (the `tunnel` package) closes a tunnel as soon as no request waits for it, so
- * through a proxy each request has its own tunnel.
+ * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. The client is
+ * made without keep-alive, so it makes a tunnel agent (the `tunnel` package) for each request,
+ * through the proxy the environment names when the request is made. A tunnel agent closes its
+ * tunnel as soon as no request waits for it, so through a proxy each request has its own
+ * tunnel either way.
  */
 async function route(url: URL): Promise<{ transport: Transport; agent: http.Agent }> {
   const secure = url.protocol === 'https:'
@@ -132,13 +132,10 @@ async function route(url: URL): Promise<{ transport: Transport; agent: http.Agen
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
   const proxy = getProxyUrl(url.href)
   if (proxy === '') return { transport, agent: direct() }
-  // No keep-alive option: the tunnel agent closes each tunnel when its request is done anyway.
-  const client = (proxyClients[`${url.protocol} ${proxy}`] ??= new HttpClient())
-  return { transport, agent: client.getAgent(url.href) }
+  return { transport, agent: new HttpClient().getAgent(url.href) }
 }
 
 const directAgents: Record<string, http.Agent> = {}
-const proxyClients: Record<string, import('@actions/http-client').HttpClient> = {}
 
 /** Sends one request and reads its answer, bounded in time and size. */
 export async function send(request: HttpRequest): Promise<HttpAnswer> {
