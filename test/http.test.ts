@@ -89,6 +89,23 @@ async function expectNetworkError(request: HttpRequest): Promise<{ error: Networ
   return { error: error as NetworkError, ms }
 }
 
+/**
+ * First in the file on purpose: the module keeps one connection pool per protocol, made by its
+ * first request, so the pool this test reads is the one as made (not one an earlier test made).
+ */
+describe('send: the connection pool', () => {
+  it('sends requests in a row on one connection, the next one sent as soon as an answer is read', async () => {
+    let connections = 0
+    const url = await serve((_req, res) => res.end('{}'))
+    servers.at(-1)!.on('connection', () => (connections += 1))
+    const answer = await send(get(url))
+    expect(answer.headers['connection']).toBe('keep-alive')
+    await send(get(url))
+    await send(get(url, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{}', idleMarginMs: 3_000 }))
+    expect(connections, 'one connection for three requests in a row').toBe(1)
+  })
+})
+
 describe('send: answers', () => {
   it('parses a JSON answer', async () => {
     const url = await serve((_req, res) => {
@@ -403,18 +420,6 @@ describe('send: connections', () => {
   const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
   const patch = (url: string, extra: Partial<HttpRequest> = {}): HttpRequest =>
     get(url, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{}', idleMarginMs: 3_000, ...extra })
-
-  it('sends requests in a row on one connection, the next one sent as soon as an answer is read', async () => {
-    // A fresh copy of the module: its first request makes the connection pool this test is about.
-    vi.resetModules()
-    const { send } = await import('../src/http/transport.js')
-    const server = await counting(5_000)
-    const answer = await send(get(server.url))
-    expect(answer.headers['connection']).toBe('keep-alive')
-    await send(get(server.url))
-    await send(patch(server.url))
-    expect(server.connections(), 'one connection for three requests in a row').toBe(1)
-  })
 
   it('opens one connection per request in flight, and reuses them afterwards', async () => {
     const server = await counting(5_000)
