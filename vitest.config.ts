@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'vite'
 import { defineConfig } from 'vitest/config'
+import SlowFirst from './test/support/sequencer.js'
 
 /** GitHub's workflow parser imports its schemas as JSON, which only a bundler resolves: vitest loads it inline. */
 const PARSER = /[\\/]node_modules[\\/]@actions[\\/]workflow-parser[\\/]/
@@ -40,6 +41,7 @@ export default defineConfig({
     // took half the suite's time); the setup file gives each file the state a new run starts with.
     isolate: false,
     setupFiles: ['./test/support/isolation.ts'],
+    sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     server: { deps: parserDeps },
