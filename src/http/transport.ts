@@ -130,8 +130,7 @@ async function route(url: URL): Promise<{ transport: Transport; agent: http.Agen
   const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
   if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct() }
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
-  const proxy = getProxyUrl(url.href)
-  if (proxy === '') return { transport, agent: direct() }
+  if (getProxyUrl(url.href) === '') return { transport, agent: direct() }
   return { transport, agent: new HttpClient().getAgent(url.href) }
 }
 
