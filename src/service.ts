@@ -30,45 +30,40 @@ export function serviceMessage(answer: HttpAnswer): string | undefined {
   return `a non-JSON answer (${type}, ${size})`
 }
 
-/** The live service's text for a key its owner replaced by generating a new one. */
-const REGENERATED = /^This API key has been revoked\.?$/i
-/** The strike revocation: `Your API key has been revoked due to spamming the stats API. ...` */
-const STRIKES = /revoked due to spamming/i
+/** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
+const FIFTH_STRIKE = /revoked due to spamming/i
 
 /**
  * What to do after an answer about the key or the bot, or undefined for any other status.
- * The two 410 texts mean different things: a key replaced by a new one on the dashboard, and a
- * key revoked for five strikes within 6 hours.
+ *
+ * The service's route code revokes a key only at the fifth update refused as early within 6
+ * hours: it answers that update "Your API key has been revoked due to spamming…", and every
+ * later use of the key, on this run or a later one, "This API key has been revoked.". So a 410
+ * always means strikes, whatever its text, and the bot then has no key at all. A key the owner
+ * regenerated or deleted on the manage page is not revoked: it is answered 401, like a
+ * mistyped key or another bot's key.
  */
 export function keyAdvice(status: number, serviceText: string | undefined, botId: string): string | undefined {
   switch (status) {
     case 401:
       return (
-        "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
-        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
+        "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, " +
+        "regenerated or deleted on the bot's manage page since (the old key then stops working), or another bot's " +
+        "key (each bot has its own). Copy the current key from this bot's manage page on discord.place into the secret."
       )
     case 404:
       return `The service lists no bot with ID ${botId}. Check bot-id, and that the bot is listed on discord.place.`
-    case 410:
-      if (serviceText !== undefined && REGENERATED.test(serviceText.trim())) {
-        return (
-          "The API key was revoked: a new key was generated on the bot's manage page, which revokes the old one " +
-          '(or the service revoked it earlier for refused updates). Store the current key in the api-key secret.'
-        )
-      }
-      if (serviceText !== undefined && STRIKES.test(serviceText)) {
-        return (
-          'The API key was revoked because too many updates were refused as early (5 within 6 hours). ' +
-          "Generate a new key on the bot's manage page on discord.place, store it in the secret, and run this " +
-          'action at most once every 6 hours with cooldown-check: true, in one concurrency group per bot.'
-        )
-      }
-      // A text the service's route code does not send (a gateway, a changed service): both causes.
+    case 410: {
+      const when =
+        serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
+          ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
+          : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.'
       return (
-        "The API key was revoked: either a new key was generated on the bot's manage page, or the service revoked it " +
-        "after 5 updates refused as early within 6 hours. Store the current key from the bot's manage page in the " +
-        'api-key secret, and run this action at most once every 6 hours, in one concurrency group per bot.'
+        `${when} The bot has no key now: generate a new key on the bot's manage page on discord.place and store it in the ` +
+        'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
+        `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`
       )
+    }
     default:
       return undefined
   }
@@ -79,11 +74,13 @@ export type KeyCheck = { readonly state: 'valid' } | { readonly state: 'unchecke
 
 /**
  * Checks the API key with a request that spends no update: the authenticated vote route, asked
- * about the bot itself (`GET /bots/{id}/voters/{id}`), answers 200 for a good key and 401 or 410
- * for a bad one, and no strike is ever at stake. Runs that send nothing (a skip, a dry run) use
- * it, so a wrong or replaced key fails the step now, not at the next update hours later.
- * An answer that says nothing about the key (the vote limiter, a 5xx, no connection) leaves it
- * unchecked: that is no reason to fail a run that had nothing to send.
+ * about the bot itself (`GET /bots/{id}/voters/{id}`), answers its JSON (or 204) for a good key
+ * and 401 or 410 for a bad one, and no strike is ever at stake. Runs that send nothing (a skip,
+ * a dry run) use it, so a wrong, replaced or revoked key fails the step now, not at the next
+ * update hours later. Only the service's own answer passes the key: any other 200 (a captive
+ * portal's or a proxy's page) leaves it unchecked, as does an answer that says nothing about the
+ * key (the vote limiter, a 5xx, no connection); that is no reason to fail a run that had nothing
+ * to send, and the caller warns that the key was not checked.
  */
 export async function checkKey(
   plan: { readonly baseUrl: string; readonly botId: string; readonly apiKey: string },
@@ -100,11 +97,20 @@ export async function checkKey(
     if (!(error instanceof NetworkError)) throw error
     return { state: 'unchecked', reason: error.message }
   }
-  if (answer.status === 200 || answer.status === 204) return { state: 'valid' }
+  if (answer.status === 204 || (answer.status === 200 && isVoteAnswer(answer.json))) return { state: 'valid' }
+  if (answer.status === 200) {
+    // A captive portal's or a proxy's page answers 200 too, and says nothing about the key.
+    return { state: 'unchecked', reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)" }
+  }
   const said = serviceError(answer)
   const advice = keyAdvice(answer.status, said, plan.botId)
   if (advice !== undefined) {
     throw new ActionError(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`)
   }
   return { state: 'unchecked', reason: `the service answered ${answer.status}` }
+}
+
+/** The vote route's own answer: a JSON object with a boolean `voted` (the live service's shape). */
+export function isVoteAnswer(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && typeof (json as { voted?: unknown }).voted === 'boolean'
 }

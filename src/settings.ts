@@ -103,6 +103,7 @@ export function parseSettings(
   const botId = parseSnowflake('bot-id', get('bot-id'))
   const baseUrl = parseBaseUrl(get('base-url'))
   const key = parseApiKey(apiKey, dryRun)
+  refuseMixedUpKey(key, discordToken, githubToken)
   const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
   const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
   // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
@@ -126,7 +127,7 @@ export function parseSettings(
   }
   if (mode === 'stats') {
     refuseOtherMode(get, VOTE_INPUTS, 'vote-check')
-    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) })
+    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, botId) })
   }
   refuseOtherMode(get, STATS_INPUTS, 'stats')
   return Object.freeze({ ...common, mode, ...parseVoteInputs(get) })
@@ -151,7 +152,7 @@ function refuseOtherMode(get: InputReader, inputs: string[], mode: Mode): void {
   }
 }
 
-function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>): StatsInputs {
+function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>, botId: string): StatsInputs {
   const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'))
   const commandCount = parseCount('command-count', get('command-count'), COMMAND_COUNT_MAX)
   const serverCount = parseCount('server-count', get('server-count'), SERVER_COUNT_MAX)
@@ -163,7 +164,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
     )
   }
-  const token = parseDiscordToken(get('discord-token'))
+  const token = parseDiscordToken(get('discord-token'), botId)
   const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
   if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
@@ -288,14 +289,35 @@ function parseMode(raw: string): Mode {
   )
 }
 
-/** A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. */
-function parseDiscordToken(token: string): string | undefined {
+/**
+ * A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. It
+ * names its bot (its first part is the bot's ID in base64), so another bot's token is refused:
+ * its counts are not this bot's. A discord.place key given here is refused before it can be
+ * sent to Discord.
+ */
+function parseDiscordToken(token: string, botId: string): string | undefined {
   if (token === '') return undefined
   if (/^Bot\s/i.test(token)) {
     throw new InputError(
       'discord-token',
       'starts with "Bot "',
       'Store only the token itself in the secret; the action adds the "Bot " prefix.'
+    )
+  }
+  if (PLACE_KEY.test(token)) {
+    throw new InputError(
+      'discord-token',
+      'looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord',
+      'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord ' +
+        'Developer Portal (Bot page) as discord-token.'
+    )
+  }
+  const named = tokenBotId(token)
+  if (named !== undefined && named !== botId) {
+    throw new InputError(
+      'discord-token',
+      "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's",
+      "Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id."
     )
   }
   return headerSafe(
@@ -354,6 +376,47 @@ function parseCount(input: string, raw: string, max: number, whose = "the servic
     throw new InputError(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`)
   }
   return value
+}
+
+/** The shape of a discord.place API key: 64 hexadecimal digits. */
+const PLACE_KEY = /^[0-9a-f]{64}$/i
+
+/**
+ * The bot ID a Discord bot token names, or undefined when the text is not shaped like one: three
+ * dot-separated base64url parts, the first of them a 17 to 20 digit ID in base64.
+ */
+export function tokenBotId(text: string): string | undefined {
+  const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text)
+  if (parts === null) return undefined
+  const id = Buffer.from(parts[1]!, 'base64url').toString('latin1')
+  return /^\d{17,20}$/.test(id) ? id : undefined
+}
+
+/**
+ * A secret that belongs elsewhere is never sent to discord.place: a Discord bot token given as
+ * api-key (secrets swapped, or the wrong secret named), or the same secret as discord-token or
+ * github-token. Checked before any request; the value is never shown.
+ */
+function refuseMixedUpKey(key: string | undefined, discordToken: string, githubToken: string): void {
+  if (key === undefined) return
+  const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
+  if (tokenBotId(key) !== undefined) {
+    throw new InputError(
+      'api-key',
+      'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent',
+      `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.`
+    )
+  }
+  if (key === discordToken) {
+    throw new InputError(
+      'api-key',
+      'is the same secret as discord-token, so nothing was sent',
+      `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.`
+    )
+  }
+  if (key === githubToken) {
+    throw new InputError('api-key', "is the same secret as github-token (GitHub's token for the job), so nothing was sent", fix)
+  }
 }
 
 function parseApiKey(key: string, dryRun: boolean): string | undefined {

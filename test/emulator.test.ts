@@ -314,6 +314,60 @@ describe('service emulator: GET /bots/{id}/voters/{user_id}', () => {
   })
 })
 
+describe('service emulator: the keys, the limiters and the server count (service-behaviour.md, 2026-11-25)', () => {
+  it('5 and 7: the fifth strike unsets the key; the revoked key gets 410 on both routes, even after a new key is generated', async () => {
+    const service = await start([{ commandsUpdatedAt: new Date(), strikes: [1, 2, 3, 4].map(n => new Date(Date.now() - n * 60_000)) }])
+    expect((await patch({ command_count: 1 })).json.error).toMatch(/^Your API key has been revoked due to spamming/)
+    expect(service.bot(BOT).apiKey, 'the bot has no key at all').toBeUndefined()
+    service.regenerateKey(BOT, 'fresh-key')
+    expect((await patch({ command_count: 1 })).json).toEqual({ success: false, error: 'This API key has been revoked.', status: 410 })
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: KEY } })).status).toBe(410)
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: 'fresh-key' } })).status).toBe(200)
+  })
+
+  it('6: a key regenerated or deleted on the manage page is not revoked: the old key gets 401 "Invalid API key."', async () => {
+    const service = await start()
+    service.regenerateKey(BOT, 'fresh-key')
+    const old = await patch({ command_count: 1 })
+    expect(old.json).toEqual({ success: false, error: 'Invalid API key.', status: 401 })
+    expect((await patch({ command_count: 1 }, { Authorization: 'fresh-key' })).status).toBe(200)
+    service.deleteKey(BOT)
+    expect((await patch({ command_count: 1 }, { Authorization: 'fresh-key' })).status).toBe(401)
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: 'fresh-key' } })).status).toBe(401)
+  })
+
+  it('8: an internal answer without a count makes the comparison NaN, and any server count in range is accepted', async () => {
+    const service = await start([{ servers: 100, realServerCount: 100, serverCountUnknown: true }])
+    expect((await patch({ server_count: 9_000 })).status).toBe(200)
+    expect(service.bot(BOT).servers).toBe(9_000)
+  })
+
+  it("the limiters' Retry-After is the seconds left in the window, not a constant", async () => {
+    let now = Date.now()
+    emulator = await ServiceEmulator.start({
+      now: () => now,
+      bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: LONG_AGO, serversUpdatedAt: LONG_AGO }]
+    })
+    emulator.spendLimit('record', '127.0.0.1', 10)
+    emulator.spendLimit('votes', BOT, 100)
+    now += 45_000
+    const record = await call(`/bots/${BOT}`)
+    expect([record.status, record.headers.get('retry-after'), record.json.retry_after]).toEqual([429, '15', 15])
+    const vote = await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: KEY } })
+    expect([vote.status, vote.headers.get('retry-after'), vote.json.retry_after]).toEqual([429, '255', 255])
+  })
+
+  it('the vote limiter counts every 200, voted or not, and no 401, 404 or 410', async () => {
+    const service = await start()
+    service.spendLimit('votes', BOT, 98)
+    for (let i = 0; i < 3; i++)
+      expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: 'nope' } })).status).toBe(401)
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: KEY } })).json.voted).toBe(false)
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: KEY } })).status).toBe(200)
+    expect((await call(`/bots/${BOT}/voters/${OTHER}`, { headers: { Authorization: KEY } })).status).toBe(429)
+  })
+})
+
 describe('service emulator: every answer', () => {
   it('keeps connections alive (Connection: keep-alive, Keep-Alive: timeout=5)', async () => {
     await start()

@@ -11,6 +11,7 @@ import { ActionError } from '../src/errors.js'
 import { addSecret, clearSecrets } from '../src/text.js'
 import type { StatsSettings } from '../src/settings.js'
 import type { Counts } from '../src/stats/counts.js'
+import { strikeMessage } from '../src/stats/answers.js'
 import type { RecordRead } from '../src/stats/record.js'
 import { announce, outcomeLine, renderSummary, reportStats, writeOutputs } from '../src/stats/report.js'
 import type { StatsOutcome } from '../src/stats/update.js'
@@ -69,6 +70,7 @@ function outcome(fields: Partial<StatsOutcome> = {}): StatsOutcome {
     nextUpdateAt: new Date(AT.getTime() + 6 * HOUR + 60_000),
     skip: undefined,
     overlap: undefined,
+    strikeCause: undefined,
     keyCheck: undefined,
     warnings: [],
     error: undefined,
@@ -86,12 +88,16 @@ const SKIPPED = outcome({
   nextUpdateAt: new Date(AT.getTime() + 4 * HOUR + 60_000),
   keyCheck: { state: 'valid' }
 })
-const STRIKE = outcome({
+const STRIKE_FIELDS = {
   result: 'cooldown',
   status: 429,
   answer: 'You can only update stats once every 6 hours.',
-  nextUpdateAt: new Date(AT.getTime() + 4 * HOUR + 60_000)
-})
+  nextUpdateAt: new Date(AT.getTime() + 4 * HOUR + 60_000),
+  overlap: undefined,
+  strikeCause: 'unknown',
+  at: AT
+} as const
+const STRIKE = outcome({ ...STRIKE_FIELDS, error: new ActionError(strikeMessage(STRIKE_FIELDS, BOT_ID)) })
 const FAILED = outcome({
   result: 'failed',
   status: 400,
@@ -311,7 +317,8 @@ describe('the safe skip and the strike never share a word', () => {
   const skips: [string, StatsOutcome][] = [
     ['too soon', SKIPPED],
     ['unchecked record', outcome({ ...SKIPPED, skip: 'unchecked', nextUpdateAt: undefined })],
-    ['nothing to send', outcome({ ...SKIPPED, skip: 'nothing', nextUpdateAt: undefined })]
+    ['nothing to send', outcome({ ...SKIPPED, skip: 'nothing', nextUpdateAt: undefined })],
+    ['not verified yet', outcome({ ...SKIPPED, skip: 'unverified', nextUpdateAt: undefined, record: undefined })]
   ]
 
   it.each(skips)('a skip (%s): no "cooldown", "strike" or "refused" in its headline or annotation title', (_, skipped) => {
@@ -325,7 +332,9 @@ describe('the safe skip and the strike never share a word', () => {
       expect(text).toMatch(/strike counted/)
       expect(text).not.toMatch(/not sent|too soon|skip/i)
     }
-    expect(outcomeLine(STRIKE)).toMatchObject({ kind: 'warning', title: 'Update refused: strike counted' })
+    // Not a warning: the strike fails the step, and its one ::error:: (the outcome's error) says why.
+    expect(outcomeLine(STRIKE)).toMatchObject({ kind: 'info', title: 'Update refused: strike counted' })
+    expect(STRIKE.error?.message).toMatch(/counted a strike against the API key, and 5 strikes within 6 hours revoke it/)
   })
 
   it('the request limiter counts no strike, and says so', () => {
@@ -420,14 +429,14 @@ describe('the outputs', () => {
 describe('the annotations', () => {
   const many = (label: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${label} warning ${i + 1}.`)
 
-  it('the strike: its annotation is the first warning, and at most 10 warnings are printed, the rest folded into the last', () => {
+  it('the strike: no warning of its own (its ::error:: is the step failure), and at most 10 warnings are printed, the rest folded into the last', () => {
     const lines = printing()
     announce(outcome({ ...STRIKE, warnings: many('Run', 8), counts: { ...COUNTS, warnings: many('Manifest', 7) } }))
     const warnings = lines().filter(line => line.startsWith('::warning'))
     expect(warnings).toHaveLength(10)
-    expect(warnings[0]).toMatch(/^::warning title=Update refused%3A strike counted::The service refused the update as too early/)
-    expect(warnings[1]).toBe('::warning::Run warning 1.')
-    expect(warnings[9]).toMatch(/^::warning::7 more warnings: Manifest warning 1\. \| .* \| Manifest warning 7\.$/)
+    expect(lines().filter(line => /strike/i.test(line) && line.startsWith('::'))).toEqual([])
+    expect(warnings[0]).toBe('::warning::Run warning 1.')
+    expect(warnings[9]).toMatch(/^::warning::6 more warnings: Manifest warning 2\. \| .* \| Manifest warning 7\.$/)
   })
 
   it('a skip whose record could not be checked: a notice, then the warning that explains it first among the warnings', async () => {

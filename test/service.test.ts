@@ -1,7 +1,7 @@
 /**
  * What both modes know of the service (src/service.ts): the advice for an answer about the key
- * or the bot (interface.md, "Real-life rules": the two 410 texts mean different things, and the
- * advice follows the text), the service's words in an answer, and the key check of a run that
+ * or the bot (interface.md, "Real-life rules": both 410 texts mean a key revoked for strikes; a
+ * regenerated or deleted key is a 401), the service's words in an answer, and the key check of a run that
  * sends nothing, in process against the service emulator on a clock the test controls.
  */
 import { afterEach, describe, expect, it } from 'vitest'
@@ -19,11 +19,13 @@ const REPLACED = 'This API key has been revoked.'
 const STRIKES = 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
 
 describe('keyAdvice', () => {
-  it('401: the secret is wrong or outdated; copy the current key, as regenerating invalidates the old one', () => {
-    expect(keyAdvice(401, 'Invalid API key.', BOT)).toBe(
-      "The API key was refused: the api-key secret is wrong or outdated. Copy the current key from the bot's " +
-        'manage page on discord.place into the secret (regenerating a key invalidates the old one).'
-    )
+  it("401: not this bot's current key: mistyped, regenerated or deleted on the manage page, or another bot's key", () => {
+    const advice = keyAdvice(401, 'Invalid API key.', BOT)
+    // service-behaviour.md 6: a regenerated or deleted key is answered 401, not 410.
+    expect(advice).toMatch(/^The API key was refused: the api-key secret does not hold this bot's current key\./)
+    expect(advice).toMatch(/regenerated or deleted on the bot's manage page/)
+    expect(advice).toMatch(/another bot's key \(each bot has its own\)/)
+    expect(advice).toMatch(/Copy the current key from this bot's manage page on discord\.place into the secret\.$/)
   })
 
   it('404: names the bot ID to check', () => {
@@ -32,34 +34,30 @@ describe('keyAdvice', () => {
     )
   })
 
-  it.each([REPLACED, 'This API key has been revoked', 'this api key has been revoked.', `  ${REPLACED}  `])(
-    'a 410 saying "%s": the key was replaced; store the current one (not the strikes advice, not both causes)',
+  // service-behaviour.md 5 and 7: a key is revoked only at the fifth strike; every 410 means strikes.
+  const NEW_KEY =
+    "The bot has no key now: generate a new key on the bot's manage page on discord.place and store it in the api-key secret. " +
+    'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats ' +
+    `job for this bot in one concurrency group (discord-place-stats-${BOT}).`
+
+  it.each([REPLACED, 'This API key has been revoked', `  ${REPLACED}  `, 'Your API key has been revoked.', undefined])(
+    'a 410 saying %j: revoked for strikes, perhaps on an earlier run; generate a new key, keep runs 6 hours apart',
     text => {
-      const advice = keyAdvice(410, text, BOT)
-      expect(advice).toBe(
-        "The API key was revoked: a new key was generated on the bot's manage page, which revokes the old one " +
-          '(or the service revoked it earlier for refused updates). Store the current key in the api-key secret.'
+      expect(keyAdvice(410, text, BOT)).toBe(
+        'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an ' +
+          `earlier one; a revoked key stays revoked. ${NEW_KEY}`
       )
     }
   )
 
-  it('a 410 for five strikes: generate a new key, and run at most once every 6 hours in one concurrency group', () => {
-    const advice = keyAdvice(410, STRIKES, BOT)
-    expect(advice).toMatch(/^The API key was revoked because too many updates were refused as early \(5 within 6 hours\)\./)
-    expect(advice).toMatch(/with cooldown-check: true, in one concurrency group per bot\.$/)
-    expect(advice).not.toMatch(/either/)
+  it('a 410 for the fifth strike: this update was the fifth, and the same advice', () => {
+    expect(keyAdvice(410, STRIKES, BOT)).toBe(
+      `This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key. ${NEW_KEY}`
+    )
   })
 
-  it.each([
-    ['a text the service does not send', 'Your API key has been revoked.'],
-    ['no text (a gateway page)', undefined],
-    ['the replaced-key text inside a longer one', `Note: ${REPLACED} Contact support.`]
-  ])('a 410 with %s: both causes, and what to do about either', (_, text) => {
-    expect(keyAdvice(410, text, BOT)).toBe(
-      "The API key was revoked: either a new key was generated on the bot's manage page, or the service revoked it " +
-        "after 5 updates refused as early within 6 hours. Store the current key from the bot's manage page in the " +
-        'api-key secret, and run this action at most once every 6 hours, in one concurrency group per bot.'
-    )
+  it('no 410 advice says a key was regenerated or replaced: that is a 401', () => {
+    for (const text of [REPLACED, STRIKES, undefined]) expect(keyAdvice(410, text, BOT)).not.toMatch(/regenerat|replaced|generated on/)
   })
 
   it.each([400, 403, 429, 500])('no advice about the key for a %d', status => {
@@ -152,7 +150,24 @@ describe('the key check of a run that sends nothing', () => {
       error: undefined,
       keyCheck: { state: 'unchecked', reason: 'the service answered 503' }
     })
-    expect(log).toContain('The API key could not be checked (the service answered 503); the next run will check it.')
+    // A warning, not a log line: a key that stays unchecked run after run must be seen.
+    expect(outcome.warnings).toContain('The API key could not be checked (the service answered 503); the next run will check it.')
+    expect(log).not.toContain('The API key could not be checked (the service answered 503); the next run will check it.')
+  })
+
+  it.each([
+    ["a captive portal's HTML page", { 'Content-Type': 'text/html' }, '<html><body>Sign in to the network</body></html>'],
+    ['JSON without a voted field', { 'Content-Type': 'application/json' }, '{"ok":true}'],
+    ['JSON whose voted is not a boolean', { 'Content-Type': 'application/json' }, '{"voted":"yes"}'],
+    ['an empty 200', {}, '']
+  ])("a 200 that is not the service's answer (%s) leaves the key unchecked, with a warning that says so", async (_, headers, body) => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', { kind: 'answer', status: 200, headers, body })
+    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
+    expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/a 200 that is not the service's answer/) })
+    expect(outcome.warnings.join('\n')).toMatch(/^The API key could not be checked \(a 200 that is not the service's answer/m)
   })
 
   it('a connection lost twice: the key is unchecked, with the network failure as the reason, and the skip stays green', async () => {

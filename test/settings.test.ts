@@ -621,3 +621,72 @@ describe('parseSettings in vote-check mode', () => {
     )
   })
 })
+
+// ---------------------------------------------------------------------------------------
+// Credentials that belong elsewhere (interface.md, "The key's guardian"): refused before any
+// request, naming the input and the likely mix-up, never showing the value.
+// ---------------------------------------------------------------------------------------
+
+describe('credentials that belong elsewhere', () => {
+  /** A Discord bot token's shape: the bot's ID in base64url, a timestamp part, an HMAC part. */
+  const tokenOf = (id: string): string => `${Buffer.from(id).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+  const OWN_TOKEN = tokenOf(BOT_ID)
+  const OTHER_TOKEN = tokenOf('223456789012345678')
+  const PLACE_KEY = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
+
+  it("api-key holding this bot's Discord token (secrets swapped): refused, names the mix-up, masks it", () => {
+    const { error, masked } = refuse(withValid({ 'api-key': OWN_TOKEN }))
+    expectRefusal(error, 'api-key', [OWN_TOKEN])
+    expect(error.message).toMatch(/looks like a Discord bot token .*not a discord\.place API key, so nothing was sent/)
+    expect(error.message).toMatch(/secrets are probably swapped/)
+    expect(masked).toContain(OWN_TOKEN)
+  })
+
+  it("api-key holding another bot's Discord token is refused too, in both modes", () => {
+    expectRefusal(refuse(withValid({ 'api-key': OTHER_TOKEN })).error, 'api-key', [OTHER_TOKEN])
+    expectRefusal(refuse({ ...VOTE, 'api-key': OTHER_TOKEN }).error, 'api-key', [OTHER_TOKEN])
+  })
+
+  it('api-key equal to discord-token: refused as the same secret', () => {
+    const same = 'dp_same-secret-in-both-0123456789'
+    const { error } = refuse(withValid({ 'api-key': same, 'discord-token': same }))
+    expectRefusal(error, 'api-key', [same])
+    expect(error.message).toMatch(/is the same secret as discord-token/)
+  })
+
+  it('api-key equal to github-token: refused as the same secret, in both modes', () => {
+    const token = 'ghs_0123456789abcdefABCDEF'
+    for (const block of [withValid({ 'api-key': token, 'github-token': token }), { ...VOTE, 'api-key': token, 'github-token': token }]) {
+      const { error } = refuse(block)
+      expectRefusal(error, 'api-key', [token])
+      expect(error.message).toMatch(/is the same secret as github-token/)
+    }
+  })
+
+  it("discord-token of another bot: refused, since its counts are not this bot's; the decoded ID is not shown", () => {
+    const { error, masked } = refuse(withValid({ 'discord-token': OTHER_TOKEN }))
+    expectRefusal(error, 'discord-token', [OTHER_TOKEN, '223456789012345678', OTHER_TOKEN.split('.')[0]!])
+    expect(error.message).toMatch(/is the token of another bot/)
+    expect(masked).toContain(OTHER_TOKEN)
+  })
+
+  it('discord-token of this bot is taken; one whose first part names no ID (an older or test token) is taken too', () => {
+    expect(parse(withValid({ 'discord-token': OWN_TOKEN })).settings.discordToken).toBe(OWN_TOKEN)
+    expect(parse(withValid({ 'discord-token': 'not-an-id.GpRxYz.abc' })).settings.discordToken).toBe('not-an-id.GpRxYz.abc')
+  })
+
+  it.each([PLACE_KEY, PLACE_KEY.toUpperCase()])(
+    'discord-token shaped like a discord.place key (%s): refused, never sent to Discord',
+    key => {
+      const { error, masked } = refuse(withValid({ 'discord-token': key }))
+      expectRefusal(error, 'discord-token', [key])
+      expect(error.message).toMatch(/looks like a discord\.place API key \(64 hexadecimal digits\).*not sent to Discord/)
+      expect(masked).toContain(key)
+    }
+  )
+
+  it('a discord.place key as api-key and the own token as discord-token: taken', () => {
+    const { settings } = parse(withValid({ 'api-key': PLACE_KEY, 'discord-token': OWN_TOKEN }))
+    expect(settings).toMatchObject({ apiKey: PLACE_KEY, discordToken: OWN_TOKEN })
+  })
+})

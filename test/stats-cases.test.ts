@@ -326,16 +326,21 @@ describe('runs that send nothing', () => {
 
 describe('answers to the update', () => {
   // stats-flow.test.ts asserts the requests, the strike, result, status and next-update-at.
-  it('6-hour 429: the warning quotes the service and speaks of strikes, and the step does not fail', async () => {
+  it('6-hour 429: a strike fails the step with one error that quotes the service, names the strike and its cause; no warning repeats it', async () => {
     const clock = new TestClock()
     const service = await start(clock, { commandsUpdatedAt: new Date(clock.now() - HOUR) })
     const run = await step(inputs(service, { 'cooldown-check': 'false' }), clock)
     expect(run.outputs).toMatchObject({ result: 'cooldown', status: '429' })
-    const [warning] = annotations(run, 'warning')
-    expect(warning).toContain('You can only update stats once every 6 hours.')
-    expect(warning).toContain('strike')
-    expect(run.failure).toBeUndefined()
-    expect(annotations(run, 'error')).toEqual([])
+    expect(service.bot(BOT).strikes, 'the strike this run cost').toHaveLength(1)
+    expect(run.failure, 'a strike is a red step').toMatch(
+      /^Stats update refused as too early \(429: "You can only update stats once every 6 hours\."\)/
+    )
+    expect(run.failure).toMatch(/counted a strike against the API key, and 5 strikes within 6 hours revoke it/)
+    expect(run.failure).toMatch(/Likely cause: it was sent without reading the record first \(cooldown-check: false\)/)
+    expect(annotations(run, 'error'), 'no ::error:: but the one main.ts prints').toEqual([])
+    expect(annotations(run, 'warning').filter(w => /strike/i.test(w))).toEqual([])
+    expect(run.summary).toMatch(/<h3>🛑 [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: refused: strike counted<\/h3>/)
+    expect(run.summary).toContain('<strong>Error:</strong> Stats update refused as too early')
   })
 
   it('a limiter 429 with retry_after is rate-limited, next-update-at from the wait it names (not RateLimit-Reset), not retried', async () => {
@@ -380,7 +385,7 @@ describe('answers to the update', () => {
       name: 'a wrong key (401)',
       seed: { apiKey: 'another-key' },
       status: '401',
-      expected: [/"Invalid API key\."/, /api-key secret is wrong or outdated/]
+      expected: [/"Invalid API key\."/, /does not hold this bot's current key/, /regenerated or deleted/]
     },
     { name: 'an unknown bot (404)', seed: { id: '999999999999999999' }, status: '404', expected: [/"Bot not found\."/, /Check bot-id/] },
     { name: 'a server count outside the tolerance (400)', seed: { realServerCount: 5000 }, status: '400', expected: [/max\(50, 10%\)/] },
@@ -388,7 +393,7 @@ describe('answers to the update', () => {
       name: 'the 5th early update, which revokes the key (410)',
       seed: { serversUpdatedAt: new Date(START - HOUR), strikes: [1, 2, 3, 4].map(n => new Date(START - n * 10 * 60_000)) },
       status: '410',
-      expected: [/revoked.*Generate a new key.*6 hours/]
+      expected: [/fifth refused as early within 6 hours \(strikes\), so the service revoked the key/, /generate a new key.*6 hours apart/]
     }
   ])('fails clearly on $name, writing the known outputs', async ({ seed, status, expected }) => {
     const clock = new TestClock()
@@ -462,22 +467,25 @@ describe('the record when it cannot protect the update', () => {
     expect(run.outputs['status'], 'the record read is not the update').toBeUndefined()
   })
 
-  // stats-flow.test.ts: an unverified bot whose last update is old is updated, with the warning.
-  it('an unverified bot submitted an hour ago (record 403): one warning that the update is not protected, and the summary says so', async () => {
+  // The first day (interface.md, "The key's guardian"): a bot not verified yet gets no update.
+  it('an unverified bot submitted an hour ago (record 403): nothing sent, skipped, a green step with the first-day notice', async () => {
     const clock = new TestClock()
     // The live service stamps a new bot's command count with its creation time (service-behaviour.md).
     const service = await start(clock, { verified: false, createdAt: new Date(clock.now() - HOUR) })
     const run = await step(inputs(service), clock)
     expect(run.failure).toBeUndefined()
-    expect(service.received('record').map(r => r.status)).toEqual([403, 403])
-    expect(service.received('stats'), 'exactly one PATCH').toHaveLength(1)
-    // What the warning says happens: unprotected, the early update is a strike.
-    expect(service.bot(BOT).strikes).toHaveLength(1)
-    expect(run.outputs).toMatchObject({ result: 'cooldown', status: '429' })
-    expect(run.outputs['next-update-at']).toBeUndefined()
-    const unprotected = annotations(run, 'warning').filter(w => /not public until the bot is verified/.test(w))
-    expect(unprotected).toEqual([expect.stringMatching(/\(403\), so this update is not protected against the 6-hour rule/)])
-    expect(run.summary).toContain('<strong>Warning:</strong> The bot&#39;s record on discord.place is not public until the bot is verified')
+    expect(service.received('record').map(r => r.status)).toEqual([403])
+    expect(service.received('stats'), 'no PATCH').toHaveLength(0)
+    expect(service.received('votes'), 'the key is still checked').toHaveLength(1)
+    expect(service.bot(BOT).strikes).toHaveLength(0)
+    expect(run.outputs).toMatchObject({ result: 'skipped' })
+    expect(run.outputs['status']).toBeUndefined()
+    const notices = annotations(run, 'notice')
+    expect(notices).toEqual([expect.stringMatching(/discord\.place has not verified the bot yet/)])
+    expect(notices[0]).toMatch(/Updates start once discord\.place verifies the bot \(its page is not public until then\)/)
+    expect(notices[0]).toMatch(/cooldown-check: false sends anyway/)
+    expect(annotations(run, 'warning')).toEqual([])
+    expect(run.summary).toMatch(/<h3>⏸️ [^<]*: not sent: the bot is not verified yet<\/h3>/)
   })
 })
 

@@ -213,7 +213,8 @@ describe('after the 6-hour refusal', () => {
     emulator.inject('stats', SIX_HOUR_429)
     const { outcome } = await statsRun(inputs(emulator), { clock })
     expect(emulator.received('record')).toHaveLength(2)
-    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, nextUpdateAt: undefined, error: undefined })
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, nextUpdateAt: undefined, strikeCause: 'unknown' })
+    expect(outcome.error?.message, 'a strike fails the step').toMatch(/counted a strike against the API key/)
   })
 
   it('when the fresh record cannot be read: the refusal is reported, with no next update time from the first read', async () => {
@@ -229,7 +230,8 @@ describe('after the 6-hour refusal', () => {
       }
     })
     expect(emulator.received('record')).toHaveLength(4)
-    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, nextUpdateAt: undefined, error: undefined })
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, nextUpdateAt: undefined, strikeCause: 'unknown' })
+    expect(outcome.error?.message, 'a strike fails the step').toMatch(/counted a strike against the API key/)
   })
 
   it("when the step's time runs out before the fresh read: the refusal is reported, nothing more is read", async () => {
@@ -242,8 +244,30 @@ describe('after the 6-hour refusal', () => {
       }
     })
     expect(emulator.received('record')).toEqual([])
-    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, nextUpdateAt: undefined, error: undefined })
+    expect(outcome).toMatchObject({
+      result: 'cooldown',
+      status: 429,
+      overlap: undefined,
+      nextUpdateAt: undefined,
+      strikeCause: 'unchecked'
+    })
+    expect(outcome.error?.message, 'a strike fails the step').toMatch(/counted a strike against the API key/)
     expect(emulator.bot(BOT).strikes).toHaveLength(1)
+  })
+
+  it('sent without the record check to a bot not verified yet: the fresh read names the first day as the cause', async () => {
+    const clock = new TestClock()
+    const emulator = await ServiceEmulator.start({
+      now: clock.now,
+      bots: [{ id: BOT, apiKey: KEY, verified: false, createdAt: new Date(clock.now() - HOUR) }]
+    })
+    closers.push(() => emulator.close())
+    const { outcome } = await statsRun(inputs(emulator, { 'cooldown-check': 'false' }), { clock })
+    expect(emulator.received('record').map(r => r.status)).toEqual([403])
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, strikeCause: 'unverified' })
+    expect(outcome.error?.message).toMatch(
+      /Likely cause: discord\.place has not verified the bot yet, and its submission counts as an update/
+    )
   })
 })
 

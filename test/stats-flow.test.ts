@@ -145,13 +145,13 @@ describe('the cooldown check', () => {
 })
 
 describe("only the service's own answers mean what they say", () => {
-  it("the service's 403 (a bot not verified yet): the update goes, with a warning that it is not protected", async () => {
+  it("the service's 403 (a bot not verified yet): nothing is sent, the run is skipped, and the key is still checked", async () => {
     const clock = new TestClock()
     const emulator = await service(clock, 7 * HOUR, { verified: false })
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
-    expect(routes(emulator)).toEqual(['GET ', 'PATCH /stats'])
-    expect(outcome.result).toBe('updated')
-    expect(outcome.warnings[0]).toMatch(/not public until the bot is verified \(403\), so this update is not protected/)
+    expect(routes(emulator)).toEqual(['GET ', `GET /voters/${BOT}`])
+    expect(outcome).toMatchObject({ result: 'skipped', skip: 'unverified', keyCheck: { state: 'valid' }, error: undefined })
+    expect(outcomeLine(outcome)).toMatchObject({ kind: 'notice', title: 'Stats not sent' })
   })
 
   it.each([
@@ -186,14 +186,16 @@ describe('the answers to the update', () => {
     const emulator = await service(clock, 2 * HOUR)
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', 'cooldown-check': 'false' }), { clock })
     expect(routes(emulator)).toEqual(['PATCH /stats', 'GET '])
-    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, error: undefined })
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, overlap: undefined, strikeCause: 'unchecked' })
+    expect(outcome.error?.message, 'a strike fails the step').toMatch(/counted a strike against the API key/)
     expect(emulator.bot(BOT).strikes).toHaveLength(1)
     expect(outcome.nextUpdateAt?.getTime()).toBe(clock.now() - 2 * HOUR + SIX_HOURS + MINUTE)
   })
 
   it.each([
     [401, 'a wrong key', { apiKey: 'another-key' }, /The API key was refused/],
-    [410, 'a replaced key', { apiKey: 'new-key', revokedKeys: [KEY] }, /a new key was generated on the bot's manage page/]
+    // service-behaviour.md 5: revoked for strikes on an earlier run, and a new key generated since.
+    [410, 'a key revoked for strikes earlier', { apiKey: 'new-key', revokedKeys: [KEY] }, /on this run or an earlier one/]
   ])('%s (%s): failed, status kept, the advice that fits', async (status, _, seed, advice) => {
     const clock = new TestClock()
     const emulator = await service(clock, 7 * HOUR, seed)
@@ -209,8 +211,54 @@ describe('the answers to the update', () => {
     const emulator = await service(clock, HOUR, { strikes })
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', 'cooldown-check': 'false' }), { clock })
     expect(outcome).toMatchObject({ result: 'failed', status: 410 })
-    expect(outcome.error?.message).toMatch(/revoked because too many updates were refused as early \(5 within 6 hours\)/)
-    expect(outcome.error?.message).not.toMatch(/a new key was generated/)
+    expect(outcome.error?.message).toMatch(/This update was the fifth refused as early within 6 hours \(strikes\)/)
+    expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key/)
+    // The bot has no key now: the old key gets 410, and so would any other.
+    expect(emulator.bot(BOT).apiKey).toBeUndefined()
+  })
+
+  it('a key regenerated on the manage page is answered 401 (not revoked): the advice names a regenerated key', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock, 7 * HOUR)
+    emulator.regenerateKey(BOT, 'the-new-key-0000000')
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
+    expect(outcome).toMatchObject({ result: 'failed', status: 401 })
+    expect(outcome.error?.message).toMatch(
+      /"Invalid API key\."\. The API key was refused: .*regenerated or deleted on the bot's manage page/
+    )
+    expect(outcome.error?.message).not.toMatch(/revoked/)
+  })
+})
+
+describe('the first day: a bot submitted an hour ago, not verified yet', () => {
+  it('"Run workflow" pressed five times: nothing sent, no strike, five green skips', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock, 0, { verified: false, createdAt: new Date(clock.now() - HOUR), commandsUpdatedAt: undefined })
+    for (let press = 0; press < 5; press++) {
+      const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
+      expect(outcome, `press ${press + 1}`).toMatchObject({ result: 'skipped', skip: 'unverified', error: undefined })
+      clock.advance(5 * MINUTE)
+    }
+    expect(emulator.received('stats'), 'no PATCH in five runs').toEqual([])
+    expect(emulator.bot(BOT).strikes).toEqual([])
+    expect(emulator.bot(BOT).apiKey, "the key is still the bot's").toBe(KEY)
+  })
+
+  it('a dry run says a real run would not send, for the same reason', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock, 0, { verified: false, createdAt: new Date(clock.now() - HOUR) })
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', 'dry-run': 'true' }), { clock })
+    expect(outcome).toMatchObject({ result: 'dry-run', skip: 'unverified' })
+    expect(outcomeLine(outcome).text).toMatch(/A real run would not send: discord\.place has not verified the bot yet/)
+  })
+
+  it('cooldown-check: false sends anyway, as the notice says: within 6 hours of the submission that is a strike, and a red step', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock, 0, { verified: false, createdAt: new Date(clock.now() - HOUR) })
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', 'cooldown-check': 'false' }), { clock })
+    expect(emulator.received('stats')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'cooldown', strikeCause: 'unverified' })
+    expect(outcome.error).toBeDefined()
   })
 })
 
@@ -230,10 +278,12 @@ describe('overlapping runs', () => {
     expect(lost.overlap?.getTime()).toBe(clock.now())
     expect(lost.nextUpdateAt?.getTime()).toBe(clock.now() + SIX_HOURS + MINUTE)
     expect(emulator.received('record'), 'the run that lost read the record again').toHaveLength(3)
-    const line = outcomeLine(lost)
-    expect(line.title).toBe('Update refused: strike counted')
-    expect(line.text).toMatch(/Another run updated the counts at \d\d:\d\d UTC .*, after this run read the bot's record/)
-    expect(line.text).toContain('concurrency: group: discord-place-stats-<bot-id>, cancel-in-progress: false')
+    expect(lost.strikeCause).toBe('overlap')
+    const message = lost.error?.message ?? ''
+    expect(message).toMatch(
+      /Likely cause: overlapping runs\. Another run updated the counts at \d\d:\d\d UTC .*, after this run read the bot's record/
+    )
+    expect(message).toContain(`concurrency: group: discord-place-stats-${BOT}, cancel-in-progress: false`)
   })
 
   it('the same pair queued by one concurrency group: the second reads the first one’s update and skips, no strike', async () => {
@@ -314,7 +364,7 @@ describe('the key is checked on runs that send nothing', () => {
   it.each([
     ['a skipped run', {}, 2 * HOUR],
     ['a dry run', { 'dry-run': 'true' }, 7 * HOUR]
-  ])('%s with a key the owner replaced (410) fails now, with the replaced-key advice, and sends no PATCH', async (_, more, ago) => {
+  ])('%s with a key revoked for strikes (410) fails now, with the strikes advice, and sends no PATCH', async (_, more, ago) => {
     const clock = new TestClock()
     const emulator = await service(clock, ago, { apiKey: 'the-new-key-0000000', revokedKeys: [KEY] })
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14', ...more }), { clock })
@@ -322,8 +372,21 @@ describe('the key is checked on runs that send nothing', () => {
     expect(emulator.received('votes')).toHaveLength(1)
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."/)
-    expect(outcome.error?.message).toMatch(/new key was generated/)
-    expect(outcome.error?.message).not.toMatch(/5 within 6 hours|five strikes/i)
+    expect(outcome.error?.message).toMatch(/revoked the key after five updates were refused as early within 6 hours/)
+    expect(outcome.error?.message).not.toMatch(/regenerat/i)
+  })
+
+  it.each([
+    ['regenerated', (emulator: ServiceEmulator) => emulator.regenerateKey(BOT, 'the-new-key-0000000')],
+    ['deleted', (emulator: ServiceEmulator) => emulator.deleteKey(BOT)]
+  ])('a skipped run with a key %s on the manage page fails now with the 401 advice', async (_, change) => {
+    const clock = new TestClock()
+    const emulator = await service(clock, 2 * HOUR)
+    change(emulator)
+    const { outcome } = await statsRun(inputs(emulator, { 'command-count': '14' }), { clock })
+    expect(emulator.received('stats')).toEqual([])
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. .*regenerated or deleted/)
   })
 
   it('a dry run without a key checks nothing, and a key check the limiter turns away leaves the run green', async () => {

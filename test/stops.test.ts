@@ -92,9 +92,30 @@ describe('a stop in stats mode says what was sent and answered', () => {
     )
     expect(emulator.received('stats')).toHaveLength(1)
     expect(emulator.received('record')).toHaveLength(2)
-    expect(outcome).toMatchObject({ result: 'failed', delivery: 'answered', status: 429 })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was sent and answered (429).'
+    // A stop never hides a strike: the result is the strike, and its error says so, with the stop.
+    expect(outcome).toMatchObject({ result: 'cooldown', delivery: 'answered', status: 429, nextUpdateAt: undefined })
+    const message = outcome.error?.message ?? ''
+    expect(message).toMatch(
+      /^Stats update refused as too early \(429: "You can only update stats once every 6 hours\."\): the service counted a strike/
+    )
+    expect(message).toMatch(
+      / The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read again, after the refusal\.$/
+    )
+  })
+
+  it('a stop that cut off a 429 after its status line: the report says a strike may have been counted', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    // The status line and headers go out with the first bytes of the body; the rest drips too slowly to arrive.
+    emulator.inject('stats', { kind: 'drip', status: 429, body: SIX_HOUR_REFUSAL, intervalMs: 100 })
+    const stop = stopAfter('Sending PATCH', 1, 250)
+    const { outcome } = await statsRun(
+      { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14' },
+      { clock, signal: stop.signal, onLog: stop.onLog }
+    )
+    expect(outcome).toMatchObject({ result: 'failed', status: 429 })
+    expect(outcome.error?.message).toMatch(
+      /if that 429 was the 6-hour refusal rather than the request limiter, the service counted a strike/
     )
   })
 })

@@ -224,6 +224,7 @@ describe('text from outside in the stats summary', () => {
     nextUpdateAt: undefined,
     skip: undefined,
     overlap: undefined,
+    strikeCause: undefined,
     keyCheck: { state: 'unchecked', reason: HOSTILE },
     warnings: [HOSTILE],
     error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`),

@@ -104,8 +104,8 @@ describe('readVote', () => {
   const failures: [status: number, said: string, hint: RegExp | undefined][] = [
     [401, 'Invalid API key.', /api-key/],
     [404, 'Bot not found.', /bot-id/],
-    // The owner generated a new key; the other 410 text (five strikes) has its own advice, below.
-    [410, 'This API key has been revoked.', /a new key was generated/],
+    // A key revoked for strikes on an earlier run (service-behaviour.md 5); the fifth strike's text is below.
+    [410, 'This API key has been revoked.', /revoked the key after five updates were refused as early/],
     [500, 'Internal server error.', undefined],
     [403, 'Forbidden.', undefined],
     [503, 'Service unavailable.', undefined]
@@ -568,7 +568,7 @@ describe('runVotes', () => {
 
   it.each([
     [401, 'Invalid API key.', /api-key/],
-    [410, 'API key revoked.', /a new key was generated/]
+    [410, 'API key revoked.', /generate a new key/]
   ])('stops on %i without retrying it', async (status, said, hint) => {
     const ids = users(3)
     const server = await startServer(() => ({ status, body: serviceError(status, said) }))
@@ -989,11 +989,11 @@ describe('the vote-check mode against the emulator', () => {
 
   it.each([
     [
-      'the replaced-key text',
+      'the text of a key revoked earlier',
       (): void => {},
       { apiKey: 'the-new-key-000000', revokedKeys: [KEY] },
-      /a new key was generated on the bot's manage page/,
-      /5 within 6 hours/
+      /revoked the key after five updates were refused as early within 6 hours \(strikes\), on this run or an earlier one/,
+      /regenerat|This update was the fifth/
     ],
     [
       'the five-strikes text',
@@ -1009,8 +1009,8 @@ describe('the vote-check mode against the emulator', () => {
           })
         }),
       {},
-      /revoked because too many updates were refused as early \(5 within 6 hours\)/,
-      /a new key was generated/
+      /This update was the fifth refused as early within 6 hours \(strikes\)/,
+      /regenerat/
     ],
     [
       'a text the service does not send',
@@ -1022,8 +1022,8 @@ describe('the vote-check mode against the emulator', () => {
           body: JSON.stringify({ success: false, error: 'Your API key has been revoked.', status: 410 })
         }),
       {},
-      /either a new key was generated on the bot's manage page, or the service revoked it after 5 updates refused/,
-      /revoked because too many|^(?!.*either).*a new key was generated/
+      /revoked the key after five updates were refused as early/,
+      /regenerat/
     ]
   ])('a 410 with %s gets its own advice', async (_, fault, seed, advice, other) => {
     const clock = new TestClock()
@@ -1037,13 +1037,22 @@ describe('the vote-check mode against the emulator', () => {
     expect(outcome.error?.message).not.toMatch(other)
   })
 
-  it('a dry run whose key was replaced fails with the replaced-key advice', async () => {
+  it('a dry run whose key was revoked for strikes fails with the strikes advice', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock, { apiKey: 'the-new-key-000000', revokedKeys: [KEY] })
     const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."\./)
-    expect(outcome.error?.message).toMatch(/a new key was generated on the bot's manage page/)
+    expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key on the bot's manage page/)
+  })
+
+  it('a dry run whose key was regenerated on the manage page fails with the 401 advice, which names that case', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    emulator.regenerateKey(BOT_ID, 'the-new-key-000000')
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. .*regenerated or deleted/)
   })
 })
 

@@ -1,5 +1,6 @@
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice } from '../service.js'
+import { when } from '../text.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
 
@@ -68,5 +69,62 @@ function adviceFor(
         )
       }
       return 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
+  }
+}
+
+/** What the strike's message needs of the outcome. */
+interface Refusal {
+  /** The service's words, when it sent some. */
+  readonly answer: string | undefined
+  readonly overlap: Date | undefined
+  readonly strikeCause: 'overlap' | 'unverified' | 'unchecked' | 'unknown'
+  readonly nextUpdateAt: Date | undefined
+  /** When the outcome was decided: times are shown relative to it. */
+  readonly at: Date
+}
+
+/**
+ * The error of an update the service refused as too early: a strike was counted, five within
+ * 6 hours revoke the key, and the likely cause with what to change. `stopped` says that a stop
+ * cut the re-read short (the strike stands all the same).
+ */
+export function strikeMessage(refusal: Refusal, botId: string, stopped?: string): string {
+  const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`
+  const next =
+    refusal.nextUpdateAt === undefined
+      ? 'When the next update is accepted is unknown.'
+      : `The next update is accepted from ${when(refusal.nextUpdateAt, refusal.at)}.`
+  const stop = stopped === undefined ? '' : ` ${stopped} It came while the bot's record was read again, after the refusal.`
+  return (
+    `Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
+    `within 6 hours revoke it. ${strikeCause(refusal, botId)} ${next} The update was not retried.${stop}`
+  )
+}
+
+/** The likely cause of a strike, and what to change. */
+function strikeCause(refusal: Refusal, botId: string): string {
+  const group = `concurrency: group: discord-place-stats-${botId}, cancel-in-progress: false`
+  switch (refusal.strikeCause) {
+    case 'overlap':
+      return (
+        `Likely cause: overlapping runs. Another run updated the counts at ${when(refusal.overlap!, refusal.at)}, after this run ` +
+        "read the bot's record: runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job " +
+        `of every workflow for this bot in one concurrency group (${group}) so that they queue.`
+      )
+    case 'unverified':
+      return (
+        'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update ' +
+        'within 6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'
+      )
+    case 'unchecked':
+      return (
+        'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the ' +
+        'last update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'
+      )
+    case 'unknown':
+      return (
+        'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read ' +
+        `the record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group}).`
+      )
   }
 }

@@ -86,13 +86,11 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
     case 'skipped':
       return { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${whyNotSent(outcome)}` }
     case 'cooldown':
+      // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
       return {
-        kind: 'warning',
+        kind: 'info',
         title: 'Update refused: strike counted',
-        text:
-          `The service refused the update as too early (429${said}) and counted a strike against the key (5 within 6 hours revoke it). ` +
-          `${refusalCause(outcome)} ${next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${next}.`} ` +
-          'It was not retried.'
+        text: 'The service refused the update as too early: a strike was counted.'
       }
     case 'rate-limited':
       return {
@@ -124,6 +122,13 @@ function whyNotSent(outcome: StatsOutcome): string {
         `service accepts one update per 6 hours. The next update is accepted from ${outcome.nextUpdateAt === undefined ? 'a later run' : when(outcome.nextUpdateAt, outcome.at)}.`
       )
     }
+    case 'unverified':
+      return (
+        'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: ' +
+        'an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the ' +
+        'risk of a strike.'
+      )
     case 'unchecked':
       return "the bot's public record could not be checked (see the warning); the next run will try again."
     case 'nothing':
@@ -131,20 +136,6 @@ function whyNotSent(outcome: StatsOutcome): string {
     case undefined:
       return 'nothing was due.'
   }
-}
-
-/** Why the 6-hour refusal came: another run updated first, or the update was sent unchecked. */
-function refusalCause(outcome: StatsOutcome): string {
-  if (outcome.overlap !== undefined) {
-    return (
-      `Another run updated the counts at ${when(outcome.overlap, outcome.at)}, after this run read the bot's record: runs that ` +
-      'overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this bot in ' +
-      'one concurrency group (concurrency: group: discord-place-stats-<bot-id>, cancel-in-progress: false) so that they queue.'
-    )
-  }
-  if (outcome.record === undefined)
-    return 'It was sent without reading the record first (cooldown-check: false): keep cooldown-check: true.'
-  return 'Schedule this at most once every 6 hours, keep cooldown-check: true, and put every workflow for this bot in one concurrency group.'
 }
 
 /** The headline's mark and words. */
@@ -156,6 +147,7 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
     case 'skipped':
       if (outcome.skip === 'recent') return ['⏭️', `not sent: too soon${next === undefined ? '' : `, next update from ${next}`}`]
       if (outcome.skip === 'nothing') return ['⚠️', 'not sent: no count to send']
+      if (outcome.skip === 'unverified') return ['⏸️', 'not sent: the bot is not verified yet']
       return ['⚠️', "not sent: the bot's record could not be checked"]
     case 'cooldown':
       return ['🛑', `refused: strike counted${outcome.overlap === undefined ? '' : ' (another run updated first)'}`]
@@ -192,7 +184,7 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
   // The error before the warnings: it says why the step failed, and no number of warnings hides it.
   if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
-  if (outcome.result !== 'failed' && outcome.result !== 'updated') {
+  if (outcome.error === undefined && outcome.result !== 'updated') {
     parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
   }
   const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]

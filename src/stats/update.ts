@@ -4,7 +4,7 @@ import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
-import { answerFromStatusLine, explainFailure, kindOf429 } from './answers.js'
+import { answerFromStatusLine, explainFailure, kindOf429, strikeMessage } from './answers.js'
 import { confirmDelivery } from './delivery.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
 
@@ -18,10 +18,20 @@ export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 
 
 /**
  * Why nothing was sent (or, in a dry run, why a real run would send nothing):
- * `recent`: the record shows an update within 6 hours; `unchecked`: the record could not be
- * checked (unreadable, cached, untrusted); `nothing`: no count was left to send.
+ * `recent`: the record shows an update within 6 hours; `unverified`: the bot is not verified
+ * yet, so its record is not public and its submission counts as an update (the first day);
+ * `unchecked`: the record could not be checked (unreadable, cached, untrusted); `nothing`: no
+ * count was left to send.
  */
-export type SkipReason = 'recent' | 'unchecked' | 'nothing'
+export type SkipReason = 'recent' | 'unverified' | 'unchecked' | 'nothing'
+
+/**
+ * What most likely made the service refuse an update as too early (a strike):
+ * `overlap`: another run updated the counts after this run read the record; `unverified`: the
+ * bot is not verified yet (its submission counts as an update); `unchecked`: the update was
+ * sent without reading the record (cooldown-check: false); `unknown`: the record allowed it.
+ */
+export type StrikeCause = 'overlap' | 'unverified' | 'unchecked' | 'unknown'
 
 /** What happened to the PATCH. */
 export type Delivery = 'not-sent' | 'answered' | 'no-answer' | 'arrived'
@@ -44,6 +54,8 @@ export interface StatsOutcome {
   readonly skip: SkipReason | undefined
   /** After the 6-hour refusal: when another run updated the counts, after this run read the record. */
   readonly overlap: Date | undefined
+  /** After the 6-hour refusal: its likely cause. */
+  readonly strikeCause: StrikeCause | undefined
   readonly keyCheck: KeyCheck | undefined
   /** What the person reading the log must know about this run, each one a warning. */
   readonly warnings: readonly string[]
@@ -89,7 +101,7 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
     return await decide(settings, deps, progress)
   } catch (error) {
     if (error instanceof StoppedError) {
-      return failed(deps, progress, new ActionError(`${error.message} ${whatWasSent(progress, settings.dryRun)}`))
+      return failed(deps, progress, new ActionError(`${error.message} ${whatWasSent(progress, settings.dryRun)}${maybeStrike(progress)}`))
     }
     if (error instanceof ActionError) return failed(deps, progress, error)
     throw error
@@ -104,7 +116,10 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
   progress.record = record
   const { dryRun } = settings
   if (record !== undefined && !record.ok) {
-    if (record.problem === 'unverified') progress.warnings.push(UNPROTECTED)
+    // The first day: the record stays private until the bot is verified, and the bot's
+    // submission stamped its update times, so no read can tell whether an update would be a
+    // strike. Nothing is sent until the bot is verified (cooldown-check: false sends anyway).
+    if (record.problem === 'unverified') return notSent(settings, deps, progress, 'unverified', undefined)
     if (record.problem === 'unreadable') {
       progress.warnings.push(
         `Stats not sent: the bot's public record could not be checked (${record.reason}). An update sent without that check ` +
@@ -167,7 +182,8 @@ async function notSent(
   nextUpdateAt: Date | undefined
 ): Promise<StatsOutcome> {
   const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
-  if (keyCheck?.state === 'unchecked') deps.log(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
+  if (keyCheck?.state === 'unchecked')
+    progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
   return {
     ...base(deps, progress),
     result: settings.dryRun ? 'dry-run' : 'skipped',
@@ -257,7 +273,11 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
     const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
     return { ...answered, result: 'rate-limited', nextUpdateAt }
   }
-  if (answer.status === 429) return { ...answered, result: 'cooldown', ...(await afterRefusal(settings, deps, progress.record)) }
+  if (answer.status === 429) {
+    const refusal = await afterRefusal(settings, deps, progress.record)
+    const outcome = { ...answered, result: 'cooldown' as const, ...refusal.found }
+    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped)) }
+  }
   return {
     ...answered,
     result: 'failed',
@@ -270,19 +290,25 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
  * accepted (the refusal's headers describe only the request limiter) and for why it came.
  * When the first read allowed the update and the fresh one shows a later update, another run
  * updated the counts between this run's read and its update: overlapping runs, which one
- * concurrency group per bot prevents. A read that fails or runs out of time only leaves these
- * unknown; a stop ends the run, which reports the refusal it had.
+ * concurrency group per bot prevents. A fresh read answered "not verified" names the first day.
+ * A read that fails, runs out of time or is stopped only leaves these unknown: the strike is
+ * reported either way (a stop says so beside it).
  */
 async function afterRefusal(
   settings: StatsSettings,
   deps: StatsDeps,
   first: RecordRead | undefined
-): Promise<{ nextUpdateAt: Date | undefined; overlap: Date | undefined }> {
+): Promise<{
+  found: { nextUpdateAt: Date | undefined; overlap: Date | undefined; strikeCause: StrikeCause }
+  stopped: string | undefined
+}> {
   let fresh: RecordRead | undefined
+  let stopped: string | undefined
   try {
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
-    if (!(error instanceof DeadlineError)) throw error
+    if (error instanceof StoppedError) stopped = error.message
+    else if (!(error instanceof DeadlineError)) throw error
   }
   const future = (read: RecordRead | undefined): Date | undefined => {
     const from = read?.ok ? acceptsFrom(read) : undefined
@@ -291,14 +317,16 @@ async function afterRefusal(
   const before = first?.ok ? lastUpdate(first.record) : undefined
   const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
   const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
-  return { nextUpdateAt: future(fresh) ?? future(first), overlap }
+  const strikeCause: StrikeCause =
+    overlap !== undefined
+      ? 'overlap'
+      : fresh?.ok === false && fresh.problem === 'unverified'
+        ? 'unverified'
+        : first === undefined
+          ? 'unchecked'
+          : 'unknown'
+  return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped }
 }
-
-/** The warning of an update that the record check could not protect. */
-const UNPROTECTED =
-  "The bot's record on discord.place is not public until the bot is verified (403), so this update is not protected " +
-  'against the 6-hour rule: if the counts were updated less than 6 hours ago, the service refuses it and counts a strike ' +
-  '(5 within 6 hours revoke the key). Until the bot is verified, run this at most once every 6 hours.'
 
 /** For a stopped run: exactly what reached the service. */
 function whatWasSent(progress: Progress, dryRun: boolean): string {
@@ -315,6 +343,18 @@ function whatWasSent(progress: Progress, dryRun: boolean): string {
         'With cooldown-check: true the next run reads the public record first and does not send it twice.'
       )
   }
+}
+
+/**
+ * A stop that cut off the answer after its status line: a 429 whose body never came may have
+ * been the 6-hour refusal (a strike) or the request limiter (none); the report says which it may be.
+ */
+function maybeStrike(progress: Progress): string {
+  if (progress.status !== 429) return ''
+  return (
+    ' Its answer was cut off after the status line: if that 429 was the 6-hour refusal rather than the request limiter, ' +
+    'the service counted a strike against the key (5 within 6 hours revoke it).'
+  )
 }
 
 /** One log line per count, with its source; `only` logs just the counts read from that source. */
@@ -342,6 +382,7 @@ function base(deps: StatsDeps, progress: Progress) {
     nextUpdateAt: undefined,
     skip: undefined,
     overlap: undefined,
+    strikeCause: undefined,
     keyCheck: undefined,
     warnings: progress.warnings,
     error: undefined,

@@ -44,6 +44,11 @@ export function announce(outcome: VoteOutcome, at: Date): void {
       .join(', ')
     info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`)
   }
+  if (outcome.keyCheck?.state === 'unchecked') {
+    core.warning(annotationText(`The API key could not be checked (${outcome.keyCheck.reason}); the next run will check it.`), {
+      title: 'Key not checked'
+    })
+  }
   if (outcome.rateLimited > 0) info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`)
 }
 

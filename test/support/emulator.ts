@@ -11,9 +11,13 @@
  *   without `Retry-After`, a strike; the 5th strike within 6 hours revokes the key: 410),
  *   the server count against Discord's (500 when Discord fails, 400 past max(50, 10%));
  * - the public record `GET /bots/{id}` (no key), 403 while the bot is unverified, limited
- *   to 10 reads per minute per client IP (429, `Retry-After: 60`);
+ *   to 10 reads per minute per client IP (429, `Retry-After`: the seconds left in the window);
  * - vote checks answering `200 {"voted","vote","lastVote"}` (or `204` in the style of the
- *   original description), limited to 100 per 5 minutes per bot (429, `Retry-After: 300`);
+ *   original description), limited to 100 per 5 minutes per bot, answers below 400 counted
+ *   (429, `Retry-After`: the seconds left in the window);
+ * - keys: a key is revoked only at the fifth strike within 6 hours (410 on every later use,
+ *   even after a new key was generated); a key regenerated or deleted on the manage page is
+ *   simply no longer the bot's (401);
  * - HTTP keep-alive on (`Keep-Alive: timeout=5`).
  * It records every request, and the strikes it counted, so tests assert what the service
  * received and what it cost the key.
@@ -46,13 +50,19 @@ export interface BotSeed {
   strikes?: Date[]
   /** Vote state per user ID. */
   voters?: Record<string, { vote: number; lastVote: Date | null }>
-  /** Keys the owner replaced by generating a new one: the service answers them 410 "This API key has been revoked." */
+  /**
+   * Keys revoked earlier for strikes (the only way a key is ever revoked): the service answers
+   * them 410 "This API key has been revoked." on every later use, even after a new key was generated.
+   */
   revokedKeys?: string[]
+  /** The service cannot tell the bot's server count (its internal answer has none): any count in range passes. */
+  serverCountUnknown?: boolean
 }
 
 interface BotState {
   id: string
-  apiKey: string
+  /** Undefined when the bot has no key (deleted, or revoked at the fifth strike). */
+  apiKey: string | undefined
   revokedKeys: Set<string>
   verified: boolean
   commands: number
@@ -61,6 +71,7 @@ interface BotState {
   serversUpdatedAt: Date
   realServerCount: number
   discordDown: boolean
+  serverCountUnknown: boolean
   strikes: Date[]
   voters: Record<string, { vote: number; lastVote: Date | null }>
 }
@@ -106,14 +117,15 @@ export const LIVE_LIMITS: Readonly<Record<RouteKind, RateLimit>> = {
 }
 
 /**
- * How each limiter counts and answers: the stats limiter is per bot, counts only answers
- * below 400 and asks for the rest of its window; the record limiter is per client IP and
- * the vote limiter per bot, and both ask for a whole window (60 s, 300 s).
+ * How each limiter counts: the stats limiter is per bot and counts only answers below 400;
+ * the record limiter is per client IP and counts every request; the vote limiter is per bot
+ * (one budget for every client of the key) and counts its 200s, not 401/404/410. Each asks
+ * for the seconds left in its window (at least 1), not a constant.
  */
-const LIMITER_RULES: Record<RouteKind, { per: 'bot' | 'ip'; onlyBelow400: boolean; retryAfter: 'reset' | 'window' }> = {
-  stats: { per: 'bot', onlyBelow400: true, retryAfter: 'reset' },
-  record: { per: 'ip', onlyBelow400: false, retryAfter: 'window' },
-  votes: { per: 'bot', onlyBelow400: false, retryAfter: 'window' }
+const LIMITER_RULES: Record<RouteKind, { per: 'bot' | 'ip'; onlyBelow400: boolean }> = {
+  stats: { per: 'bot', onlyBelow400: true },
+  record: { per: 'ip', onlyBelow400: false },
+  votes: { per: 'bot', onlyBelow400: true }
 }
 
 export class ServiceEmulator {
@@ -184,6 +196,7 @@ export class ServiceEmulator {
       serversUpdatedAt: seed.serversUpdatedAt ?? longAgo,
       realServerCount: seed.realServerCount ?? seed.servers ?? 0,
       discordDown: seed.discordDown ?? false,
+      serverCountUnknown: seed.serverCountUnknown ?? false,
       strikes: [...(seed.strikes ?? [])],
       voters: { ...seed.voters }
     })
@@ -205,6 +218,25 @@ export class ServiceEmulator {
       this.windowLog.push(window)
     }
     window.count += count
+  }
+
+  /**
+   * The owner generates a new key on the manage page: it overwrites the old one, which is not
+   * revoked but simply no longer the bot's (401 from then on).
+   */
+  regenerateKey(id: string, newKey: string): void {
+    this.state(id).apiKey = newKey
+  }
+
+  /** The owner deletes the key on the manage page: the bot has no key, and the old one gets 401. */
+  deleteKey(id: string): void {
+    this.state(id).apiKey = undefined
+  }
+
+  private state(id: string): BotState {
+    const bot = this.bots.get(id)
+    if (bot === undefined) throw new Error(`no bot ${id}`)
+    return bot
   }
 
   /** The bot's stored state, for assertions. */
@@ -264,7 +296,7 @@ export class ServiceEmulator {
     if (window.count >= limit) {
       window.refused += 1
       res.setHeader('RateLimit-Remaining', '0')
-      const retryAfter = LIMITER_RULES[route].retryAfter === 'reset' ? reset : Math.round(windowMs / 1000)
+      const retryAfter = Math.max(1, reset)
       return {
         window,
         refused: {
@@ -309,7 +341,7 @@ export class ServiceEmulator {
     const bot = this.bots.get(id)
     if (bot === undefined) return error(404, 'Bot not found.')
     if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
-    if (key !== bot.apiKey) return error(401, 'Invalid API key.')
+    if (bot.apiKey === undefined || key !== bot.apiKey) return error(401, 'Invalid API key.')
 
     const now = this.now()
     const last = Math.max(bot.commandsUpdatedAt.getTime(), bot.serversUpdatedAt.getTime())
@@ -317,8 +349,9 @@ export class ServiceEmulator {
       bot.strikes = bot.strikes.filter(t => now - t.getTime() < SIX_HOURS)
       bot.strikes.push(new Date(now))
       if (bot.strikes.length >= 5) {
+        // Revoked and unset: the bot has no key until the owner generates one.
         bot.revokedKeys.add(bot.apiKey)
-        bot.apiKey = `revoked-${bot.apiKey}`
+        bot.apiKey = undefined
         return error(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.')
       }
       // No Retry-After and no retry_after: only the limiter's RateLimit-* headers.
@@ -326,7 +359,8 @@ export class ServiceEmulator {
     }
     if (servers !== undefined) {
       if (bot.discordDown) return error(500, 'Could not fetch server count.')
-      const actual = bot.realServerCount
+      // An internal answer without a count makes the comparison NaN, which lets any count through.
+      const actual = bot.serverCountUnknown ? Number.NaN : bot.realServerCount
       const tolerance = Math.max(50, Math.floor(actual * 0.1))
       const provided = Number(servers)
       if (Math.abs(provided - actual) > tolerance) {
@@ -374,7 +408,7 @@ export class ServiceEmulator {
     const bot = this.bots.get(id)
     if (bot === undefined) return error(404, 'Bot not found.')
     if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
-    if (key !== bot.apiKey) return error(401, 'Invalid API key.')
+    if (bot.apiKey === undefined || key !== bot.apiKey) return error(401, 'Invalid API key.')
     const entry = bot.voters[userId]
     const voted = entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
     // The original description answers a vote with 204 and leaves "not voted" unsaid; the
