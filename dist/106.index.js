@@ -130,7 +130,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   countManifest: () => (/* binding */ countManifest)
 /* harmony export */ });
-/* unused harmony exports countManifestText, jsonErrorOffset */
+/* unused harmony exports decodeManifest, countManifestText, jsonErrorOffset */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
@@ -144,6 +144,8 @@ function kind(value) {
 
 
 
+/** The headline of a run whose manifest is not there. */
+const NOT_FOUND = 'commands-file not found';
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
 /**
@@ -162,12 +164,16 @@ async function countManifest(plan) {
     // or a build step that did not write it, and the repository would not have it either.
     if (!outside && (await isCheckedOut(plan.workspace))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
-            'Check the path for a typo, and that the step that writes the file runs before this one.');
+            'Check the path for a typo, and that the step that writes the file runs before this one.', { headline: NOT_FOUND });
     }
-    const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
+    const fix = plan.inReusableWorkflow
+        ? "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the " +
+            "repository (it is read at the run's commit), or run the action in a job of your own after actions/checkout and " +
+            'the step that writes the file.'
+        : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND });
     }
     let text;
     try {
@@ -177,7 +183,11 @@ async function countManifest(plan) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
             throw error;
         const reason = error instanceof Error ? error.message : String(error);
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`);
+        if (error.network === true) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and GitHub's API could not be reached to read it from the repository (${reason}). ` +
+                "Check the runner's network and proxy settings; the next run will try again.", { headline: 'GitHub unreachable' });
+        }
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { headline: NOT_FOUND });
     }
     if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
@@ -225,7 +235,7 @@ async function readLocal(plan, origin) {
         const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1);
         if (bytes.length > MAX_MANIFEST_BYTES)
             throw tooLarge(origin);
-        return bytes.toString('utf8');
+        return decodeManifest(bytes, origin);
     }
     catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
@@ -270,9 +280,42 @@ async function nearestFolder(workspace, path) {
     }
     return 'the workspace cannot be listed';
 }
+/** Whether `path` resolves outside `root`: `..generated/` is a folder's name, not a step up. */
 function isOutside(root, path) {
     const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);
-    return inside.startsWith('..') || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
+    return /^\.\.(?:[\\/]|$)/.test(inside) || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
+}
+/**
+ * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
+ * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
+ * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
+ * garbage and quoted in an error.
+ */
+function decodeManifest(bytes, origin) {
+    const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.';
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+        return strictUtf8(bytes.subarray(3), origin, fix);
+    if (bytes[0] === 0xff && bytes[1] === 0xfe)
+        return bytes.subarray(2).toString('utf16le');
+    if (bytes[0] === 0xfe && bytes[1] === 0xff)
+        return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
+    // UTF-16 without a byte order mark: the ASCII of JSON leaves every other byte zero.
+    const sample = bytes.subarray(0, 64);
+    const zeros = sample.filter(byte => byte === 0).length;
+    if (sample.length >= 4 && zeros >= sample.length / 4) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} looks like UTF-16 without a byte order mark (every other byte is zero), which is not read. ${fix}`, {
+            headline: 'commands-file not UTF-8'
+        });
+    }
+    return strictUtf8(bytes, origin, fix);
+}
+function strictUtf8(bytes, origin, fix) {
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not UTF-8 (a legacy code page such as Windows-1252, or a binary file?), so it is not read. ${fix}`, { headline: 'commands-file not UTF-8' });
+    }
 }
 function fileKind(stats) {
     if (stats.isFIFO())
@@ -293,7 +336,30 @@ function tooLarge(origin) {
 function countManifestText(text, origin, countSubcommands) {
     // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
     // (counts.ts, withoutErasure), made once the listing's count is known.
-    return (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands);
+    const json = parseJson(text.replace(/^\uFEFF/, ''), origin);
+    try {
+        return (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
+    }
+    catch (error) {
+        const cut = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ ? powerShellCut(json) : undefined;
+        if (cut === undefined)
+            throw error;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
+            `which writes objects deeper than its -Depth (2 by default) as text like ${JSON.stringify(cut)}: add -Depth 20 to ConvertTo-Json.`, { headline: 'commands-file cut by ConvertTo-Json' });
+    }
+}
+/** A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the JSON holds one. */
+function powerShellCut(json, depth = 0) {
+    if (typeof json === 'string')
+        return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json) ? json.slice(0, 40) : undefined;
+    if (typeof json !== 'object' || json === null || depth > 20)
+        return undefined;
+    for (const value of Object.values(json)) {
+        const found = powerShellCut(value, depth + 1);
+        if (found !== undefined)
+            return found;
+    }
+    return undefined;
 }
 /**
  * The accepted shapes, all seen in real projects: an array of command objects (what a

@@ -10,8 +10,10 @@ export const modules = {
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2413);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
-/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8992);
+/* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1517);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3329);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8992);
+
 
 
 
@@ -45,10 +47,13 @@ async function readRepositoryFile(file, requests) {
         const cause = error.cause;
         if (cause instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
             throw cause;
+        // GitHub's API could not be reached at all: network advice, not repository advice.
+        if (cause instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr)
+            throw Object.assign(new Error(cause.message), { network: true });
         // Octokit's errors carry the request; only the status and GitHub's words are passed on.
         const status = error.status;
         const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
-        const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_3__/* .excerpt */ .Kb)(raw);
+        const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(raw);
         throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
     }
 }
@@ -61,9 +66,9 @@ function policyFetch(requests) {
             url,
             headers: Object.fromEntries(new Headers(init?.headers).entries()),
             body: typeof init?.body === 'string' ? init.body : undefined
-        }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.github);
+        }, _http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .POLICIES */ .PQ.github);
         if (answer.truncated)
-            throw new Error(`the file is larger than ${_http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
+            throw new Error(`the file is larger than ${_http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
         const headers = new Headers();
         for (const [name, value] of Object.entries(answer.headers)) {
             if (value !== undefined)

@@ -194,13 +194,15 @@ async function discordGet(plan, path, requests) {
         }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
     }
     catch (error) {
-        if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error });
+        if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error, headline: 'Discord unreachable' });
+        }
         throw error;
     }
     if (answer.status === 200 && answer.json !== undefined)
         return answer.json;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(explainDiscordFailure(answer, path));
+    const refused = answer.status === 401 || answer.status === 403;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(explainDiscordFailure(answer, path), { headline: refused ? 'Discord token refused' : undefined });
 }
 /**
  * A 429 without Discord's rate-limit headers comes from Cloudflare, not from a rate limit:
@@ -214,7 +216,7 @@ function refuseBan(answer) {
         return undefined;
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
         'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
-        'counts as inputs for now.');
+        'counts as inputs for now.', { headline: 'Discord rate limit (IP ban)' });
 }
 function explainDiscordFailure(answer, path) {
     const message = answer.json?.message;

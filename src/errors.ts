@@ -4,16 +4,22 @@
  * never a stack trace.
  */
 export class ActionError extends Error {
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  /** Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller may add it. */
+  headline: string | undefined
+  /** The bot the run was for, once its ID was read: the headline names it. */
+  botId: string | undefined
+
+  constructor(message: string, options: { cause?: unknown; headline?: string } = {}) {
     super(message, options)
     this.name = 'ActionError'
+    this.headline = options.headline
   }
 }
 
 /** A refused input value: the message always names the input, the problem and the fix. */
 export class InputError extends ActionError {
   constructor(input: string, problem: string, fix: string) {
-    super(`Input '${input}' ${problem}. ${fix}`)
+    super(`Input '${input}' ${problem}. ${fix}`, { headline: `bad input '${input}'` })
     this.name = 'InputError'
   }
 }
@@ -31,7 +37,7 @@ export class StoppedError extends ActionError {
     /** The status line of the answer the stop cut off, when it had arrived: the server did answer. */
     readonly answeredStatus?: number
   ) {
-    super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`)
+    super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`, { headline: `stopped by ${signal}` })
     this.name = 'StoppedError'
   }
 }

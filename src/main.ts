@@ -40,7 +40,8 @@ export async function run(): Promise<void> {
     const message = annotationText(failureMessage(error))
     core.setOutput('result', 'failed')
     core.setFailed(message)
-    await writeSection(summary => failureSection(summary, message))
+    const known = error instanceof ActionError ? error : undefined
+    await writeSection(summary => failureSection(summary, message, known?.botId, known === undefined ? 'internal error' : known.headline))
   } finally {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)

@@ -69,6 +69,14 @@ export function keyAdvice(status: number, serviceText: string | undefined, botId
   }
 }
 
+/** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
+export function keyHeadline(status: number): string | undefined {
+  if (status === 401) return 'API key refused'
+  if (status === 404) return 'bot not listed on discord.place'
+  if (status === 410) return 'API key revoked (strikes)'
+  return undefined
+}
+
 /** What the key check found: `valid`, or `unchecked` with why (the check could not tell). A bad key throws. */
 export type KeyCheck = { readonly state: 'valid' } | { readonly state: 'unchecked'; readonly reason: string }
 
@@ -105,7 +113,9 @@ export async function checkKey(
   const said = serviceError(answer)
   const advice = keyAdvice(answer.status, said, plan.botId)
   if (advice !== undefined) {
-    throw new ActionError(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`)
+    throw new ActionError(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`, {
+      headline: keyHeadline(answer.status)
+    })
   }
   return { state: 'unchecked', reason: `the service answered ${answer.status}` }
 }

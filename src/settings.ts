@@ -53,6 +53,12 @@ export type Mode = Settings['mode']
 
 export const DEFAULT_BASE_URL = 'https://api.discord.place'
 
+/**
+ * Set by the project's reusable workflow (.github/workflows/stats.yml) on its step: inside it,
+ * GITHUB_WORKFLOW_REF names the caller's workflow, so the step could not tell otherwise.
+ */
+export const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW'
+
 /** Where the workflow runs: what a manifest fallback needs to read the repository. */
 export interface GitHubContext {
   readonly token: string | undefined
@@ -62,6 +68,8 @@ export interface GitHubContext {
   readonly sha: string | undefined
   /** GitHub's REST API: GITHUB_API_URL, which GitHub Enterprise Server sets to its own. */
   readonly apiUrl: string
+  /** The step runs in the project's reusable workflow (stats.yml marks it), so advice speaks to its caller. */
+  readonly inReusableWorkflow: boolean
 }
 
 /** Reads one input by name, trimmed; `''` when unset. */
@@ -89,6 +97,22 @@ export function parseSettings(
   mask: (secret: string) => void,
   env: Readonly<Record<string, string | undefined>> = {}
 ): Settings {
+  const seen: { botId?: string } = {}
+  try {
+    return parseAll(raw, mask, env, seen)
+  } catch (error) {
+    // The failed run's headline names the bot when its ID was already read.
+    if (error instanceof ActionError) error.botId ??= seen.botId
+    throw error
+  }
+}
+
+function parseAll(
+  raw: InputReader,
+  mask: (secret: string) => void,
+  env: Readonly<Record<string, string | undefined>>,
+  seen: { botId?: string }
+): Settings {
   const apiKey = raw('api-key')
   const discordToken = raw('discord-token')
   const githubToken = parseGitHubToken(raw('github-token'))
@@ -97,10 +121,12 @@ export function parseSettings(
   // character (a line break followed by `::` would be read by the runner as a workflow command).
   const get = oneLineInputs(raw)
 
+  // The bot first: every later refusal's headline can name it.
+  const botId = parseSnowflake('bot-id', get('bot-id'))
+  seen.botId = botId
   const mode = parseMode(get('mode'))
   const dryRun = parseBoolean('dry-run', get('dry-run'))
   const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'))
-  const botId = parseSnowflake('bot-id', get('bot-id'))
   const baseUrl = parseBaseUrl(get('base-url'))
   const key = parseApiKey(apiKey, dryRun)
   refuseMixedUpKey(key, discordToken, githubToken)
@@ -176,7 +202,8 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
   if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
     throw new ActionError(
       "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
-        'count to send. Set at least one of them, for example command-count: 42.'
+        'count to send. Set at least one of them, for example command-count: 42.',
+      { headline: 'no count to send' }
     )
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
@@ -194,7 +221,8 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined,
-      apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com'
+      apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com',
+      inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true'
     })
   }
 }

@@ -47,9 +47,13 @@ export async function writeSection(build: (summary: typeof core.summary) => void
   }
 }
 
-/** The section of a run that failed before its mode began (bad input): what went wrong. */
-export function failureSection(summary: typeof core.summary, message: string): void {
-  summary.addRaw('<h3>❌ discord.place: failed</h3>\n', false)
+/**
+ * The section of a run that failed before its mode began (bad input): what went wrong, under a
+ * headline that names the bot when its ID was read and says why in a few words.
+ */
+export function failureSection(summary: typeof core.summary, message: string, botId?: string, headline?: string): void {
+  const who = botId === undefined ? 'discord.place' : html(`Bot ${botId}`)
+  summary.addRaw(`<h3>❌ ${who}: failed${headline === undefined ? '' : `: ${html(headline)}`}</h3>\n`, false)
   summary.addRaw(markedParagraph('❌', 'Error:', message), false)
 }
 

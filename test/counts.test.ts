@@ -80,8 +80,8 @@ const base = (emulator: ServiceEmulator, more: Record<string, string> = {}): Rec
 const sent = (emulator: ServiceEmulator): unknown[] => emulator.received('stats').map(r => JSON.parse(r.body) as unknown)
 
 const ERASURE_ADVICE =
-  'A bot that registers its commands per server has no global commands, and a manifest that lists none usually means a ' +
-  'failed build step; sending 0 would erase the count on the listing. Set command-count: 0 to send zero on purpose.'
+  'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build. ' +
+  '(command-count: 0 sends zero on purpose.)'
 
 describe('a commands-file', () => {
   it('in the workspace: counted, named as the source, and the log says which file', async () => {
@@ -105,7 +105,7 @@ describe('a commands-file', () => {
     expect(sent(emulator)).toEqual([{ server_count: 1250 }])
     expect(emulator.bot(BOT).commands).toBe(12)
     expect(outcome.counts?.warnings).toEqual([
-      `The command count was left out: commands-file commands.json found no commands, and the listing shows 12. ${ERASURE_ADVICE}`
+      `The command count was left out: commands-file commands.json found no commands, and the listing shows 12; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
     ])
   })
 
@@ -131,7 +131,7 @@ describe('a commands-file', () => {
     )
     expect(sent(emulator)).toEqual([{ server_count: 1250 }])
     expect(outcome.counts?.warnings).toEqual([
-      `The command count was left out: commands-file commands.json found no commands, and the listing's count could not be read to compare. ${ERASURE_ADVICE}`
+      `The command count was left out: commands-file commands.json found no commands, and the listing's count could not be read to compare; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
     ])
   })
 

@@ -508,4 +508,94 @@ describe('countManifest: files', () => {
     await writeFile(join(workspace, 'commands.json'), `\uFEFF${fixture('wrapped.json')}`)
     expect(await countManifest(plan('commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
   })
+
+  it('a missing file fails with the headline "commands-file not found"', async () => {
+    await expect(countManifest(plan('config/commands.json'))).rejects.toMatchObject({ headline: 'commands-file not found' })
+  })
+
+  it('a folder whose name starts with two dots is inside the workspace, not a step up', async () => {
+    await mkdir(join(workspace, '..generated'))
+    await writeFile(join(workspace, '..generated', 'commands.json'), fixture('wrapped.json'))
+    expect(await countManifest(plan('..generated/commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+    // A missing one is looked up in the repository too: it is in the workspace.
+    const fromRepository = vi.fn(async (_path: string) => fixture('wrapped.json'))
+    expect(await countManifest(plan('..generated/other.json', { fromRepository }))).toMatchObject({ count: 3, readFrom: 'repository' })
+    expect(fromRepository).toHaveBeenCalledWith('..generated/other.json')
+  })
+
+  it('inside the reusable workflow, a missing manifest gets advice its caller can follow: no checkout step to add', async () => {
+    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+      throw new Error('404: Not Found')
+    })
+    const message = await actionErrorAsync(() =>
+      countManifest(plan('dist/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc', inReusableWorkflow: true }))
+    )
+    expect(message).toMatch(/This job is the reusable workflow's, which cannot check out and build your code: commit the manifest/)
+    expect(message).not.toMatch(/Add an actions\/checkout step before this one|grant the job/)
+  })
+
+  it("GitHub's API unreachable: network advice, not checkout advice", async () => {
+    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+      throw Object.assign(new Error('could not connect to api.github.com: the host name could not be resolved'), { network: true })
+    })
+    const error = await countManifest(plan('commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })).catch(e => e)
+    expect(error).toBeInstanceOf(ActionError)
+    expect(error.message).toMatch(
+      /GitHub's API could not be reached to read it from the repository \(could not connect .*\)\. Check the runner's network/
+    )
+    expect(error.message).not.toMatch(/actions\/checkout/)
+    expect(error.headline).toBe('GitHub unreachable')
+  })
+})
+
+describe("countManifest: files as people's tools write them", () => {
+  let workspace: string
+  beforeEach(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'manifest-enc-'))
+  })
+  afterEach(async () => {
+    await rm(workspace, { recursive: true, force: true })
+  })
+  const read = async (bytes: Buffer): Promise<unknown> => {
+    await writeFile(join(workspace, 'commands.json'), bytes)
+    return countManifest({ given: 'commands.json', path: join(workspace, 'commands.json'), countSubcommands: false, workspace })
+  }
+  // What Windows PowerShell 5.1's `ConvertTo-Json | Out-File` writes: CRLF, indented.
+  const windows = fixture('wrapped.json').replace(/\r?\n/g, '\r\n')
+
+  it('UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File) is read', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(windows, 'utf16le')])
+    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  })
+
+  it('UTF-16 BE with a byte order mark is read', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(windows, 'utf16le').swap16()])
+    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  })
+
+  it('UTF-8 with a byte order mark and CRLF line ends is read', async () => {
+    expect(await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(windows)]))).toMatchObject({ count: 3 })
+  })
+
+  it('UTF-16 without a byte order mark is refused, naming it and the fix, with no raw NUL in the message', async () => {
+    const message = await actionErrorAsync(() => read(Buffer.from(windows, 'utf16le')))
+    expect(message).toMatch(/looks like UTF-16 without a byte order mark .* Out-File -Encoding utf8/)
+    expect(message.includes('\u0000') || message.includes('\ufffd')).toBe(false)
+  })
+
+  it('a legacy code page (Windows-1252 "é" as one byte) is refused, naming UTF-8 and the fix', async () => {
+    const bytes = Buffer.from('[{"name":"caf\xe9"}]', 'latin1')
+    const message = await actionErrorAsync(() => read(bytes))
+    expect(message).toMatch(/is not UTF-8 \(a legacy code page such as Windows-1252/)
+    expect(message).not.toMatch(/\ufffd/)
+  })
+
+  it('a manifest that ConvertTo-Json cut at its default depth says so, with -Depth, when the lost options matter', () => {
+    // ConvertTo-Json -Depth 2 (the default) writes the options of each command as text.
+    const cut = JSON.stringify([{ name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }])
+    const message = actionError(() => countManifestText(cut, ORIGIN, true))
+    expect(message).toMatch(/looks cut short by PowerShell's ConvertTo-Json, .*add -Depth 20 to ConvertTo-Json\.$/)
+    // Without subcommands the top-level count is whole.
+    expect(countManifestText(cut, ORIGIN, false).count).toBe(1)
+  })
 })

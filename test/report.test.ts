@@ -232,17 +232,35 @@ describe('the counts table', () => {
     ['turned away by the limiter', LIMITED],
     ['failed', FAILED],
     ['a dry run', DRY]
-  ])('claims no change when nothing was stored (%s): "Would be", and no (+N)', (_, given) => {
+  ])('claims no change when nothing was stored (%s): "Would be sent" or "Sent, not stored", and no (+N)', (_, given) => {
     const page = renderSummary(settings(), given)
-    expect(countsHeader(page)).toEqual(['Count', 'Listed before', 'Would be', 'Source'])
+    const column = given.delivery === 'not-sent' ? 'Would be sent' : 'Sent, not stored'
+    expect(countsHeader(page)).toEqual(['Count', 'Listed before', column, 'Source'])
     expect(page).toContain('<tr><td>Commands</td><td>12</td><td>14</td><td>input command-count</td></tr>')
     expect(page).not.toMatch(/\([+−-]\d/)
     expect(page).not.toContain('<th>Now</th>')
   })
 
-  it('a count left out is "not sent"', () => {
+  it('a count left out is a dash, with no source', () => {
     const page = renderSummary(settings(), outcome({ counts: { ...COUNTS, server: undefined }, body: { command_count: 14 } }))
-    expect(page).toContain('<tr><td>Servers</td><td>1,204</td><td>not sent</td><td></td></tr>')
+    expect(page).toContain('<tr><td>Servers</td><td>1,204</td><td>—</td><td>—</td></tr>')
+  })
+
+  it('a skip before Discord was asked: the count is "not read from Discord", and no filler', () => {
+    const skipped = outcome({ ...SKIPPED, counts: { command: undefined, server: undefined, warnings: [] }, body: {} })
+    const page = renderSummary(settings({ 'command-count': '', 'server-count': '', 'discord-token': 'a-discord-token-0123' }), skipped)
+    expect(countsHeader(page), 'no Source column when no count was resolved').toEqual(['Count', 'Listed before', 'Would be sent'])
+    expect(page).toContain('<tr><td>Commands</td><td>12</td><td>not read from Discord (only for an update that is due)</td></tr>')
+    expect(page).not.toMatch(/not sent \(would be|<td><\/td>/)
+    expect(split(page).folded).toContain('<tr><td>Request</td><td>not sent</td></tr>')
+  })
+
+  it('a count neither the listing nor the run knows has no row', () => {
+    const page = renderSummary(
+      settings(),
+      outcome({ record: undefined, counts: { ...COUNTS, server: undefined }, body: { command_count: 14 } })
+    )
+    expect(page).not.toContain('<td>Servers</td>')
   })
 })
 
@@ -264,7 +282,7 @@ describe('the request and the answer', () => {
 
   it('a run that sent nothing says so, and shows no answer', () => {
     const { folded } = split(renderSummary(settings(), SKIPPED))
-    expect(folded).toContain(`not sent (would be <code>PATCH /bots/${BOT_ID}/stats`)
+    expect(folded).toContain(`not sent (it would be <code>PATCH /bots/${BOT_ID}/stats`)
     expect(folded).not.toContain('<td>Answer</td>')
     expect(folded).toContain('<tr><td>Key check</td><td>the key is valid</td></tr>')
   })

@@ -382,7 +382,14 @@ describe('parseSettings accepts', () => {
       countSubcommands: false,
       discordToken: undefined,
       discordApiUrl: '',
-      github: { token: undefined, workspace: process.cwd(), repository: undefined, sha: undefined, apiUrl: 'https://api.github.com' },
+      github: {
+        token: undefined,
+        workspace: process.cwd(),
+        repository: undefined,
+        sha: undefined,
+        apiUrl: 'https://api.github.com',
+        inReusableWorkflow: false
+      },
       baseUrl: 'https://api.discord.place',
       dryRun: false,
       cooldownCheck: true,
@@ -411,7 +418,8 @@ describe('parseSettings accepts', () => {
       workspace: '/home/runner/work/bot/bot',
       repository: 'example/bot',
       sha: 'abc123',
-      apiUrl: 'https://ghes.example/api/v3'
+      apiUrl: 'https://ghes.example/api/v3',
+      inReusableWorkflow: false
     })
     expect(settings.commandCount).toBeUndefined()
   })

@@ -131,7 +131,8 @@ function expectCleanFailure(run: Step): string {
   expect(run.outcome.error, 'an expected failure, reported without a stack trace').toBeInstanceOf(ActionError)
   expect(run.failure).toBe(run.outcome.error!.message)
   expect(annotations(run, 'error'), 'no ::error:: but the one main.ts prints').toEqual([])
-  expect(run.summary).toMatch(/<h3>❌ [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: failed<\/h3>/)
+  // The headline says why in a few words (interface.md, "Every word true of the run").
+  expect(run.summary).toMatch(/<h3>❌ [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: failed: [^<]+<\/h3>/)
   return run.failure!
 }
 
@@ -385,17 +386,31 @@ describe('answers to the update', () => {
       name: 'a wrong key (401)',
       seed: { apiKey: 'another-key' },
       status: '401',
-      expected: [/"Invalid API key\."/, /does not hold this bot's current key/, /regenerated or deleted/]
+      expected: [/"Invalid API key\."/, /does not hold this bot's current key/, /regenerated or deleted/],
+      headline: 'API key refused'
     },
-    { name: 'an unknown bot (404)', seed: { id: '999999999999999999' }, status: '404', expected: [/"Bot not found\."/, /Check bot-id/] },
-    { name: 'a server count outside the tolerance (400)', seed: { realServerCount: 5000 }, status: '400', expected: [/max\(50, 10%\)/] },
+    {
+      name: 'an unknown bot (404)',
+      seed: { id: '999999999999999999' },
+      status: '404',
+      expected: [/"Bot not found\."/, /Check bot-id/],
+      headline: 'bot not listed on discord.place'
+    },
+    {
+      name: 'a server count outside the tolerance (400)',
+      seed: { realServerCount: 5000 },
+      status: '400',
+      expected: [/max\(50, 10%\)/],
+      headline: 'count refused by discord.place'
+    },
     {
       name: 'the 5th early update, which revokes the key (410)',
       seed: { serversUpdatedAt: new Date(START - HOUR), strikes: [1, 2, 3, 4].map(n => new Date(START - n * 10 * 60_000)) },
       status: '410',
-      expected: [/fifth refused as early within 6 hours \(strikes\), so the service revoked the key/, /generate a new key.*6 hours apart/]
+      expected: [/fifth refused as early within 6 hours \(strikes\), so the service revoked the key/, /generate a new key.*6 hours apart/],
+      headline: 'API key revoked (strikes)'
     }
-  ])('fails clearly on $name, writing the known outputs', async ({ seed, status, expected }) => {
+  ])('fails clearly on $name, writing the known outputs, the headline saying why', async ({ seed, status, expected, headline }) => {
     const clock = new TestClock()
     const service = await start(clock, seed)
     const run = await step(inputs(service, { 'command-count': '', 'server-count': '1260', 'cooldown-check': 'false' }), clock)
@@ -404,6 +419,7 @@ describe('answers to the update', () => {
     for (const pattern of expected) expect(message).toMatch(pattern)
     expect(run.outputs).toMatchObject({ result: 'failed', status, 'server-count': '1260' })
     expect(run.summary).toContain(`<tr><td>Answer</td><td>${status}`)
+    expect(run.summary).toMatch(new RegExp(`^<h3>❌ [^\\n]*: failed: ${headline.replace(/[()]/g, '\\$&')}</h3>`))
   })
 
   it('quotes the service on a 500 and says the problem is on its side', async () => {
@@ -447,6 +463,7 @@ describe('answers to the update', () => {
     await closers.pop()!()
     const run = await step(inputs(service, { 'command-count': '5', 'base-url': url }), clock)
     expect(expectCleanFailure(run)).toMatch(/could not connect to 127\.0\.0\.1:\d+: the connection was refused/)
+    expect(run.summary).toMatch(/^<h3>❌ Bot \d+: failed: discord\.place unreachable<\/h3>/)
     expect(run.outputs['status']).toBeUndefined()
   })
 })

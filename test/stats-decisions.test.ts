@@ -114,12 +114,32 @@ describe('the record check', () => {
   it.each([
     ['unreachable', async (clock: TestClock) => ({ 'base-url': await closedUrl(clock) }), 'unreachable'],
     ['a bot the service does not list (404)', async () => ({ 'bot-id': '999999999999999999' }), 'absent']
-  ] as const)('a dry run with a record %s still ends as a dry run, reporting the record', async (_, more, problem) => {
+  ] as const)('a dry run with a record %s fails as a real run would, with the same error', async (_, more, problem) => {
+    // interface.md, "A dry run fails where a real run would fail": the dry run promises nothing a real run would not do.
     const clock = new TestClock()
     const emulator = await service(clock)
-    const { outcome } = await statsRun({ ...inputs(emulator, { 'dry-run': 'true' }), 'api-key': '', ...(await more(clock)) }, { clock })
-    expect(outcome).toMatchObject({ result: 'dry-run', error: undefined, record: { ok: false, problem } })
+    const given = { ...inputs(emulator), ...(await more(clock)) }
+    const dry = await statsRun({ ...given, 'dry-run': 'true', 'api-key': '' }, { clock })
+    const real = await statsRun(given, { clock })
+    expect(dry.outcome).toMatchObject({ result: 'failed', record: { ok: false, problem } })
+    expect(real.outcome).toMatchObject({ result: 'failed', record: { ok: false, problem } })
+    expect(dry.outcome.error?.message).toBe(real.outcome.error?.message)
     expect(emulator.received('stats')).toEqual([])
+  })
+
+  it('a dry run whose record came from a cache says a real run would not send, as a real run skips', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const cached = { ...inputs(emulator), 'dry-run': 'true', 'api-key': '' }
+    const last = new Date(clock.now() - 7 * HOUR).toISOString()
+    emulator.inject('record', {
+      kind: 'answer',
+      status: 200,
+      headers: { 'Content-Type': 'application/json', Age: '120' },
+      body: JSON.stringify({ id: BOT, commands: 12, commands_updated_at: last, servers: 1204, servers_updated_at: last })
+    })
+    const { outcome } = await statsRun(cached, { clock })
+    expect(outcome).toMatchObject({ result: 'dry-run', skip: 'unchecked' })
   })
 
   it('a count a source left out leaves nothing to send: skipped, the key still checked, nothing sent', async () => {

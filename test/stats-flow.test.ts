@@ -447,6 +447,10 @@ describe('Discord as a source', () => {
     expect(outcome.counts?.warnings.join('\n')).toMatch(
       /The command count was left out: Discord \(global commands\) found no commands, and the listing shows 12/
     )
+    // The fix that helps a bot with per-server commands: count its manifest.
+    expect(outcome.counts?.warnings.join('\n')).toMatch(
+      /has no global commands: set commands-file to the manifest your deploy script sends/
+    )
   })
 
   it('a command-count: 0 input is the user’s own word and is sent', async () => {

@@ -396,9 +396,20 @@ describe('explainFailure', () => {
     expect(message).toMatch(/Check command-count \(0 to 1000\) and server-count \(0 to 10000000\)\.$/)
   })
 
-  it('400 on the server count says what to send instead', () => {
+  it('400 on the server count says what to send instead, naming discord-token, and that nothing was stored', () => {
     const message = explain(serviceError(400, 'The server count provided (99999) is too far off.'), { server_count: 99999 })
-    expect(message).toMatch(/Send the count your bot sees \(its guild cache\), or read it from Discord\.$/)
+    expect(message).toMatch(/refuses the whole update: nothing was stored\. /)
+    expect(message).toMatch(
+      /Send the count your bot sees \(its guild cache\), or leave server-count out and set discord-token to read it from Discord\.$/
+    )
+  })
+
+  it('400 on the server count with a command count beside it: the command count was not stored either', () => {
+    const message = explain(serviceError(400, 'The server count provided (99999) is too far off.'), {
+      command_count: 12,
+      server_count: 99999
+    })
+    expect(message).toMatch(/nothing was stored, the command count neither\./)
   })
 
   it.each([300, 301, 308, 399])('a redirect (%d) is not followed, and base-url should be the service itself', status => {

@@ -135,9 +135,9 @@ describe('the stats summary, rendered', () => {
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
     expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC (in 4 h 1 min)')
-    expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be', 'Source'])
+    expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
     expect(textOf(page)).not.toMatch(/\(\+\d/)
-    expect(textOf(page)).toContain(`not sent (would be PATCH /bots/${BOT_ID}/stats`)
+    expect(textOf(page)).toContain(`not sent (it would be PATCH /bots/${BOT_ID}/stats`)
     expect(textOf(page)).toContain('Key checkthe key is valid')
   })
 

@@ -1,5 +1,5 @@
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
-import { keyAdvice } from '../service.js'
+import { keyAdvice, keyHeadline } from '../service.js'
 import { when } from '../text.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
@@ -26,6 +26,16 @@ export function answerFromStatusLine(error: NetworkError): HttpAnswer | undefine
   return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined }
 }
 
+/** The headline's few words for an update the service answered with a failure. */
+export function failureHeadline(status: number): string {
+  const key = keyHeadline(status)
+  if (key !== undefined) return key
+  if (status === 400) return 'count refused by discord.place'
+  if (status >= 300 && status < 400) return 'redirect not followed'
+  if (status >= 500) return 'discord.place failed on its side'
+  return `unexpected answer (${status})`
+}
+
 /** One line for a refused update: what the service said, and what to do about it. */
 export function explainFailure(
   answer: HttpAnswer,
@@ -46,8 +56,9 @@ function adviceFor(
     case 400:
       if (plan.body.server_count !== undefined && !/command/i.test(serviceText ?? '')) {
         return (
-          'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot. ' +
-          'Send the count your bot sees (its guild cache), or read it from Discord.'
+          'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and ' +
+          `refuses the whole update: nothing was stored${plan.body.command_count === undefined ? '' : ', the command count neither'}. ` +
+          'Send the count your bot sees (its guild cache), or leave server-count out and set discord-token to read it from Discord.'
         )
       }
       return 'Check command-count (0 to 1000) and server-count (0 to 10000000).'

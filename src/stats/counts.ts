@@ -1,3 +1,4 @@
+import { ActionError } from '../errors.js'
 import type { Requests } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
 import type { PublicRecord } from './record.js'
@@ -38,7 +39,10 @@ export async function localCounts(inputs: CountInputs, deps: CountDeps): Promise
   const command = fromInput(inputs.commandCount, 'command-count')
   const server = fromInput(inputs.serverCount, 'server-count')
   if (command !== undefined || inputs.commandsFile === undefined) return { command, server, warnings: [] }
-  const manifest = await readManifest(inputs, deps)
+  const manifest = await readManifest(inputs, deps).catch((error: unknown) => {
+    if (error instanceof ActionError) error.headline ??= 'commands-file rejected'
+    throw error
+  })
   const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
   return { command: { value: manifest.count, source, read: true }, server, warnings: manifest.warnings }
 }
@@ -66,7 +70,10 @@ export async function withDiscordCounts(inputs: CountInputs, counts: Counts, dep
       countSubcommands: inputs.countSubcommands
     },
     deps.requests
-  )
+  ).catch((error: unknown) => {
+    if (error instanceof ActionError) error.headline ??= 'Discord counts unreadable'
+    throw error
+  })
   return {
     command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
     server:
@@ -88,10 +95,14 @@ export function withoutErasure(counts: Counts, listing: PublicRecord | undefined
   const listed = listing?.commands
   if (listed === 0) return counts
   const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`
+  // The fix that helps differs by source: a bot with per-server commands needs its manifest counted.
+  const fix = command.source.startsWith('Discord')
+    ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
+      'deploy script sends, to count those.'
+    : 'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build.'
   const warning =
-    `The command count was left out: ${command.source} found no commands, and ${shown}. A bot that registers its ` +
-    'commands per server has no global commands, and a manifest that lists none usually means a failed build step; ' +
-    'sending 0 would erase the count on the listing. Set command-count: 0 to send zero on purpose.'
+    `The command count was left out: ${command.source} found no commands, and ${shown}; sending 0 would erase the ` +
+    `count on the listing. ${fix} (command-count: 0 sends zero on purpose.)`
   return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] }
 }
 
@@ -107,6 +118,7 @@ async function readManifest(inputs: CountInputs, deps: CountDeps) {
     countSubcommands: inputs.countSubcommands,
     workspace,
     repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
+    inReusableWorkflow: inputs.github.inReusableWorkflow,
     fromRepository: canFallBack
       ? async path => {
           deps.log(

@@ -77,11 +77,14 @@ async function discordGet(plan: DiscordPlan, path: string, requests: Requests): 
       { refuse: refuseBan }
     )
   } catch (error) {
-    if (error instanceof NetworkError) throw new ActionError(`Could not read counts from Discord: ${error.message}.`, { cause: error })
+    if (error instanceof NetworkError) {
+      throw new ActionError(`Could not read counts from Discord: ${error.message}.`, { cause: error, headline: 'Discord unreachable' })
+    }
     throw error
   }
   if (answer.status === 200 && answer.json !== undefined) return answer.json
-  throw new ActionError(explainDiscordFailure(answer, path))
+  const refused = answer.status === 401 || answer.status === 403
+  throw new ActionError(explainDiscordFailure(answer, path), { headline: refused ? 'Discord token refused' : undefined })
 }
 
 /**
@@ -95,7 +98,8 @@ function refuseBan(answer: HttpAnswer): Error | undefined {
   return new ActionError(
     "Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
       'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
-      'counts as inputs for now.'
+      'counts as inputs for now.',
+    { headline: 'Discord rate limit (IP ban)' }
   )
 }
 

@@ -1,6 +1,6 @@
 import { getOctokit } from '@actions/github'
 import { ActionError } from '../errors.js'
-import type { HttpAnswer } from '../http/transport.js'
+import { type HttpAnswer, NetworkError } from '../http/transport.js'
 import { POLICIES, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 
@@ -40,6 +40,8 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
     // run's own end, not GitHub's answer.
     const cause = (error as { cause?: unknown }).cause
     if (cause instanceof ActionError) throw cause
+    // GitHub's API could not be reached at all: network advice, not repository advice.
+    if (cause instanceof NetworkError) throw Object.assign(new Error(cause.message), { network: true })
     // Octokit's errors carry the request; only the status and GitHub's words are passed on.
     const status = (error as { status?: unknown }).status
     const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)

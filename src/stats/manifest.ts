@@ -4,6 +4,9 @@ import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
 
+/** The headline of a run whose manifest is not there. */
+const NOT_FOUND = 'commands-file not found'
+
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 
@@ -17,6 +20,8 @@ export interface ManifestPlan {
   readonly fromRepository?: (pathInRepository: string) => Promise<string>
   /** Describes the repository fallback for messages, e.g. "example/bot at 0123abc". */
   readonly repositoryLabel?: string
+  /** The step runs inside the project's reusable workflow: its caller cannot add a checkout to that job. */
+  readonly inReusableWorkflow?: boolean
 }
 
 export interface ManifestCount extends CommandCount {
@@ -41,13 +46,18 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   if (!outside && (await isCheckedOut(plan.workspace))) {
     throw new ActionError(
       `${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
-        'Check the path for a typo, and that the step that writes the file runs before this one.'
+        'Check the path for a typo, and that the step that writes the file runs before this one.',
+      { headline: NOT_FOUND }
     )
   }
-  const fix = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
+  const fix = plan.inReusableWorkflow
+    ? "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the " +
+      "repository (it is read at the run's commit), or run the action in a job of your own after actions/checkout and " +
+      'the step that writes the file.'
+    : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   if (plan.fromRepository === undefined || outside) {
     const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
-    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`)
+    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND })
   }
   let text: string
   try {
@@ -55,8 +65,16 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   } catch (error) {
     if (error instanceof ActionError) throw error
     const reason = error instanceof Error ? error.message : String(error)
+    if ((error as { network?: unknown }).network === true) {
+      throw new ActionError(
+        `${notFound}, and GitHub's API could not be reached to read it from the repository (${reason}). ` +
+          "Check the runner's network and proxy settings; the next run will try again.",
+        { headline: 'GitHub unreachable' }
+      )
+    }
     throw new ActionError(
-      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`
+      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
+      { headline: NOT_FOUND }
     )
   }
   if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw tooLarge(origin)
@@ -101,7 +119,7 @@ async function readLocal(plan: ManifestPlan, origin: string): Promise<string | u
     if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
     const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1)
     if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
-    return bytes.toString('utf8')
+    return decodeManifest(bytes, origin)
   } catch (error) {
     if (error instanceof ActionError) throw error
     throw cannotRead(origin, plan.path, (error as NodeJS.ErrnoException).code)
@@ -147,9 +165,43 @@ async function nearestFolder(workspace: string, path: string): Promise<string> {
   return 'the workspace cannot be listed'
 }
 
+/** Whether `path` resolves outside `root`: `..generated/` is a folder's name, not a step up. */
 function isOutside(root: string, path: string): boolean {
   const inside = relative(root, path)
-  return inside.startsWith('..') || isAbsolute(inside)
+  return /^\.\.(?:[\\/]|$)/.test(inside) || isAbsolute(inside)
+}
+
+/**
+ * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
+ * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
+ * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
+ * garbage and quoted in an error.
+ */
+export function decodeManifest(bytes: Buffer, origin: string): string {
+  const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strictUtf8(bytes.subarray(3), origin, fix)
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le')
+  // UTF-16 without a byte order mark: the ASCII of JSON leaves every other byte zero.
+  const sample = bytes.subarray(0, 64)
+  const zeros = sample.filter(byte => byte === 0).length
+  if (sample.length >= 4 && zeros >= sample.length / 4) {
+    throw new ActionError(`${origin} looks like UTF-16 without a byte order mark (every other byte is zero), which is not read. ${fix}`, {
+      headline: 'commands-file not UTF-8'
+    })
+  }
+  return strictUtf8(bytes, origin, fix)
+}
+
+function strictUtf8(bytes: Buffer, origin: string, fix: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new ActionError(
+      `${origin} is not UTF-8 (a legacy code page such as Windows-1252, or a binary file?), so it is not read. ${fix}`,
+      { headline: 'commands-file not UTF-8' }
+    )
+  }
 }
 
 function fileKind(stats: Stats): string {
@@ -173,7 +225,29 @@ function tooLarge(origin: string): ActionError {
 export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
   // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
   // (counts.ts, withoutErasure), made once the listing's count is known.
-  return countCommands(manifestEntries(parseJson(text.replace(/^\uFEFF/, ''), origin), origin), countSubcommands)
+  const json = parseJson(text.replace(/^\uFEFF/, ''), origin)
+  try {
+    return countCommands(manifestEntries(json, origin), countSubcommands)
+  } catch (error) {
+    const cut = error instanceof ActionError ? powerShellCut(json) : undefined
+    if (cut === undefined) throw error
+    throw new ActionError(
+      `${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
+        `which writes objects deeper than its -Depth (2 by default) as text like ${JSON.stringify(cut)}: add -Depth 20 to ConvertTo-Json.`,
+      { headline: 'commands-file cut by ConvertTo-Json' }
+    )
+  }
+}
+
+/** A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the JSON holds one. */
+function powerShellCut(json: unknown, depth = 0): string | undefined {
+  if (typeof json === 'string') return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json) ? json.slice(0, 40) : undefined
+  if (typeof json !== 'object' || json === null || depth > 20) return undefined
+  for (const value of Object.values(json)) {
+    const found = powerShellCut(value, depth + 1)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /**

@@ -107,7 +107,14 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
         text: `Dry run: nothing sent. ${outcome.skip === undefined ? `A real run would send ${body}.` : `A real run would not send: ${whyNotSent(outcome)}`}`
       }
     case 'failed':
-      return { kind: 'info', title: 'Failed', text: 'The stats update failed; the error says why.' }
+      return {
+        kind: 'info',
+        title: 'Failed',
+        text:
+          outcome.delivery === 'not-sent'
+            ? 'The run failed before any stats update was sent; the error says why.'
+            : 'The stats update failed; the error says why.'
+      }
   }
 }
 
@@ -159,7 +166,7 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
         outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send'
       ]
     case 'failed':
-      return ['❌', 'failed']
+      return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`]
   }
 }
 
@@ -173,12 +180,26 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
   const counts = outcome.counts
   if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
     const applied = outcome.result === 'updated'
+    // A count not resolved: Discord is asked only when an update is due, so a run that sends
+    // nothing did not read it; otherwise no source gave it.
+    const unread =
+      settings.discordToken !== undefined && outcome.delivery === 'not-sent'
+        ? 'not read from Discord (only for an update that is due)'
+        : '—'
+    const withSource = counts?.command !== undefined || counts?.server !== undefined
     const rows = [
-      countRow('Commands', counts?.command, record?.commands, applied),
-      countRow('Servers', counts?.server, record?.servers, applied)
-    ]
+      countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
+      countRow('Servers', counts?.server, record?.servers, applied, unread, withSource)
+    ].filter(row => row !== undefined)
+    const column = applied
+      ? 'Now'
+      : outcome.delivery !== 'not-sent'
+        ? 'Sent, not stored'
+        : outcome.result === 'failed'
+          ? 'Was to be sent'
+          : 'Would be sent'
     parts.push(
-      `<table>\n<tr><th>Count</th><th>Listed before</th><th>${applied ? 'Now' : 'Would be'}</th><th>Source</th></tr>\n${rows.join('\n')}\n</table>\n`
+      `<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`
     )
   }
   // The error before the warnings: it says why the step failed, and no number of warnings hides it.
@@ -194,9 +215,20 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
   return parts.join('')
 }
 
-function countRow(label: string, count: ResolvedCount | undefined, before: number | undefined, applied: boolean): string {
-  const listed = before === undefined ? '' : number(before)
-  if (count === undefined) return `<tr><td>${label}</td><td>${listed}</td><td>not sent</td><td></td></tr>`
+/** One count's row; none when neither the listing nor this run knows the count. */
+function countRow(
+  label: string,
+  count: ResolvedCount | undefined,
+  before: number | undefined,
+  applied: boolean,
+  unread: string,
+  withSource: boolean
+): string | undefined {
+  const listed = before === undefined ? '—' : number(before)
+  if (count === undefined) {
+    if (before === undefined && unread === '—') return undefined
+    return `<tr><td>${label}</td><td>${listed}</td><td>${unread}</td>${withSource ? '<td>—</td>' : ''}</tr>`
+  }
   const change = applied && before !== undefined && before !== count.value ? ` (${signed(count.value - before)})` : ''
   return `<tr><td>${label}</td><td>${listed}</td><td>${number(count.value)}${change}</td><td>${html(bounded(count.source, 300))}</td></tr>`
 }
@@ -206,7 +238,7 @@ function details(settings: StatsSettings, outcome: StatsOutcome): string {
   const path = `PATCH /bots/${settings.botId}/stats ${JSON.stringify(outcome.body)}`
   const rows: [string, string][] = [
     ['Service', htmlLink(settings.baseUrl, settings.baseUrl)],
-    ['Record read', recordLine(outcome)]
+    ['Record read', recordLine(settings, outcome)]
   ]
   if (outcome.keyCheck !== undefined) {
     rows.push([
@@ -215,16 +247,30 @@ function details(settings: StatsSettings, outcome: StatsOutcome): string {
     ])
   }
   const sent = outcome.delivery !== 'not-sent'
-  rows.push(['Request', sent ? `<code>${html(path)}</code>` : `not sent (would be <code>${html(path)}</code>)`])
+  rows.push(['Request', sent ? `<code>${html(path)}</code>` : notSentLine(outcome, path)])
   if (sent) rows.push(['Answer', answerLine(outcome)])
   const table = rows.map(([key, value]) => `<tr><td>${key}</td><td>${value}</td></tr>`).join('\n')
   return `<details><summary>Request and answer</summary>\n<table>\n${table}\n</table>\n</details>\n`
 }
 
-function recordLine(outcome: StatsOutcome): string {
+/** The update not sent: what a run with counts would send, never a request without any. */
+function notSentLine(outcome: StatsOutcome, path: string): string {
+  const empty = outcome.body.command_count === undefined && outcome.body.server_count === undefined
+  if (empty) return outcome.skip === 'nothing' ? 'not sent: no count was left to send' : 'not sent'
+  if (outcome.result === 'failed') return 'not sent'
+  return `not sent (${outcome.result === 'dry-run' ? 'a real run would send' : 'it would be'} <code>${html(path)}</code>)`
+}
+
+/** What became of the record read, in the words of each case: off, not reached, not public, unreadable, read. */
+function recordLine(settings: StatsSettings, outcome: StatsOutcome): string {
   const read = outcome.record
-  if (read === undefined) return 'not read (cooldown-check: false)'
-  if (!read.ok) return `not readable: ${html(bounded(read.reason, QUOTE_CHARS))}`
+  if (read === undefined && !settings.cooldownCheck) return 'not read (cooldown-check: false)'
+  if (read === undefined) return 'not read: the run ended before it'
+  if (!read.ok) {
+    if (read.problem === 'unverified') return 'not public: the bot is not verified yet (403)'
+    if (read.problem === 'absent') return 'no such bot (404)'
+    return `could not be read: ${html(bounded(read.reason, QUOTE_CHARS))}`
+  }
   const last = lastUpdate(read.record)
   return `read; last update ${last === undefined ? 'unknown' : html(when(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`
 }

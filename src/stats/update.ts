@@ -4,7 +4,7 @@ import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
-import { answerFromStatusLine, explainFailure, kindOf429, strikeMessage } from './answers.js'
+import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from './answers.js'
 import { confirmDelivery } from './delivery.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
 
@@ -101,7 +101,8 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
     return await decide(settings, deps, progress)
   } catch (error) {
     if (error instanceof StoppedError) {
-      return failed(deps, progress, new ActionError(`${error.message} ${whatWasSent(progress, settings.dryRun)}${maybeStrike(progress)}`))
+      const message = `${error.message} ${whatWasSent(progress, settings.dryRun)}${maybeStrike(progress)}`
+      return failed(deps, progress, new ActionError(message, { headline: error.headline }))
     }
     if (error instanceof ActionError) return failed(deps, progress, error)
     throw error
@@ -128,22 +129,25 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
       )
       return notSent(settings, deps, progress, 'unchecked', undefined)
     }
-    if (record.problem === 'unreachable' && !dryRun) {
+    // A dry run fails where a real run would: it promises nothing a real run would not do.
+    if (record.problem === 'unreachable') {
       throw new ActionError(
-        `Could not read the bot's public record: ${record.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`
+        `Could not read the bot's public record: ${record.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`,
+        { headline: 'discord.place unreachable' }
       )
     }
-    if (record.problem === 'absent' && !dryRun) {
+    if (record.problem === 'absent') {
       // The stats route answers 404 for the same bot: fail before spending a request on it.
       throw new ActionError(
         `The service lists no bot with ID ${settings.botId} (its public record answered 404), so nothing was sent. ` +
-          "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place."
+          "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.",
+        { headline: 'bot not listed on discord.place' }
       )
     }
   }
   const from = record?.ok ? acceptsFrom(record) : undefined
   if (from !== undefined && from > now(deps)) return notSent(settings, deps, progress, 'recent', from)
-  if (record?.ok && record.cached && !dryRun) {
+  if (record?.ok && record.cached) {
     // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
     // never clear one.
     progress.warnings.push(
@@ -215,11 +219,16 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
       }
       if (!error.delivered) {
         throw new ActionError(
-          `Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+          `Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`,
+          { headline: 'discord.place unreachable' }
         )
       }
       progress.delivery = 'no-answer'
-      if (resent) throw new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`)
+      if (resent) {
+        throw new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`, {
+          headline: 'no answer to the update'
+        })
+      }
       const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
       if (delivery === 'resend') {
         deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
@@ -232,7 +241,8 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
       }
       throw new ActionError(
         `Stats update failed: ${error.message}. The update may have reached the service, so it was not sent again: a second ` +
-          "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+          "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed.",
+        { headline: 'no answer to the update' }
       )
     }
     return settle(settings, deps, progress, answer)
@@ -281,7 +291,9 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   return {
     ...answered,
     result: 'failed',
-    error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body }))
+    error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body }), {
+      headline: failureHeadline(answer.status)
+    })
   }
 }
 

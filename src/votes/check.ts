@@ -1,7 +1,7 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Gate, POLICIES, type Requests } from '../http/client.js'
-import { checkKey, type KeyCheck, keyAdvice, keyedHeaders, serviceError } from '../service.js'
+import { checkKey, type KeyCheck, keyAdvice, keyedHeaders, keyHeadline, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
 
 /** One user's vote, as the `votes` output reports it. */
@@ -134,7 +134,7 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
   const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`
   if (answer.status === 200) throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
   const advice = keyAdvice(answer.status, text, plan.botId)
-  if (advice !== undefined) throw new ActionError(`${prefix} ${advice}`)
+  if (advice !== undefined) throw new ActionError(`${prefix} ${advice}`, { headline: keyHeadline(answer.status) })
   throw new ActionError(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`)
 }
 

@@ -63,7 +63,11 @@ function headline(outcome: VoteOutcome): [mark: string, words: string] {
     case 'dry-run':
       return ['🧪', 'dry run: nobody checked']
     case 'failed':
-      return ['❌', `failed${outcome.unchecked.length > 0 ? `: ${outcome.unchecked.length} user(s) not checked` : ''}`]
+      return [
+        '❌',
+        `failed${outcome.error?.headline === undefined ? '' : `: ${outcome.error.headline}`}` +
+          `${outcome.unchecked.length > 0 ? `${outcome.error?.headline === undefined ? ':' : ';'} ${outcome.unchecked.length} user(s) not checked` : ''}`
+      ]
   }
 }
 
