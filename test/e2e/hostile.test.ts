@@ -473,7 +473,7 @@ describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on 
       ])
       expect(result.outputs['result']).toBe('failed')
       expect(result.outputs['command-count']).toBe('12')
-      expect(result.summary).toMatch(new RegExp(`^<h3>❌ Bot ${BOT}: failed</h3>`))
+      expect(result.summary).toMatch(new RegExp(`^<h3>❌ Bot ${BOT}: failed: stopped by SIGTERM</h3>`))
       expect(result.summary).toContain('no answer came back')
     }
   )

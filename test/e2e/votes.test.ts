@@ -120,7 +120,7 @@ describe.concurrent.each(NODES)('vote check on $name', ({ path: node }) => {
         headers: { 'Content-Type': 'application/json' },
         body: '{"success":false,"error":"Your API key has been revoked.","status":410}'
       },
-      /410 with "Your API key has been revoked\.".*either a new key was generated.*or the service revoked it/
+      /410 with "Your API key has been revoked\.".*revoked the key after five updates were refused as early within 6 hours/
     ]
   ] as const)('fails on %s, never reading it as "not voted"', async (_, options, fault, message) => {
     const service = await start(options as EmulatorOptions)
