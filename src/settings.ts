@@ -70,6 +70,10 @@ export interface GitHubContext {
   readonly apiUrl: string
   /** The step runs in the project's reusable workflow (stats.yml marks it), so advice speaks to its caller. */
   readonly inReusableWorkflow: boolean
+  /** The workflow that ran the step (`owner/repo/path@ref`), its commit, and the job: read after a strike. */
+  readonly workflowRef?: string | undefined
+  readonly workflowSha?: string | undefined
+  readonly job?: string | undefined
 }
 
 /** Reads one input by name, trimmed; `''` when unset. */
@@ -222,7 +226,10 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined,
       apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com',
-      inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true'
+      inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
+      workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
+      workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
+      job: env['GITHUB_JOB'] || undefined
     })
   }
 }

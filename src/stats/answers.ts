@@ -99,7 +99,7 @@ interface Refusal {
  * 6 hours revoke the key, and the likely cause with what to change. `stopped` says that a stop
  * cut the re-read short (the strike stands all the same).
  */
-export function strikeMessage(refusal: Refusal, botId: string, stopped?: string): string {
+export function strikeMessage(refusal: Refusal, botId: string, stopped?: string, workflow?: string): string {
   const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`
   const next =
     refusal.nextUpdateAt === undefined
@@ -108,7 +108,8 @@ export function strikeMessage(refusal: Refusal, botId: string, stopped?: string)
   const stop = stopped === undefined ? '' : ` ${stopped} It came while the bot's record was read again, after the refusal.`
   return (
     `Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
-    `within 6 hours revoke it. ${strikeCause(refusal, botId)} ${next} The update was not retried.${stop}`
+    `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
+    `The update was not retried.${stop}`
   )
 }
 

@@ -186,8 +186,12 @@ async function notSent(
   nextUpdateAt: Date | undefined
 ): Promise<StatsOutcome> {
   const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
-  if (keyCheck?.state === 'unchecked')
+  if (keyCheck?.state === 'unchecked') {
     progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
+  }
+  // A dry run is the set-up check: what in the workflow would cost a strike later.
+  const shown = settings.dryRun ? await workflowDiagnosis(settings, deps, 'dry-run') : undefined
+  if (shown !== undefined) progress.warnings.push(shown)
   return {
     ...base(deps, progress),
     result: settings.dryRun ? 'dry-run' : 'skipped',
@@ -286,7 +290,9 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   if (answer.status === 429) {
     const refusal = await afterRefusal(settings, deps, progress.record)
     const outcome = { ...answered, result: 'cooldown' as const, ...refusal.found }
-    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped)) }
+    // The workflow around the step may show the cause; a stop leaves it unread.
+    const shown = refusal.stopped === undefined ? await workflowDiagnosis(settings, deps, 'strike') : undefined
+    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped, shown)) }
   }
   return {
     ...answered,
@@ -338,6 +344,16 @@ async function afterRefusal(
           ? 'unchecked'
           : 'unknown'
   return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped }
+}
+
+/**
+ * What the workflow that ran the step shows, with its reader loaded only now. A file that cannot
+ * be read or parsed, and a stop or the deadline met while reading it, leave it unsaid (the
+ * diagnosis module says so); a bug is still a bug.
+ */
+async function workflowDiagnosis(settings: StatsSettings, deps: StatsDeps, when: 'strike' | 'dry-run'): Promise<string | undefined> {
+  const { diagnoseWorkflow } = await import('./diagnosis.js')
+  return diagnoseWorkflow(settings, deps, when)
 }
 
 /** For a stopped run: exactly what reached the service. */

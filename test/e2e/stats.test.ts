@@ -160,4 +160,36 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(warnings[0]!.message).toMatch(/^Stats not sent: the bot's public record could not be checked \(.*403/)
     expect(warnings.slice(1).map(c => c.message)).toEqual([expect.stringMatching(/cmd-0.*cmd-19.*10 more/)])
   })
+  it('a strike with the workflow file in the workspace: the one error names the cause the workflow shows (no concurrency group)', async () => {
+    const last = new Date(Date.now() - HOUR)
+    const service = (emulator = await ServiceEmulator.start({
+      bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: last, serversUpdatedAt: last }]
+    }))
+    const workflow = [
+      'on:',
+      '  schedule:',
+      "    - cron: '0 */8 * * *'",
+      'jobs:',
+      '  update:',
+      '    runs-on: ubuntu-latest',
+      '    steps:',
+      '      - uses: discord-place-bot-stats/discord-place-bot-stats@v1'
+    ].join('\n')
+    const result = await runAction({
+      node,
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': service.url, 'cooldown-check': 'false' },
+      files: { '.github/workflows/discord.yml': workflow },
+      env: { GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/discord.yml@refs/heads/main', GITHUB_JOB: 'update' }
+    })
+    expect(result.code, 'a strike is a red step').toBe(1)
+    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    const errors = result.commands.filter(c => c.command === 'error')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.message).toMatch(
+      new RegExp(
+        `The workflow that ran this step \\(\\.github/workflows/discord\\.yml, job update\\) shows why: its job has no concurrency group.*discord-place-stats-${BOT}`
+      )
+    )
+    expect(result.summary).toContain('shows why: its job has no concurrency group')
+  })
 })

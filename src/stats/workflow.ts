@@ -1,0 +1,148 @@
+import { parse } from 'yaml'
+
+/**
+ * What the workflow that ran the step shows about a strike's cause. Loaded only after a strike
+ * (and in a dry run, as a set-up check), with its YAML parser, so that an ordinary run loads
+ * nothing of it. The strike paths the action cannot close at run time live in the workflow
+ * around it: a stats job without a concurrency group (a deploy and the schedule overlap), and
+ * `cooldown-check: false` on a schedule that fires more often than every 6 hours.
+ */
+
+/** What a workflow file shows, each finding one sentence with its fix. */
+export interface WorkflowFindings {
+  /** The job has no concurrency group: the exact group to add. */
+  readonly noGroup: boolean
+  /** `cooldown-check: false` with a schedule that fires more often than every 6 hours. */
+  readonly tooOften: { readonly cron: string; readonly gapMinutes: number } | undefined
+}
+
+const SIX_HOURS_IN_MINUTES = 6 * 60
+
+/**
+ * Reads the workflow's text for the job that ran the step. Undefined when the text cannot be
+ * parsed or holds no such job: a file that cannot be read changes nothing.
+ */
+export function inspectWorkflow(text: string, job: string, cooldownCheck: boolean): WorkflowFindings | undefined {
+  let workflow: unknown
+  try {
+    workflow = parse(text, { maxAliasCount: 100 })
+  } catch {
+    return undefined
+  }
+  if (!isObject(workflow)) return undefined
+  const jobs = workflow['jobs']
+  const found = isObject(jobs) ? jobs[job] : undefined
+  if (!isObject(found)) return undefined
+  const noGroup = !hasGroup(workflow['concurrency']) && !hasGroup(found['concurrency'])
+  const tooOften = cooldownCheck ? undefined : frequentSchedule(workflow['on'])
+  return { noGroup, tooOften }
+}
+
+/** A `concurrency:` that names a group: a string, or an object with a `group`. */
+function hasGroup(value: unknown): boolean {
+  if (typeof value === 'string') return value.trim() !== ''
+  return isObject(value) && typeof value['group'] === 'string' && value['group'].trim() !== ''
+}
+
+/** The first cron of `on.schedule` that fires more often than every 6 hours, with its shortest gap. */
+function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
+  const schedule = isObject(on) ? on['schedule'] : undefined
+  if (!Array.isArray(schedule)) return undefined
+  for (const entry of schedule) {
+    const cron = isObject(entry) && typeof entry['cron'] === 'string' ? entry['cron'] : undefined
+    const gap = cron === undefined ? undefined : shortestGapMinutes(cron)
+    if (cron !== undefined && gap !== undefined && gap < SIX_HOURS_IN_MINUTES) return { cron, gapMinutes: gap }
+  }
+  return undefined
+}
+
+/** Minutes in the four weeks a schedule is tried over: every weekday and most days of a month. */
+const SPAN_MINUTES = 28 * 24 * 60
+/** A Monday, the 1st of a 31-day month, at 00:00 UTC (GitHub reads cron in UTC). */
+const SPAN_START = Date.UTC(2029, 0, 1)
+
+/**
+ * The shortest gap, in minutes, between two firings of a five-field cron expression (as
+ * GitHub reads it: minute, hour, day of month, month, day of week; `*`, lists, ranges and
+ * steps), over four weeks; undefined for an expression it cannot read or that never fires.
+ */
+export function shortestGapMinutes(cron: string): number | undefined {
+  const fields = cron.trim().split(/\s+/)
+  if (fields.length !== 5) return undefined
+  const ranges: [number, number][] = [
+    [0, 59],
+    [0, 23],
+    [1, 31],
+    [1, 12],
+    [0, 7]
+  ]
+  const sets = fields.map((field, i) => cronField(field, ...ranges[i]!))
+  if (sets.some(set => set === undefined)) return undefined
+  const [minutes, hours, days, months, weekdays] = sets as Set<number>[]
+  if (weekdays!.has(7)) weekdays!.add(0)
+  // cron's rule: when both day fields are restricted, a day matching either fires.
+  const anyDay = fields[2] === '*'
+  const anyWeekday = fields[4] === '*'
+  let first: number | undefined
+  let last: number | undefined
+  let shortest: number | undefined
+  for (let minute = 0; minute < SPAN_MINUTES; minute++) {
+    const at = new Date(SPAN_START + minute * 60_000)
+    if (!minutes!.has(at.getUTCMinutes()) || !hours!.has(at.getUTCHours()) || !months!.has(at.getUTCMonth() + 1)) continue
+    const day = days!.has(at.getUTCDate())
+    const weekday = weekdays!.has(at.getUTCDay())
+    if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday)) continue
+    if (last !== undefined) shortest = Math.min(shortest ?? Infinity, minute - last)
+    first ??= minute
+    last = minute
+  }
+  // Around the end of the span: the last firing to the first of the next span, for a weekly rhythm.
+  if (first !== undefined && last !== undefined && last !== first) shortest = Math.min(shortest!, first + SPAN_MINUTES - last)
+  return shortest
+}
+
+/** One cron field as the set of values it allows, or undefined when it cannot be read. */
+function cronField(field: string, min: number, max: number): Set<number> | undefined {
+  const values = new Set<number>()
+  for (const part of field.split(',')) {
+    const match = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(part)
+    if (match === null) return undefined
+    const step = match[4] === undefined ? 1 : Number(match[4])
+    const from = match[1] === '*' ? min : Number(match[2])
+    const to = match[1] === '*' || (match[3] === undefined && match[4] !== undefined) ? max : Number(match[3] ?? match[2])
+    if (step < 1 || from < min || to > max || from > to) return undefined
+    for (let value = from; value <= to; value += step) values.add(value)
+  }
+  return values
+}
+
+/** The finding in words, for the strike's message (or a dry run's warning); undefined when the file shows nothing. */
+export function describeFindings(findings: WorkflowFindings, where: string, botId: string): string | undefined {
+  const said: string[] = []
+  if (findings.noGroup) {
+    said.push(
+      `its job has no concurrency group, so its runs can overlap with each other and with other workflows for this bot: add ` +
+        `concurrency: { group: discord-place-stats-${botId}, cancel-in-progress: false } to the job, and the same group to ` +
+        'every job that updates this bot'
+    )
+  }
+  if (findings.tooOften !== undefined) {
+    const { cron, gapMinutes } = findings.tooOften
+    said.push(
+      `it runs on the schedule "${cron}", which fires every ${duration(gapMinutes)}, with cooldown-check: false, so every run ` +
+        'within 6 hours of the last update is a strike: keep cooldown-check: true, or schedule at most once every 6 hours ' +
+        '(for example "0 */8 * * *")'
+    )
+  }
+  return said.length === 0 ? undefined : `The workflow that ran this step (${where}) shows why: ${said.join('; and ')}.`
+}
+
+function duration(minutes: number): string {
+  const hours = Math.floor(minutes / 60)
+  const rest = minutes % 60
+  return [hours > 0 ? `${hours} h` : '', rest > 0 ? `${rest} min` : ''].filter(Boolean).join(' ')
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
