@@ -9,7 +9,7 @@ export const modules = {
 /* harmony export */   e: () => (/* binding */ countCommands)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5735);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(351);
 
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import { ActionError, InputError } from './errors.js'
 import { addSecret, CONTROL_CHARACTER, maskSecret, proxyCredentials } from './text.js'
-import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './stats/limits.js'
+import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './limits.js'
 
 /** What every run needs, whatever the mode. */
 interface CommonSettings {

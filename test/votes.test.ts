@@ -1268,3 +1268,14 @@ describe('the outputs of a vote check', () => {
     expect(summary).toContain('Not voted in the last 24 hours')
   })
 })
+
+describe('a bug in vote mode', () => {
+  it('is thrown, for main.ts to report as a bug, never turned into an expected failure (as in stats mode)', async () => {
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '223456789012345678' })
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, new TestClock())
+    requests.send = async () => {
+      throw new TypeError('a planted bug')
+    }
+    await expect(runVotes(settings, { requests, log: () => {} })).rejects.toThrow(TypeError)
+  })
+})

@@ -1,5 +1,5 @@
 import { ActionError } from '../errors.js'
-import { COMMAND_COUNT_MAX } from './limits.js'
+import { COMMAND_COUNT_MAX } from '../limits.js'
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
 const COMMAND_TYPES: Record<number, string> = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' }

@@ -4,7 +4,7 @@ import { POLICIES, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
 import { type CommandCount, countCommands } from './commands.js'
-import { SERVER_COUNT_MAX } from './limits.js'
+import { SERVER_COUNT_MAX } from '../limits.js'
 
 export interface DiscordPlan {
   /** Discord's API base address, without a trailing slash. */

@@ -85,7 +85,9 @@ export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutc
         failure = new ActionError(
           `${error.message} ${votes.size} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`
         )
-      } else failure = error instanceof ActionError ? error : new ActionError(String(error))
+      } else if (error instanceof ActionError) failure = error
+      // Anything else is a bug: reported as one by main.ts, as in stats mode.
+      else throw error
       break
     }
   }
