@@ -10,3 +10,4 @@ export function releaseProblems(options: {
 }): string[]
 export function repositoryOfRemote(url: string): string | undefined
 export function changelogFor(changelog: string, version: string): string
+export const MARKETPLACE_TEST: string

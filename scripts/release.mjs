@@ -11,17 +11,24 @@
 //   would publish documentation that runs another repository's action.
 // `--check` runs these checks only, changing nothing (the release workflow runs it at the tag).
 //
-// Then it sets the version in package.json and its lock (the bundle reads it from there for
-// the User-Agent), turns the changelog's "Unreleased" section into the version's (or keeps a
-// section already written for it), rebuilds dist/, runs the tests, commits, and tags vX.Y.Z
-// and the moving major tag vX. With --push it pushes the commit and both tags (the major tag
-// with --force, as it moves); the release workflow then publishes the GitHub release.
+// Then, before changing anything, it runs the Marketplace's rules for action.yml
+// (test/marketplace.test.ts): the Marketplace checks action.yml at the release's tag, so a
+// description it refuses would need another release. It sets the version in package.json and
+// its lock (the bundle reads it from there for the User-Agent), turns the changelog's
+// "Unreleased" section into the version's (or keeps a section already written for it),
+// rebuilds dist/, runs the tests, commits, and tags vX.Y.Z and the moving major tag vX, and
+// says which commit both point to. With --push it pushes the commit and both tags (the major
+// tag with --force, as it moves); the release workflow then checks the tag again, attests
+// dist/ with build provenance and publishes the GitHub release, whose notes name the commit.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const STATS_WORKFLOW = '.github/workflows/stats.yml'
+
+/** The test of action.yml against the Marketplace's rules, run before a release is tagged. */
+export const MARKETPLACE_TEST = 'test/marketplace.test.ts'
 
 /** The files whose references are checked: the README, every page of docs/, the reusable workflow. */
 export function documentedFiles(root = '.') {
@@ -141,6 +148,8 @@ function main() {
   }
   const run = (command, commandArgs) => execFileSync(command, commandArgs, { stdio: 'inherit', shell: process.platform === 'win32' })
 
+  // This Node runs vitest directly (no shell: its path may hold spaces on Windows).
+  execFileSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', MARKETPLACE_TEST], { stdio: 'inherit' })
   writeFileSync('CHANGELOG.md', changelogFor(read('CHANGELOG.md'), version))
   run('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'])
   run('npm', ['run', 'bundle'])
@@ -151,7 +160,9 @@ function main() {
   git('commit', '-m', `Release v${version}`)
   git('tag', '-a', `v${version}`, '-m', `v${version}`)
   git('tag', '-f', major, `v${version}^{}`)
-  console.log(`Tagged v${version} and moved ${major}.`)
+  const commit = git('rev-parse', `v${version}^{commit}`)
+  console.log(`Tagged v${version} and moved ${major}: both point to commit ${commit}.`)
+  console.log(`Pinned, the release is: uses: ${repository}@${commit} # v${version}`)
   if (flag('--push')) {
     git('push', 'origin', 'HEAD', `v${version}`)
     git('push', '--force', 'origin', major)
