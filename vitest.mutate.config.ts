@@ -18,7 +18,10 @@ export default defineConfig({
       'test/github-parser.test.ts',
       'test/readme.test.ts',
       'test/metadata.test.ts',
-      'test/dist.test.ts'
+      'test/dist.test.ts',
+      'test/hardening.test.ts',
+      'test/marketplace.test.ts',
+      'test/sequencer.test.ts'
     ],
     testTimeout: 30_000,
     server: { deps: parserDeps }
