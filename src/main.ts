@@ -6,8 +6,6 @@ import { reportStats } from './stats/report.js'
 import { runStats } from './stats/update.js'
 import { failureSection, writeSection } from './summary.js'
 import { annotationText, logText, redact } from './text.js'
-import { runVotes } from './votes/check.js'
-import { reportVotes } from './votes/report.js'
 
 /** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
 const log = (line: string): void => core.info(logText(line))
@@ -30,10 +28,14 @@ export async function run(): Promise<void> {
     for (const note of settings.notes) log(note)
     const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, realClock, stop.signal)
     const deps = { requests, log }
-    const failure =
-      settings.mode === 'stats'
-        ? await reportStats(settings, await runStats(settings, deps))
-        : await reportVotes(settings, await runVotes(settings, deps), new Date(requests.clock.now()))
+    // Vote-check mode is loaded only when it runs: a stats run loads nothing of it.
+    let failure: string | undefined
+    if (settings.mode === 'stats') {
+      failure = await reportStats(settings, await runStats(settings, deps))
+    } else {
+      const [{ runVotes }, { reportVotes }] = await Promise.all([import('./votes/check.js'), import('./votes/report.js')])
+      failure = await reportVotes(settings, await runVotes(settings, deps), new Date(requests.clock.now()))
+    }
     if (failure !== undefined) core.setFailed(annotationText(failure))
   } catch (error) {
     // Bad input, or a bug: nothing of a mode's own to report.

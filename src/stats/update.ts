@@ -5,7 +5,6 @@ import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../servic
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
 import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from './answers.js'
-import { confirmDelivery } from './delivery.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
 
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
@@ -233,6 +232,8 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
           headline: 'no answer to the update'
         })
       }
+      // Loaded only after a connection lost with the update out: most runs never need it.
+      const { confirmDelivery } = await import('./delivery.js')
       const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
       if (delivery === 'resend') {
         deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')

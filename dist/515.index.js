@@ -1,0 +1,66 @@
+export const id = 515;
+export const ids = [515];
+export const modules = {
+
+/***/ 1515:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   confirmDelivery: () => (/* binding */ confirmDelivery)
+/* harmony export */ });
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3329);
+/* harmony import */ var _record_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8614);
+
+
+/** How long a dropped update gets to land before the record is read again. */
+const SETTLE_MS = 2_000;
+/** A minute of leeway for the runner's clock against the service's update times. */
+const ARRIVAL_LEEWAY_MS = 60_000;
+/**
+ * After a failure that may have delivered the update (no status line came back), reads the
+ * public record again:
+ * - `arrived`: a count sent was updated since just before the PATCH went out;
+ * - `resend`: no update within 6 hours (margin included), so it did not arrive and a resend
+ *   cannot be early;
+ * - `unknown`: anything else: an earlier update within the window, an unreadable record, or
+ *   a cached one (`Age` > 0), which cannot prove that something did not arrive.
+ */
+async function confirmDelivery(plan, deps, error, sentAt) {
+    deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`);
+    // After a timeout the service may still be working on the update (checking the server
+    // count with Discord, say): a record read now could show the old time and a resend would
+    // be early. So a timeout never leads to a resend; after a dropped connection, the read
+    // waits a moment for whatever the service was doing to land.
+    const timedOut = error.code === 'ETIMEDOUT';
+    let fresh;
+    try {
+        if (!timedOut)
+            await deps.requests.sleep(SETTLE_MS);
+        fresh = await (0,_record_js__WEBPACK_IMPORTED_MODULE_1__/* .readPublicRecord */ .jj)(plan, deps);
+    }
+    catch (failure) {
+        if (failure instanceof _http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .DeadlineError */ .j3)
+            return 'unknown';
+        throw failure;
+    }
+    if (!fresh.ok)
+        return 'unknown';
+    const times = [
+        plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
+        plan.body.server_count !== undefined && fresh.record.serversUpdatedAt
+    ];
+    if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS))
+        return 'arrived';
+    if (timedOut || fresh.cached) {
+        if (fresh.cached)
+            deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
+        return 'unknown';
+    }
+    const from = (0,_record_js__WEBPACK_IMPORTED_MODULE_1__/* .acceptsFrom */ .g8)(fresh);
+    return from !== undefined && from.getTime() <= deps.requests.clock.now() ? 'resend' : 'unknown';
+}
+
+
+/***/ })
+
+};
