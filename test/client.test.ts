@@ -9,7 +9,8 @@ import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { StoppedError } from '../src/errors.js'
-import { DeadlineError, type Policy, POLICIES, Requests, realClock } from '../src/http/client.js'
+import { DeadlineError, MIN_ATTEMPT_MS, type Policy, POLICIES, Requests, realClock } from '../src/http/client.js'
+import { NetworkError } from '../src/http/transport.js'
 import { TestClock } from './support/inprocess.js'
 
 type Reply = { status: number; headers?: Record<string, string>; body?: string }
@@ -41,6 +42,14 @@ async function serve(...replies: Reply[]): Promise<{ url: string; count: () => n
   servers.push(server)
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => count }
+}
+
+/** A server that reads every request and never answers it. */
+async function silentHttp(): Promise<string> {
+  const server = http.createServer(req => req.resume())
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
 /** A clock whose random() is fixed, to read the backoff's bounds. */
@@ -141,20 +150,56 @@ describe("the step's deadline", () => {
     expect(server.count()).toBe(0)
   })
 
-  it('sends the stats update only with time left for a whole attempt', async () => {
+  const patch = (url: string) => ({ ...get(url), method: 'PATCH' as const, body: '{}' })
+
+  it('sends the stats update with the time left when that is under request-timeout (timeout 20 s, request-timeout 30 s)', async () => {
     const server = await serve({ status: 200 })
     const clock = new TestClock()
-    const short = new Requests({ attemptTimeoutMs: 30_000, totalMs: 29_999 }, clock)
-    const error = await failure(short.send({ ...get(server.url), method: 'PATCH' }, POLICIES.stats))
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 20_000 }, clock)
+    expect((await requests.send(patch(server.url), POLICIES.stats)).status).toBe(200)
+    // timeout at request-timeout (both 30 s), with the few ms the record read took gone.
+    const cut = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(50)
+    expect((await cut.send(patch(server.url), POLICIES.stats)).status, 'sent with 29.95 s left of a 30 s attempt').toBe(200)
+    expect(server.count()).toBe(2)
+  })
+
+  it('refuses the stats update only with less than 1 s left (MIN_ATTEMPT_MS), the least a real attempt can use', async () => {
+    expect(POLICIES.stats.minAttemptMs).toBe(MIN_ATTEMPT_MS)
+    expect(MIN_ATTEMPT_MS).toBe(1_000)
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const short = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(30_000 - MIN_ATTEMPT_MS + 1)
+    const error = await failure(short.send(patch(server.url), POLICIES.stats))
     expect(error).toBeInstanceOf(DeadlineError)
     expect(error.message).toBe(
-      "The step's time limit of 30 s (input 'timeout') leaves no room for a whole attempt of 30 s during the stats update. " +
+      "The step's time limit of 30 s (input 'timeout') leaves no room for an attempt of at least 1 s during the stats update. " +
         'Raise timeout, or look at the network and the service.'
     )
+    expect((error as DeadlineError).headline, "the failed run's headline").toBe('out of time (timeout)')
     expect(server.count()).toBe(0)
     const enough = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
-    expect((await enough.send({ ...get(server.url), method: 'PATCH' }, POLICIES.stats)).status).toBe(200)
+    clock.advance(30_000 - MIN_ATTEMPT_MS)
+    expect((await enough.send(patch(server.url), POLICIES.stats)).status, `sent with exactly ${MIN_ATTEMPT_MS} ms left`).toBe(200)
     expect(server.count()).toBe(1)
+  })
+
+  it('cuts each attempt to the time left: a request that cannot finish ends at the deadline', async () => {
+    const url = await silentHttp()
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(29_700)
+    const started = performance.now()
+    // The stats policy with a floor under the 300 ms left, so that the cut is seen in a test's time.
+    const error = await failure(requests.send(patch(url), { ...POLICIES.stats, minAttemptMs: 100 }))
+    const ms = performance.now() - started
+    expect(error).toBeInstanceOf(NetworkError)
+    expect(error.message, 'the attempt was given the 300 ms left, not request-timeout').toBe(
+      `no complete answer from ${new URL(url).host} within 0.3 s`
+    )
+    expect(ms).toBeGreaterThanOrEqual(250)
+    expect(ms).toBeLessThan(1_500)
   })
 
   it('a read goes with whatever time is left', async () => {

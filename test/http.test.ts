@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import * as net from 'node:net'
+import tls from 'node:tls'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ForwardProxy } from './support/proxy.js'
@@ -60,6 +61,41 @@ async function closedPort(): Promise<string> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>(resolve => server.close(() => resolve()))
   return `http://127.0.0.1:${port}`
+}
+
+const TEST_TLS = {
+  key: readFileSync(new URL('./fixtures/tls/server-key.pem', import.meta.url)),
+  cert: readFileSync(new URL('./fixtures/tls/server.pem', import.meta.url))
+}
+
+/** An https server on 127.0.0.1 with the test certificate (valid for 127.0.0.1 and api.discord.place). */
+async function serveTls(
+  handler: http.RequestListener
+): Promise<{ server: https.Server; url: string; port: number; close: () => Promise<void> }> {
+  const server = https.createServer(TEST_TLS, handler)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const close = (): Promise<void> =>
+    new Promise<void>(resolve => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return { server, url: `https://127.0.0.1:${port}`, port, close }
+}
+
+/**
+ * Trusts the test CA in this process until `mockRestore()`, as NODE_EXTRA_CA_CERTS does for a run
+ * (Node reads that only at start-up): every TLS connection, direct or through a tunnel, is made
+ * with `tls.connect`, which is given the CA.
+ */
+function trustTestCa(): { mockRestore: () => void } {
+  const ca = readFileSync(new URL('./fixtures/tls/ca.pem', import.meta.url))
+  const connect = tls.connect
+  return vi.spyOn(tls, 'connect').mockImplementation(((...args: unknown[]) => {
+    // A copy: the agent files a socket it frees under a name made from the options it was made with.
+    const given = args.map(arg => (typeof arg === 'object' && arg !== null ? { ...arg, ca } : arg))
+    return (connect as (...given: unknown[]) => tls.TLSSocket)(...given)
+  }) as typeof tls.connect)
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -471,6 +507,33 @@ describe('send: connections', () => {
   })
 })
 
+describe('send: https connections', () => {
+  it('counts a failure on a reused TLS connection as maybe delivered, and one after a fresh handshake too', async () => {
+    let requests = 0
+    let connections = 0
+    const target = await serveTls((req, res) => {
+      requests += 1
+      // The server reads the second and third requests, then drops their connections unanswered.
+      if (requests === 1) res.end('{}')
+      else req.on('end', () => res.socket?.destroy()).resume()
+    })
+    target.server.on('secureConnection', () => (connections += 1))
+    const trust = trustTestCa()
+    try {
+      await send(get(target.url))
+      const reused = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}', idleMarginMs: 3_000 }))
+      expect(connections, 'the PATCH went on the kept-alive connection').toBe(1)
+      expect(reused.error.delivered, 'a reset on a reused connection may follow delivery').toBe(true)
+      const fresh = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}' }))
+      expect(connections, 'the next PATCH opened a fresh connection').toBe(2)
+      expect(fresh.error.delivered, 'sent once the handshake was done: it may have been read').toBe(true)
+    } finally {
+      trust.mockRestore()
+      await target.close()
+    }
+  })
+})
+
 describe('send: the idle timeout a server announces', () => {
   /**
    * A server that keeps idle connections open (it closes none itself) and announces `keepAlive`
@@ -661,10 +724,12 @@ describe('send: a stop', () => {
       requests += 1
       res.end('{}')
     })
-    const { error, ms } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}', signal: AbortSignal.abort() }))
+    const signal = AbortSignal.abort()
+    const { error, ms } = await expectNetworkError(get(url, { method: 'PATCH', body: '{}', signal }))
     expect(error.code).toBe('ABORT_ERR')
     expect(error.delivered).toBe(false)
     expect(ms).toBeLessThan(500)
+    expect(getEventListeners(signal, 'abort'), 'no listener left on a signal that had aborted').toHaveLength(0)
     await new Promise(resolve => setTimeout(resolve, 50))
     expect(requests).toBe(0)
   })
@@ -758,8 +823,10 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
         expect(got.json).toEqual({ path: '/bots/1' })
         expect(proxy.connects).toEqual(['api.discord.place:80'])
 
-        // Loopback is never sent through a proxy.
+        // Loopback is never sent through a proxy, and fails as a direct connection does.
         expect((await send(get(`${url}/direct`))).json).toEqual({ path: '/direct' })
+        const direct = await expectNetworkError(get(await closedPort()))
+        expect(direct.error.code).toBe('ECONNREFUSED')
         expect(proxy.connects).toEqual(['api.discord.place:80'])
 
         const unmapped = await expectNetworkError(get('http://discord.com/api/v10/applications/@me', { headers: { Authorization: KEY } }))
@@ -814,6 +881,125 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
     } finally {
       await proxy.close()
     }
+  })
+
+  describe('a tunnel that does not open: cut off at the deadline or the stop, as undelivered, its CONNECT closed', () => {
+    const PATCH = { method: 'PATCH', headers: { Authorization: KEY }, body: '{"command_count":14}' } as const
+    /** The time the proxy saw the client close the connection of its first CONNECT, or Infinity after `withinMs`. */
+    const closedWithin = (proxy: ForwardProxy, withinMs: number): Promise<number> =>
+      Promise.race([proxy.connectClosed[0]!, new Promise<number>(resolve => setTimeout(() => resolve(Infinity), withinMs))])
+
+    it('a proxy that never answers CONNECT: ETIMEDOUT at timeoutMs, nothing delivered, the CONNECT connection closed', async () => {
+      const proxy = await ForwardProxy.start({})
+      proxy.hangConnects = true
+      const stop = new AbortController()
+      try {
+        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+          const { error, ms } = await expectNetworkError(
+            get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300, signal: stop.signal })
+          )
+          const failedAt = performance.now()
+          expect(error.code).toBe('ETIMEDOUT')
+          expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
+          expect(error.message).toBe('no complete answer from api.discord.place within 0.3 s')
+          expect(ms).toBeGreaterThanOrEqual(280)
+          expect(ms).toBeLessThan(1_500)
+          expect(proxy.connects).toEqual(['api.discord.place:443'])
+          const closedAt = await closedWithin(proxy, 1_000)
+          expect(
+            closedAt - failedAt,
+            'the CONNECT request is destroyed with the exchange, not left to keep the process alive'
+          ).toBeLessThan(500)
+          expect(getEventListeners(stop.signal, 'abort'), 'no listener left on the run’s signal').toHaveLength(0)
+        })
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it('a stop while the proxy holds the CONNECT: ABORT_ERR at once, nothing delivered, the CONNECT connection closed', async () => {
+      const proxy = await ForwardProxy.start({})
+      proxy.hangConnects = true
+      const stop = new AbortController()
+      try {
+        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+          const poll = setInterval(() => {
+            if (proxy.connects.length === 0) return
+            clearInterval(poll)
+            stop.abort()
+          }, 10)
+          const { error, ms } = await expectNetworkError(
+            get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 5_000, signal: stop.signal })
+          )
+          clearInterval(poll)
+          const failedAt = performance.now()
+          expect(error.code).toBe('ABORT_ERR')
+          expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
+          expect(ms, 'cut off by the stop, not by timeoutMs').toBeLessThan(2_000)
+          const closedAt = await closedWithin(proxy, 1_000)
+          expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange').toBeLessThan(500)
+        })
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it('a tunnel opened to a server that never completes TLS: ETIMEDOUT, nothing delivered, the tunnel closed', async () => {
+      // The proxy answers 200 to CONNECT; the target accepts TCP and never speaks TLS.
+      const silent = Number(new URL(await serveRaw(() => undefined)).port)
+      const proxy = await ForwardProxy.start({ 'api.discord.place:443': silent })
+      try {
+        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+          const { error, ms } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+          const failedAt = performance.now()
+          expect(error.code).toBe('ETIMEDOUT')
+          expect(error.delivered, 'no TLS handshake through the tunnel: the request was never sent').toBe(false)
+          expect(ms).toBeLessThan(1_500)
+          const closedAt = await closedWithin(proxy, 1_000)
+          expect(closedAt - failedAt, 'the tunnel is closed with the exchange').toBeLessThan(500)
+        })
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it('a tunnel whose TLS handshake completed: a PATCH cut off after it was sent may have been delivered', async () => {
+      let received = ''
+      const target = await serveTls(async req => {
+        received = await readBody(req)
+      })
+      const proxy = await ForwardProxy.start({ 'api.discord.place:443': target.port })
+      const trust = trustTestCa()
+      try {
+        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+          const { error } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 500 }))
+          expect(error.code).toBe('ETIMEDOUT')
+          expect(received, 'the service read the PATCH').toBe(PATCH.body)
+          expect(error.delivered, 'sent through the tunnel once TLS was up: it may have been read').toBe(true)
+        })
+      } finally {
+        trust.mockRestore()
+        await Promise.all([proxy.close(), target.close()])
+      }
+    })
+
+    it('a tunnel opened to an http server that never answers: ETIMEDOUT, maybe delivered (the request went through)', async () => {
+      let received = ''
+      const url = await serve(async req => {
+        received = await readBody(req)
+      })
+      const proxy = await ForwardProxy.start({ 'api.discord.place:80': Number(new URL(url).port) })
+      try {
+        await withProxy({ HTTP_PROXY: proxy.url }, async () => {
+          const { error } = await expectNetworkError(get('http://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+          expect(error.code).toBe('ETIMEDOUT')
+          expect(received).toBe(PATCH.body)
+          expect(error.delivered, 'the request went through the open tunnel: it may have been read').toBe(true)
+        })
+      } finally {
+        await proxy.close()
+      }
+    })
   })
 
   it('goes direct when only the other protocol has a proxy', async () => {

@@ -18,11 +18,24 @@ export interface Policy {
   readonly maxRetryAfterMs: number
   /** Bytes of an answer kept; the rest is not read. */
   readonly maxBodyBytes: number
-  /** Sent only with time left for a whole attempt: a cut-short one would end in an unknown outcome. */
-  readonly wholeAttempt?: boolean
+  /**
+   * Sent only with at least this much of the step's time left (MIN_ATTEMPT_MS); like every
+   * attempt, it is cut to the time left. Without it, an attempt goes with any time left.
+   */
+  readonly minAttemptMs?: number
   /** Time a reused connection must have left before its server closes it when idle (see http.ts). */
   readonly idleMarginMs?: number
 }
+
+/**
+ * The least time the stats update is sent with. Each attempt is cut to the step's time left
+ * (`timeout`), so a short `timeout` (at or below `request-timeout`) still sends the update with
+ * what the record read left of it. Under a second, though, no real request (a TCP and a TLS
+ * handshake, then the exchange, over the internet) can finish: one sent then would almost surely
+ * be cut off after the service may have read it, an outcome no one can know, for an update
+ * the service allows once per 6 hours. So below this it is not sent at all.
+ */
+export const MIN_ATTEMPT_MS = 1_000
 
 const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, maxBodyBytes: 64 * 1024 } as const
 
@@ -59,7 +72,7 @@ export const POLICIES = {
     attempts: 2,
     retryStatuses: [],
     retryNetwork: 'undelivered',
-    wholeAttempt: true,
+    minAttemptMs: MIN_ATTEMPT_MS,
     idleMarginMs: 3_000
   },
   // The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
@@ -201,13 +214,12 @@ export class Requests {
     return this.deadlineAt - this.clock.now()
   }
 
+  /** One attempt's time: request-timeout, cut to the time left; refused when too little is left. */
   private attemptTimeout(policy: Policy): number {
     const left = this.remainingMs()
-    if (left <= 0 || (policy.wholeAttempt && left < this.limits.attemptTimeoutMs)) {
-      throw this.deadlineError(
-        policy,
-        policy.wholeAttempt ? `a whole attempt of ${this.limits.attemptTimeoutMs / 1000} s` : 'another attempt'
-      )
+    const least = policy.minAttemptMs ?? 0
+    if (left <= 0 || left < least) {
+      throw this.deadlineError(policy, least > 0 ? `an attempt of at least ${least / 1000} s` : 'another attempt')
     }
     return Math.min(this.limits.attemptTimeoutMs, left)
   }
@@ -221,7 +233,8 @@ export class Requests {
     const during = policy === undefined ? '' : ` during ${policy.name}`
     return new DeadlineError(
       `The step's time limit of ${Math.round(this.limits.totalMs / 1000)} s (input 'timeout') leaves no room for ${what}${during}. ` +
-        'Raise timeout, or look at the network and the service.'
+        'Raise timeout, or look at the network and the service.',
+      { headline: 'out of time (timeout)' }
     )
   }
 }

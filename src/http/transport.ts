@@ -121,17 +121,46 @@ function closeTiredSockets(agent: http.Agent, marginMs: number): void {
  * made without keep-alive, so it makes a tunnel agent (the `tunnel` package) for each request,
  * through the proxy the environment names when the request is made. A tunnel agent closes its
  * tunnel as soon as no request waits for it, so through a proxy each request has its own
- * tunnel either way.
+ * tunnel either way. `tunnels` holds the CONNECT requests that agent makes (see trackTunnels).
  */
-async function route(url: URL): Promise<{ transport: Transport; agent: http.Agent }> {
+async function route(url: URL): Promise<{ transport: Transport; agent: http.Agent; tunnels: http.ClientRequest[] }> {
   const secure = url.protocol === 'https:'
   const transport = (secure ? process.getBuiltinModule('node:https') : http) as Transport
   const direct = (): http.Agent => (directAgents[url.protocol] ??= new transport.Agent({ keepAlive: true }))
   const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
-  if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct() }
+  if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct(), tunnels: [] }
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
-  if (getProxyUrl(url.href) === '') return { transport, agent: direct() }
-  return { transport, agent: new HttpClient().getAgent(url.href) }
+  if (getProxyUrl(url.href) === '') return { transport, agent: direct(), tunnels: [] }
+  const agent = new HttpClient().getAgent(url.href)
+  return { transport, agent, tunnels: trackTunnels(agent as TunnelAgent) }
+}
+
+/** What the transport uses of the `tunnel` package's agent: the function it makes its CONNECT requests with. */
+type TunnelAgent = http.Agent & { request: typeof http.request }
+
+/**
+ * The CONNECT requests a tunnel agent makes, kept so that the exchange can end them.
+ *
+ * The `tunnel` package's agent opens a tunnel with a CONNECT request of its own
+ * (`TunnelingAgent.prototype.createSocket`: `self.request(connectOptions)`, with the `request`
+ * function it keeps on the agent, http.request or https.request), and gives the client request
+ * no socket until the proxy has answered it. So destroying the client request does not end a
+ * CONNECT the proxy never answers: its socket stays open, and keeps the process alive past the
+ * step's deadline and a stop signal, until the proxy closes it (minutes or hours later). The
+ * agent's `request` is wrapped to keep each CONNECT request it makes; the exchange destroys
+ * them when it fails (an error, its deadline, a stop). Destroying one whose tunnel opened is a
+ * no-op: Node marks a CONNECT request destroyed once it hands over its socket, which the client
+ * request then holds and destroys itself. The agent is this request's own (see route).
+ */
+function trackTunnels(agent: TunnelAgent): http.ClientRequest[] {
+  const made: http.ClientRequest[] = []
+  const request = agent.request
+  agent.request = function (this: unknown, ...args: Parameters<typeof http.request>) {
+    const connect = request.apply(this, args)
+    made.push(connect)
+    return connect
+  } as typeof http.request
+  return made
 }
 
 const directAgents: Record<string, http.Agent> = {}
@@ -139,7 +168,7 @@ const directAgents: Record<string, http.Agent> = {}
 /** Sends one request and reads its answer, bounded in time and size. */
 export async function send(request: HttpRequest): Promise<HttpAnswer> {
   const url = new URL(request.url)
-  const { transport, agent } = await route(url)
+  const { transport, agent, tunnels } = await route(url)
   closeTiredSockets(agent, request.idleMarginMs ?? READ_MARGIN_MS)
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8')
   const headers: Record<string, string | number> = { ...request.headers }
@@ -150,10 +179,18 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     let connected = false
     let settled = false
     let answered: NetworkError['answered']
-    const fail = (error: unknown): void => {
-      if (settled) return
+    /** Ends the exchange once: false when it had ended already. */
+    const settle = (): boolean => {
+      if (settled) return false
       settled = true
       clearTimeout(timer)
+      request.signal?.removeEventListener('abort', abort)
+      return true
+    }
+    const fail = (error: unknown): void => {
+      if (!settle()) return
+      // A tunnel still being opened ends with the exchange (see trackTunnels).
+      for (const connect of tunnels) connect.destroy()
       const failure = toNetworkError(error, url, connected, request.timeoutMs)
       reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered))
     }
@@ -163,9 +200,7 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       let kept = 0
       let truncated = false
       const finish = (): void => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
+        if (!settle()) return
         const text = Buffer.concat(chunks).toString('utf8')
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, truncated, json: parseJson(text, truncated) })
       }
@@ -200,12 +235,20 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       req.destroy()
     }
     if (request.signal?.aborted) abort()
-    request.signal?.addEventListener('abort', abort, { once: true })
-    req.once('close', () => request.signal?.removeEventListener('abort', abort))
-    // A reused connection counts as connected from the start: a failure on it may come after
-    // the server read the request (it closed the connection while the request was under way).
+    else request.signal?.addEventListener('abort', abort)
+    // Connected: the request may reach the server from then on. A reused connection counts as
+    // connected from the start: a failure on it may come after the server read the request (it
+    // closed the connection while the request was under way). A fresh https connection counts
+    // only once its TLS handshake is done ('secureConnect'), whatever its TCP state: through a
+    // proxy the tunnel agent hands over a TLS socket wrapped around the tunnel's socket, which is
+    // not `connecting` although its handshake has not begun. A fresh http connection counts once
+    // it connects; one that is not connecting is a proxy's open tunnel, through which the
+    // request goes at once. Through a proxy the request gets no socket until the proxy has opened
+    // the tunnel, so a CONNECT that never completes leaves it unconnected: nothing was sent.
     req.on('socket', socket => {
-      if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true))
+      if (req.reusedSocket) connected = true
+      else if (url.protocol === 'https:') socket.once('secureConnect', () => (connected = true))
+      else if (socket.connecting) socket.once('connect', () => (connected = true))
       else connected = true
       // The final status line, seen as it arrives: when the headers after it overflow the
       // parser, the request fails without a response object, yet the server did answer.
@@ -290,7 +333,8 @@ function toNetworkError(error: unknown, url: URL, connected: boolean, timeoutMs:
     return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false)
   }
   if (code === 'ETIMEDOUT') {
-    return new NetworkError(`no complete answer from ${where} within ${timeoutMs / 1000} s`, code, connected)
+    // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a second.
+    return new NetworkError(`no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`, code, connected)
   }
   if (CONNECT_ERRORS.has(code)) {
     const reason =

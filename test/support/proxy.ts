@@ -7,8 +7,10 @@
  *
  * - `CONNECT host:port` is tunnelled to 127.0.0.1 at the port mapped from `host:port`;
  * - a plain proxied request (`GET http://host:port/path`) is forwarded the same way;
- * - an unmapped target is refused with 502.
- * Every CONNECT target and every plain request's absolute URL is recorded, mapped or not.
+ * - an unmapped target is refused with 502;
+ * - with `hangConnects`, a CONNECT is read and never answered (a proxy that hangs).
+ * Every CONNECT target and every plain request's absolute URL is recorded, mapped or not, and
+ * when the client closed each CONNECT's connection.
  */
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -21,8 +23,16 @@ export class ForwardProxy {
   readonly requests: string[] = []
   /** `host:port` -> loopback port; may be changed while the proxy runs. */
   readonly map: Map<string, number>
+  /**
+   * For every CONNECT, in order: settles with `performance.now()` when the client's connection
+   * to the proxy closes, whichever side closed it (with `hangConnects`, only the client does,
+   * until the proxy itself is closed).
+   */
+  readonly connectClosed: Promise<number>[] = []
   /** When set, the `Proxy-Authorization` a request must carry; others are answered 407. */
   requireAuthorization: string | undefined
+  /** When set, a CONNECT is read and never answered: neither opened nor refused, as a hung proxy does. */
+  hangConnects = false
   private readonly server: http.Server
   private readonly sockets = new Set<net.Socket>()
 
@@ -67,7 +77,13 @@ export class ForwardProxy {
   private tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): void {
     const target = req.url ?? ''
     this.connects.push(target)
+    this.connectClosed.push(new Promise(resolve => client.once('close', () => resolve(performance.now()))))
     client.on('error', () => client.destroy())
+    if (this.hangConnects) {
+      // Reads on (the server keeps a half-open connection), so that the client's close is seen.
+      client.on('end', () => client.destroy()).resume()
+      return
+    }
     if (this.requireAuthorization !== undefined && req.headers['proxy-authorization'] !== this.requireAuthorization) {
       client.end(
         'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
