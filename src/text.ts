@@ -11,15 +11,20 @@
  * Two passes find what to replace, and each marks spans of the original text:
  * - the text as it is, against the forms as they are (raw, URL- and JSON-encoded, HTML- and
  *   Markdown-escaped, base64);
- * - a normalised copy of the text (case folded; spaces, line breaks and invisible characters
- *   left out; `%6b`, `&#107;`, `&#x6b;` and `\u006b` decoded), against the forms normalised the
- *   same way, plus the byte encodings (hex, base64 at each of the three alignments, standard
- *   and URL-safe). A key with its case changed, fully percent-encoded, written as character
- *   references or escapes, or cut into pieces with separators between them reads as the key
- *   itself there, and the span of the original text it came from is replaced whole.
- * Both passes are linear in the text (one pass to normalise, one Set lookup of a
- * FRAGMENT-character window per position, one indexOf per short form), because this runs on
- * every log line and on answers of up to a megabyte.
+ * - a normalised copy of the text (read code point by code point, a surrogate pair as one;
+ *   `%6b`, `&#107;`, `&#x6b;` and `\u006b` decoded; compatibility forms folded (NFKC:
+ *   fullwidth `ｋｅｙ`, mathematical `𝐤𝐞𝐲`, circled and superscript digits, ligatures); case
+ *   folded; spaces, line breaks, and every format (Unicode category Cf: direction marks,
+ *   U+2063, tags) and control character (Cc: C0 and C1) left out), against the forms
+ *   normalised the same way, plus the byte encodings (hex, base64 at each of the three
+ *   alignments, standard and URL-safe). A key with its case changed, fully percent-encoded,
+ *   written as character references or escapes, in fullwidth or mathematical letters, or cut
+ *   into pieces with separators or invisible characters between them reads as the key itself
+ *   there, and the span of the original text it came from is replaced whole.
+ * Both passes are linear in the text (one pass to normalise, with a table for ASCII and a
+ * cache of what each other code point folds to; one Set lookup of a FRAGMENT-character window
+ * per position; one indexOf per short form), because this runs on every log line and on
+ * answers of up to a megabyte.
  *
  * Every text the action shows passes through this module: secrets first, then the form its
  * place needs (a log line, an annotation, the HTML summary, a figure or a time). Plain module
@@ -87,12 +92,16 @@ function base64Interiors(bytes: Buffer): string[] {
   return interiors
 }
 
-/** Forgets every secret (tests only). */
+/**
+ * Forgets every secret, and what each character read so far folds to, so that each test reads
+ * its text afresh (tests only).
+ */
 export function clearSecrets(): void {
   shortForms = []
   pieces.clear()
   shortNormalised = []
   normalisedPieces.clear()
+  FOLDED.clear()
 }
 
 /** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
@@ -143,9 +152,59 @@ export function redact(text: string): string {
 /**
  * Characters a secret can be cut with and still be read: white space and line breaks, and
  * the invisible ones (zero-width space, non-joiner and joiner, word joiner, byte order mark,
- * soft hyphen, no-break space).
+ * soft hyphen, no-break space). Every format character (category Cf: direction marks,
+ * invisible operators, tags) and control character (Cc: C0 and C1) is left out as well.
  */
 const SEPARATORS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0xad, 0x200b, 0x200c, 0x200d, 0x2028, 0x2029, 0x2060, 0xfeff])
+const INVISIBLE = /\p{Cf}|\p{Cc}/u
+
+/** Whether a character is left out of the normalised text. */
+function leftOut(char: string): boolean {
+  return SEPARATORS.has(char.codePointAt(0)!) || INVISIBLE.test(char)
+}
+
+/**
+ * Each ASCII character as the normalised text reads it, without a call to `normalize`: its
+ * lower case, or 0 when it is left out (NUL is, so no character reads as 0).
+ */
+const ASCII = Uint16Array.from({ length: 0x80 }, (_, code) => {
+  const char = String.fromCharCode(code)
+  return leftOut(char) ? 0 : char.toLowerCase().charCodeAt(0)
+})
+
+/**
+ * What each non-ASCII code point read so far reads as (see `fold`): `normalize` runs once per
+ * code point, not once per character read. Emptied when it holds MAX_FOLDED, so that a text of
+ * many different characters cannot make it grow without bound.
+ */
+const FOLDED = new Map<number, string>()
+const MAX_FOLDED = 0x10000
+
+/**
+ * The most characters a code point reads as: 4 (`⑽` is `(10)`, `㎉` is `kcal`). The 28 whose
+ * compatibility form is longer (words in katakana squares such as `㌔`, Arabic phrases up to 15
+ * letters long, musical notes) spell no printable secret, and are read as themselves, so that
+ * a text of them reads at most four times as long.
+ */
+const MAX_EXPANSION = 4
+
+/**
+ * A code point as the normalised text reads it: its compatibility form (NFKC: fullwidth,
+ * mathematical, circled or superscript forms read as the plain character, a ligature as its
+ * letters), case folded, without the characters left out. Empty for a separator, a format or
+ * a control character; several characters for some ('ﬁ' reads as 'fi', '㎏' as 'kg').
+ */
+function fold(point: number): string {
+  let folded = FOLDED.get(point)
+  if (folded === undefined) {
+    const char = String.fromCodePoint(point)
+    folded = [...char.normalize('NFKC').toLowerCase()].filter(part => !leftOut(part)).join('')
+    if (folded.length > MAX_EXPANSION) folded = char
+    if (FOLDED.size === MAX_FOLDED) FOLDED.clear()
+    FOLDED.set(point, folded)
+  }
+  return folded
+}
 
 interface Normalised {
   readonly text: string
@@ -155,49 +214,74 @@ interface Normalised {
 }
 
 /**
- * `text` case folded, without separators, and with character escapes decoded (`%6B`, `&#107;`,
- * `&#x6b;`, `&#0107`, `\u006B`, `\u{6b}`, `\x6b`): one pass, each character read a bounded
- * number of times. Never longer than `text`: every escape is longer than what it decodes to.
+ * `text` read code point by code point (a surrogate pair, or two escapes that spell one, as
+ * one), with character escapes decoded (`%6B`, `&#107;`, `&#x6b;`, `&#0107`, `\u006B`,
+ * `\u{6b}`, `\x6b`), each folded (`fold`): one pass, each character read a bounded number of
+ * times. Mostly shorter than `text`, since every escape is longer than what it decodes to and
+ * separators are left out, but a code point may read as several characters (up to
+ * MAX_EXPANSION), so the arrays grow when they are full: by doubling, which keeps the pass
+ * linear.
  */
 function normalise(text: string): Normalised {
-  const codes = new Uint16Array(text.length)
-  const start = new Int32Array(text.length)
-  const end = new Int32Array(text.length)
+  let codes = new Uint16Array(text.length)
+  let start = new Int32Array(text.length)
+  let end = new Int32Array(text.length)
   let length = 0
-  const emit = (code: number, from: number, to: number): void => {
-    if (SEPARATORS.has(code)) return
-    codes[length] = fold(code)
+  const push = (code: number, from: number, to: number): void => {
+    if (length === codes.length) {
+      const size = 2 * length + 16
+      codes = grown(codes, new Uint16Array(size))
+      start = grown(start, new Int32Array(size))
+      end = grown(end, new Int32Array(size))
+    }
+    codes[length] = code
     start[length] = from
     end[length] = to
     length++
+  }
+  const emit = (point: number, from: number, to: number): void => {
+    if (point < 0x80) {
+      const code = ASCII[point]!
+      if (code > 0) push(code, from, to)
+    } else {
+      const folded = fold(point)
+      for (let k = 0; k < folded.length; k++) push(folded.charCodeAt(k), from, to)
+    }
   }
   let i = 0
   while (i < text.length) {
     const escape = decodeEscape(text, i)
     if (escape === undefined) {
-      emit(text.charCodeAt(i), i, i + 1)
-      i++
+      const point = text.codePointAt(i)!
+      const next = point > 0xffff ? i + 2 : i + 1
+      emit(point, i, next)
+      i = next
     } else if (escape.point === undefined) {
       // A run of backslashes that starts no escape: taken as it is, and not read again.
       for (let j = i; j < escape.next; j++) emit(text.charCodeAt(j), j, j + 1)
       i = escape.next
     } else {
-      if (escape.point > 0xffff) {
-        emit(0xd800 + ((escape.point - 0x10000) >> 10), i, escape.next)
-        emit(0xdc00 + ((escape.point - 0x10000) & 0x3ff), i, escape.next)
-      } else {
-        emit(escape.point, i, escape.next)
+      let { point, next } = escape
+      // `\uD835\uDC1A` (JSON's escape of a character beyond U+FFFF): the two halves read as one.
+      if ((point & 0xfc00) === 0xd800) {
+        const low = decodeEscape(text, next)
+        const lowPoint = low?.point ?? 0
+        if ((lowPoint & 0xfc00) === 0xdc00) {
+          point = 0x10000 + ((point - 0xd800) << 10) + (lowPoint - 0xdc00)
+          next = low!.next
+        }
       }
-      i = escape.next
+      emit(point, i, next)
+      i = next
     }
   }
   return { text: Buffer.from(codes.buffer, 0, length * 2).toString('utf16le'), start, end }
 }
 
-function fold(code: number): number {
-  if (code < 0x80) return code >= 0x41 && code <= 0x5a ? code + 0x20 : code
-  const lower = String.fromCharCode(code).toLowerCase()
-  return lower.length === 1 ? lower.charCodeAt(0) : code
+/** `into` holding `from` at its start. */
+function grown<T extends Uint16Array | Int32Array>(from: T, into: T): T {
+  into.set(from)
+  return into
 }
 
 function hexDigit(text: string, at: number): number {

@@ -170,6 +170,172 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
   })
 })
 
+/** `text` in fullwidth forms (U+FF01 to U+FF5E for `!` to `~`). */
+const fullwidth = (text: string): string => text.replace(/[!-~]/g, c => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
+/** `text` with its letters and digits in mathematical letters (from A, a and 0: bold unless told), each a surrogate pair. */
+const mathematical = (text: string, [upper, lower, digit]: readonly number[] = [0x1d400, 0x1d41a, 0x1d7ce]): string =>
+  text.replace(/[A-Za-z0-9]/g, c => {
+    const code = c.charCodeAt(0)
+    return String.fromCodePoint(code <= 0x39 ? digit! + code - 0x30 : code <= 0x5a ? upper! + code - 0x41 : lower! + code - 0x61)
+  })
+/** The key with every other character written by `write`, the others as they are. */
+const mixed = (write: (text: string) => string): string => [...KEY].map((c, i) => (i % 2 ? write(c) : c)).join('')
+/** The key with `between(i)` between its characters. */
+const interleaved = (between: (i: number) => string): string => [...KEY].map((c, i) => (i ? between(i) : '') + c).join('')
+/** A character's code point as a `\u{}` escape, or as an HTML hex reference. */
+const braced = (c: string): string => `\\u{${c.codePointAt(0)!.toString(16)}}`
+const reference = (c: string): string => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`
+/** Every UTF-16 unit of `text` as a `\u` escape, as a JSON encoder that keeps to ASCII writes it (`\ud835\udc1d`). */
+const jsonAscii = (text: string): string => text.replace(/[\s\S]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+/** `text` with only its characters beyond U+FFFF written so, each as the escapes of its two halves. */
+const unitEscapes = (text: string): string => [...text].map(c => (c.length === 2 ? jsonAscii(c) : c)).join('')
+
+describe('redact: a secret written with format, control or compatibility characters', () => {
+  it.each([
+    ['with an invisible separator (U+2063) between each character', cut(1, '\u2063')],
+    ['with a left-to-right mark (U+200E) between each character', cut(1, '\u200E')],
+    ['with a right-to-left mark (U+200F) between each character', cut(1, '\u200F')],
+    ['with left-to-right and right-to-left marks in turn', interleaved(i => (i % 2 ? '\u200E' : '\u200F'))],
+    ['with an Arabic letter mark (U+061C) between each character', cut(1, '\u061C')],
+    ['with the invisible operators (U+2061 to U+2064) between its characters', interleaved(i => String.fromCharCode(0x2061 + (i % 4)))],
+    [
+      'with the deprecated format characters (U+206A to U+206F) between its characters',
+      interleaved(i => String.fromCharCode(0x206a + (i % 6)))
+    ],
+    [
+      'with bidirectional embeddings and isolates (U+202A to U+202E, U+2066 to U+2069)',
+      interleaved(i => '\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069'[i % 9]!)
+    ],
+    [
+      'with interlinear annotation characters (U+FFF9 to U+FFFB) between its characters',
+      interleaved(i => String.fromCharCode(0xfff9 + (i % 3)))
+    ],
+    [
+      'with tag characters (U+E0001, U+E0020 to U+E007F, beyond U+FFFF) between its characters',
+      interleaved(i => String.fromCodePoint(i % 2 ? 0xe0001 : 0xe0020 + i))
+    ],
+    ['with a C1 control (U+0085, next line) between each character', cut(1, '\u0085')],
+    ['with the C1 controls (U+0080 to U+009F) between its characters', interleaved(i => String.fromCharCode(0x80 + i))],
+    ['with NUL between each character', cut(1, '\u0000')],
+    ['with BEL between each character', cut(1, '\u0007')],
+    ['with ESC between each character', cut(1, '\u001B')],
+    ['with DEL between each character', cut(1, '\u007F')],
+    ['cut into pieces by no-break spaces (U+00A0)', cut(4, '\u00A0')],
+    ['cut into pieces by en spaces (U+2002, a space in compatibility form)', cut(5, '\u2002')],
+    ['in fullwidth forms', fullwidth(KEY)],
+    ['in fullwidth forms, upper case', fullwidth(KEY.toUpperCase())],
+    ['in fullwidth forms mixed with ASCII', mixed(fullwidth)],
+    ['in fullwidth forms with an invisible separator (U+2063) between each character', fullwidth(cut(1, '\u2063'))],
+    ['in mathematical bold letters and digits', mathematical(KEY)],
+    ['in mathematical bold mixed with ASCII', mixed(c => mathematical(c))],
+    ['in mathematical monospace letters and digits', mathematical(KEY, [0x1d670, 0x1d68a, 0x1d7f6])],
+    ['in mathematical bold and fullwidth forms in turn', mixed(fullwidth).replace(/[A-Za-z0-9]/g, c => mathematical(c))],
+    ['with its digits circled', KEY.replace(/[1-9]/g, d => String.fromCharCode(0x2460 + Number(d) - 1))],
+    ['with its digits as superscripts', KEY.replace(/\d/g, d => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]!)],
+    ['in mathematical bold written as \\u{} escapes', [...mathematical(KEY)].map(braced).join('')],
+    ['in fullwidth forms written as HTML hex references', [...fullwidth(KEY)].map(reference).join('')],
+    ['in fullwidth forms written as HTML decimal references', [...fullwidth(KEY)].map(c => `&#${c.charCodeAt(0)};`).join('')],
+    ['in mathematical bold written as \\u escapes of its surrogate pairs', unitEscapes(mathematical(KEY))],
+    ['in mathematical bold, every UTF-16 unit a \\u escape (JSON kept to ASCII)', jsonAscii(mathematical(KEY))],
+    [
+      'in mathematical bold, every UTF-16 unit a \\u escape inside a JSON string (\\\\u)',
+      JSON.stringify(jsonAscii(mathematical(KEY))).slice(1, -1)
+    ],
+    ['with escaped left-to-right marks (&#x200E;) between each character', cut(1, '&#x200E;')],
+    ['with escaped invisible separators (\\u2063) between each character', cut(1, '\\u2063')]
+  ])('removes the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form} after`)).toBe('before *** after')
+    expect(logLine(`before ${form} after`)).toBe('before *** after')
+    expect(html(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it.each([
+    ['in fullwidth forms', fullwidth(KEY.slice(5, 5 + FRAGMENT))],
+    ['in fullwidth forms, upper case', fullwidth(KEY.slice(-FRAGMENT).toUpperCase())],
+    ['in mathematical bold', mathematical(KEY.slice(2, 2 + FRAGMENT))],
+    ['with right-to-left marks between its characters', [...KEY.slice(8, 8 + FRAGMENT)].join('\u200F')],
+    ['with NUL between its characters', [...KEY.slice(0, FRAGMENT)].join('\u0000')]
+  ])('removes a piece of FRAGMENT characters of the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it('keeps a piece of fewer than FRAGMENT characters of the key in fullwidth forms', () => {
+    addSecret(KEY)
+    const text = `before ${fullwidth(KEY.slice(5, 4 + FRAGMENT))} after`
+    expect(redact(text)).toBe(text)
+  })
+
+  it.each([
+    ['fullwidth forms', fullwidth(KEY)],
+    ['mathematical bold', mathematical(KEY)],
+    ['invisible separators', cut(1, '\u2063')]
+  ])('replaces exactly the span of the key in %s, and keeps the text around it', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form}after`)).toBe('before ***after')
+    expect(redact(`${form}\u200E`)).toBe('***\u200E')
+    expect(redact(`\u2063${form}`)).toBe('\u2063***')
+  })
+
+  it('maps the spans right after characters beyond U+FFFF, escapes and noncharacters', () => {
+    addSecret(KEY)
+    const before = '😀 𝐀𝐁 \\u{1d400} \\ud835\\udc00 \\ud835x \udc00 \uFFFF'
+    expect(redact(`${before}${fullwidth(KEY)}😀 after`)).toBe(`${before}***😀 after`)
+    expect(redact(`${before}${mathematical(KEY)}𝐀`)).toBe(`${before}***𝐀`)
+    // An escaped half of a pair with no other half is read as it is, and takes nothing with it.
+    expect(redact(`${jsonAscii(KEY)}\\udc00 \\ud835${jsonAscii(KEY)}`)).toBe('***\\udc00 \\ud835***')
+  })
+
+  it.each([
+    ['ligatures (U+FB01, U+FB03), which read as two or three letters', 'ﬁ ﬃ ﬁﬁ'],
+    ['squared units (U+338F, U+3392), which read as two or three letters', '㎏㎏ ㎒'],
+    ['parenthesised numbers (U+247D) and U+3389, which read as four characters', '⑽㎉'.repeat(40)],
+    ['a dotted capital I (U+0130), whose lower case is two characters', 'İİ']
+  ])('keeps the spans right after %s', (_label, before) => {
+    addSecret(KEY)
+    expect(redact(`${before} ${fullwidth(KEY)} ${before}`)).toBe(`${before} *** ${before}`)
+    expect(redact(`${before}${cut(1, '\u2063')}${before}`)).toBe(`${before}***${before}`)
+  })
+
+  it('reads a character whose compatibility form is four characters as those (㎉ as kcal, ⑽ as (10))', () => {
+    addSecret('Kcal(10)-Hq7Zr2')
+    expect(redact('a ㎉⑽-Hq7Zr2 b')).toBe('a *** b')
+  })
+
+  it('reads a backslash that starts no escape as a character of the secret, to its last one', () => {
+    addSecret('Hq7Zr2\\Lm9Xv4\\')
+    expect(redact('a HQ7ZR2\\LM9XV4\\ b')).toBe('a *** b')
+    expect(redact('a Hq7Zr2Lm9Xv4 b')).toBe('a Hq7Zr2Lm9Xv4 b')
+  })
+
+  it('keeps text in fullwidth forms, mathematical letters, format and control characters that holds no secret, to the byte', () => {
+    addSecret(KEY)
+    const text =
+      `Ｅｒｒｏｒ：\u2063ｉｎｖａｌｉｄ\u200E ｋｅｙ ${fullwidth(KEY.slice(0, FRAGMENT - 1))} 𝐇𝐞𝐥𝐥𝐨 ﬁle ㎏ ①②³ ` +
+      `\u0085\u0000\u001B \u{E0001}\u{E0041} \u202Eabc\u202C \\u{1d400} &#xFF41; \\ud835 \uD835 \uFDFA İ`
+    expect(redact(text)).toBe(text)
+  })
+
+  it('keeps a long text that holds no secret, and finds a key at its end (the normalised copy grows past the text)', () => {
+    addSecret(KEY)
+    const text = 'ﬃ㎏ 𝐀\u2063Ａ'.repeat(10_000)
+    expect(redact(text)).toBe(text)
+    expect(redact(`${text}${fullwidth(KEY)}`)).toBe(`${text}***`)
+  })
+
+  it.each([
+    ['an invisible separator', 'pa\u2063ss-Hq7Zr2Lm9Xv4'],
+    ['fullwidth forms', 'ｐａｓｓ-Hq7Zr2Lm9Xv4'],
+    ['a mathematical letter and a right-to-left mark', '𝐩ass\u200F-Hq7Zr2Lm9Xv4']
+  ])('removes a secret that itself holds %s, written plainly or in another form', (_label, secret) => {
+    addSecret(secret)
+    expect(redact('a pass-Hq7Zr2Lm9Xv4 b')).toBe('a *** b')
+    expect(redact(`a ${fullwidth('PASS-hq7zr2lm9xv4')} b`)).toBe('a *** b')
+    expect(redact(`a ${secret} b`)).toBe('a *** b')
+  })
+})
+
 describe('logLine', () => {
   it('never begins with ::, which the runner would read as a command', () => {
     expect(logLine('::stop-commands::zz is not in the workspace')).toBe(': :stop-commands::zz is not in the workspace')
