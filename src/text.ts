@@ -398,7 +398,20 @@ export function annotationText(text: string): string {
  * begin a line of their own.
  */
 export function safeText(text: string): string {
-  return neutraliseCommands(redact(text))
+  return neutraliseCommands(visibleControls(redact(text)))
+}
+
+/** C0 and C1 control characters other than the tab and the line ends: never printed raw. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
+
+/**
+ * Text from outside with its control characters shown as escapes (`\x1b`), never raw: an
+ * escape sequence would recolour or rewrite the log as a terminal shows it, and a NUL or a BEL
+ * means nothing to a reader. The tab and the line ends stay where a line allows them.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(RAW_CONTROL, char => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
 /**
@@ -470,7 +483,7 @@ export function proxyCredentials(env: Readonly<Record<string, string | undefined
 
 /** Text from outside, for a message: redacted, on one line, cut to `max` characters. */
 export function excerpt(text: string, max = 200): string {
-  const oneLine = redact(text).replace(/\s+/g, ' ').trim()
+  const oneLine = visibleControls(redact(text).replace(/\s+/g, ' ').trim())
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
 }
 
@@ -492,8 +505,7 @@ export function bounded(text: string, max: number): string {
  * end it, and what follows would be read as Markdown (a heading, a link).
  */
 export function html(text: string): string {
-  return redact(text)
-    .replace(/[\r\n]+/g, ' ')
+  return visibleControls(redact(text).replace(/[\r\n]+/g, ' '))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -523,24 +535,28 @@ export function number(value: number): string {
   return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`
 }
 
-/** `21:05 UTC` on the day of `now`, else `2026-11-25 03:05 UTC`. */
-function utc(date: Date, now: Date): string {
+/** `21:05 UTC` on the run's day (`now`), else with its date: `2026-11-25 03:05 UTC`. */
+export function utc(date: Date, now: Date): string {
   const iso = date.toISOString()
   const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10)
   return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`
 }
 
-/** `in 5 h 3 min`, `in 40 min`, `in under a minute`, or `2 h ago`, from `now`. */
+/**
+ * `5 h 3 min after this run`, `40 min before this run`, `under a minute after this run`: from
+ * `now`, the time of the run. Said relative to the run, not to the reader, because a summary is
+ * read later: "in 6 h" read the next morning would be untrue.
+ */
 export function relative(date: Date, now: Date): string {
   const ms = date.getTime() - now.getTime()
   const minutes = Math.round(Math.abs(ms) / 60_000)
-  if (minutes === 0) return ms >= 0 ? 'in under a minute' : 'just now'
+  if (minutes === 0) return ms >= 0 ? 'under a minute after this run' : 'under a minute before this run'
   const hours = Math.floor(minutes / 60)
   const span = hours === 0 ? `${minutes} min` : minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`
-  return ms >= 0 ? `in ${span}` : `${span} ago`
+  return `${span} ${ms >= 0 ? 'after' : 'before'} this run`
 }
 
-/** `21:05 UTC (in 5 h 3 min)`: a time as the log and the summary print it. */
+/** `21:05 UTC, 5 h 3 min after this run`: a time as the log and the summary print it (no parentheses, so it nests in some). */
 export function when(date: Date, now: Date): string {
-  return `${utc(date, now)} (${relative(date, now)})`
+  return `${utc(date, now)}, ${relative(date, now)}`
 }

@@ -162,13 +162,15 @@ describe('the headline', () => {
   const bot = `<a href="https://discord.place/bots/${BOT_ID}">Example Bot</a>`
 
   it("names the bot by its listing's name, linked to its page, and says the update went through", () => {
-    expect(headline(renderSummary(settings(), outcome()))).toBe(`✅ ${bot}: updated, next update from 18:01 UTC (in 6 h 1 min)`)
+    expect(headline(renderSummary(settings(), outcome()))).toBe(`✅ ${bot}: updated, next update from 18:01 UTC, 6 h 1 min after this run`)
   })
 
   it('a run skipped by the record check: "not sent: too soon" and from when the next update goes', async () => {
     const skipped = await run(2 * HOUR)
     expect(skipped.result).toBe('skipped')
-    expect(headline(renderSummary(settings(), skipped))).toBe(`⏭️ ${bot}: not sent: too soon, next update from 16:01 UTC (in 4 h 1 min)`)
+    expect(headline(renderSummary(settings(), skipped))).toBe(
+      `⏭️ ${bot}: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run`
+    )
   })
 
   it('the 6-hour refusal: "refused: strike counted"', async () => {
@@ -188,7 +190,11 @@ describe('the headline', () => {
   it.each([
     ['a failure', FAILED, `❌ ${bot}: failed`],
     ['a dry run', DRY, `🧪 ${bot}: dry run: nothing sent, a real run would send`],
-    ['the request limiter', LIMITED, `⏸️ ${bot}: turned away by the rate limit, no strike; try again from 12:30 UTC (in 30 min)`],
+    [
+      'the request limiter',
+      LIMITED,
+      `⏸️ ${bot}: turned away by the rate limit, no strike; try again from 12:30 UTC, 30 min after this run`
+    ],
     [
       'a record that could not be checked',
       outcome({ ...SKIPPED, skip: 'unchecked', nextUpdateAt: undefined }),
@@ -494,7 +500,7 @@ describe('the annotations', () => {
     const lines = printing()
     announce(outcome())
     expect(lines()).toEqual([
-      'Stats updated ({"command_count":14,"server_count":1260}). The next update is accepted from 18:01 UTC (in 6 h 1 min).'
+      'Stats updated ({"command_count":14,"server_count":1260}). The next update is accepted from 18:01 UTC, 6 h 1 min after this run.'
     ])
   })
 })

@@ -446,6 +446,19 @@ describe('answers to the update', () => {
     expect(service.received('stats')).toHaveLength(1)
   })
 
+  it("shows raw control characters in the service's error text as escapes, in the error and the summary", async () => {
+    const clock = new TestClock()
+    const service = await start(clock)
+    service.inject('stats', serviceAnswer(400, { success: false, error: 'bad \u001b[31mred\u001b[0m \u0007\u0000 count', status: 400 }))
+    const run = await step(inputs(service, { 'command-count': '5' }), clock)
+    const message = expectCleanFailure(run)
+    // eslint-disable-next-line no-control-regex -- looking for raw control characters is the point
+    const raw = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+    expect(message).not.toMatch(raw)
+    expect(run.summary).not.toMatch(raw)
+    expect(message).toContain('bad \\x1b[31mred\\x1b[0m \\x07\\x00 count')
+  })
+
   it('escapes HTML in the service error text in the summary', async () => {
     const clock = new TestClock()
     const service = await start(clock)

@@ -281,7 +281,7 @@ describe('overlapping runs', () => {
     expect(lost.strikeCause).toBe('overlap')
     const message = lost.error?.message ?? ''
     expect(message).toMatch(
-      /Likely cause: overlapping runs\. Another run updated the counts at \d\d:\d\d UTC .*, after this run read the bot's record/
+      /Likely cause: overlapping runs\. Another run updated the counts at \d\d:\d\d UTC, after this run read the bot's record/
     )
     expect(message).toContain(`concurrency: group: discord-place-stats-${BOT}, cancel-in-progress: false`)
   })

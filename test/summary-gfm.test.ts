@@ -111,7 +111,7 @@ describe('the stats summary, rendered', () => {
 
     const [headline] = headings(page)
     expect(headings(page)).toHaveLength(1)
-    expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC (in 6 h 1 min)')
+    expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run')
     expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
 
     const [counts, facts] = tablesOf(page)
@@ -134,7 +134,7 @@ describe('the stats summary, rendered', () => {
     const { section } = await statsPage(2 * HOUR)
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
-    expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC (in 4 h 1 min)')
+    expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run')
     expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
     expect(textOf(page)).not.toMatch(/\(\+\d/)
     expect(textOf(page)).toContain(`not sent (it would be PATCH /bots/${BOT_ID}/stats`)
@@ -176,7 +176,7 @@ describe('the vote-check summary, rendered', () => {
     const [table] = tablesOf(page)
     expect(table!.map(row => row.map(textOf))).toEqual([
       ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
-      [users[0], 'yes', '3', '11:00 UTC (1 h ago)'],
+      [users[0], 'yes', '3', '11:00 UTC, 1 h before this run'],
       [users[1], 'no', '0', '']
     ])
     expect(table![1]![0]).toBe(`<code>${users[0]}</code>`)

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   addSecret,
+  CONTROL_CHARACTER,
   annotationText,
   bounded,
   clearSecrets,
@@ -329,35 +330,61 @@ describe('number: thousands separated', () => {
   })
 })
 
-describe('relative and when: a time as a person reads it', () => {
+const HOUR_MS = 3_600_000
+
+describe('relative and when: a time as a person reads it, later', () => {
   const now = new Date('2026-11-24T21:05:30.000Z')
   const at = (ms: number): Date => new Date(now.getTime() + ms)
   const MIN = 60_000
 
+  // Relative to the run, never to the reader: a summary read the next morning stays true.
   it.each([
-    [0, 'in under a minute'],
-    [29_999, 'in under a minute'],
-    [-29_999, 'just now'],
-    [30_000, 'in 1 min'],
-    [-30_000, '1 min ago'],
-    [40 * MIN, 'in 40 min'],
-    [59 * MIN, 'in 59 min'],
-    [60 * MIN, 'in 1 h'],
-    [61 * MIN, 'in 1 h 1 min'],
-    [5 * 60 * MIN + 3 * MIN, 'in 5 h 3 min'],
-    [-2 * 60 * MIN, '2 h ago'],
-    [-(2 * 60 * MIN + 59 * MIN), '2 h 59 min ago'],
-    [-40 * MIN, '40 min ago'],
-    [26 * 60 * MIN, 'in 26 h']
-  ])('%d ms from now reads %s', (ms, expected) => {
+    [0, 'under a minute after this run'],
+    [29_999, 'under a minute after this run'],
+    [-29_999, 'under a minute before this run'],
+    [30_000, '1 min after this run'],
+    [-30_000, '1 min before this run'],
+    [40 * MIN, '40 min after this run'],
+    [59 * MIN, '59 min after this run'],
+    [60 * MIN, '1 h after this run'],
+    [61 * MIN, '1 h 1 min after this run'],
+    [5 * 60 * MIN + 3 * MIN, '5 h 3 min after this run'],
+    [-2 * 60 * MIN, '2 h before this run'],
+    [-(2 * 60 * MIN + 59 * MIN), '2 h 59 min before this run'],
+    [-40 * MIN, '40 min before this run'],
+    [26 * 60 * MIN, '26 h after this run']
+  ])('%d ms from the run reads %s', (ms, expected) => {
     expect(relative(at(ms), now)).toBe(expected)
   })
 
-  it('gives the time alone on the same UTC day, with the date on another', () => {
-    expect(when(new Date('2026-11-24T23:59:00.000Z'), now)).toBe('23:59 UTC (in 2 h 54 min)')
-    expect(when(new Date('2026-11-25T03:05:30.000Z'), now)).toBe('2026-11-25 03:05 UTC (in 6 h)')
-    expect(when(new Date('2026-11-23T21:05:30.000Z'), now)).toBe('2026-11-23 21:05 UTC (24 h ago)')
-    expect(when(new Date('2026-11-24T00:00:00.000Z'), now)).toBe('00:00 UTC (21 h 6 min ago)')
+  it('gives the UTC time alone on the run’s day, with the date on another, and no parentheses to nest', () => {
+    expect(when(new Date('2026-11-24T23:59:00.000Z'), now)).toBe('23:59 UTC, 2 h 54 min after this run')
+    expect(when(new Date('2026-11-25T03:05:30.000Z'), now)).toBe('2026-11-25 03:05 UTC, 6 h after this run')
+    expect(when(new Date('2026-11-23T21:05:30.000Z'), now)).toBe('2026-11-23 21:05 UTC, 24 h before this run')
+    expect(when(new Date('2026-11-24T00:00:00.000Z'), now)).toBe('00:00 UTC, 21 h 6 min before this run')
+    for (const ms of [-HOUR_MS, 0, HOUR_MS]) expect(when(at(ms), now)).not.toMatch(/[()]/)
+  })
+})
+
+describe('control characters from outside are never printed raw', () => {
+  const hostile = 'red \u001b[31mALERT\u001b[0m bell\u0007 nul\u0000 del\u007f c1\u0085 tab\tend'
+
+  it('the summary (html): escaped as \\xNN, the tab kept', () => {
+    expect(html(hostile)).toBe('red \\x1b[31mALERT\\x1b[0m bell\\x07 nul\\x00 del\\x7f c1\\x85 tab\tend')
+  })
+
+  it('an annotation or failure message (annotationText): escaped, line ends kept for the toolkit to escape', () => {
+    expect(annotationText(`${hostile}\nsecond line`)).toBe(
+      'red \\x1b[31mALERT\\x1b[0m bell\\x07 nul\\x00 del\\x7f c1\\x85 tab\tend\nsecond line'
+    )
+  })
+
+  it('an excerpt of an answer: escaped, on one line', () => {
+    expect(excerpt(hostile)).toBe('red \\x1b[31mALERT\\x1b[0m bell\\x07 nul\\x00 del\\x7f c1\\x85 tab end')
+  })
+
+  it('a log line: no control character at all', () => {
+    expect(logLine(hostile)).not.toMatch(CONTROL_CHARACTER)
   })
 })
 

@@ -1,6 +1,6 @@
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice, keyHeadline } from '../service.js'
-import { when } from '../text.js'
+import { utc, when } from '../text.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
 
@@ -119,7 +119,7 @@ function strikeCause(refusal: Refusal, botId: string): string {
   switch (refusal.strikeCause) {
     case 'overlap':
       return (
-        `Likely cause: overlapping runs. Another run updated the counts at ${when(refusal.overlap!, refusal.at)}, after this run ` +
+        `Likely cause: overlapping runs. Another run updated the counts at ${utc(refusal.overlap!, refusal.at)}, after this run ` +
         "read the bot's record: runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job " +
         `of every workflow for this bot in one concurrency group (${group}) so that they queue.`
       )
