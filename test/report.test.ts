@@ -549,3 +549,54 @@ describe('a hostile outcome', () => {
     expect(renderSummary(settings(), hostile).length).toBeLessThan(MAX_SECTION_CHARS)
   })
 })
+
+// ---------------------------------------------------------------------------------------
+// Every word true of the run (interface.md, "The key's guardian")
+// ---------------------------------------------------------------------------------------
+
+describe('no line describes what did not happen', () => {
+  const recordRow = (page: string): string => /<tr><td>Record read<\/td><td>(.*?)<\/td><\/tr>/.exec(page)?.[1] ?? ''
+
+  it.each([
+    ['cooldown-check off', { 'cooldown-check': 'false' }, undefined, 'not read (cooldown-check: false)'],
+    ['a run that failed before the read', {}, undefined, 'not read: the run ended before it'],
+    [
+      'a bot not verified yet',
+      {},
+      { ok: false, status: 403, problem: 'unverified', reason: 'x' } as const,
+      'not public: the bot is not verified yet (403)'
+    ],
+    ['no such bot', {}, { ok: false, status: 404, problem: 'absent', reason: 'x' } as const, 'no such bot (404)'],
+    [
+      'an unreadable record',
+      {},
+      { ok: false, status: 503, problem: 'unreadable', reason: 'the service answered 503' } as const,
+      'could not be read: the service answered 503'
+    ]
+  ])('the record read, %s: its own words', (_, more, record, words) => {
+    const page = renderSummary(settings(more), outcome({ ...FAILED, record }))
+    expect(recordRow(page)).toBe(words)
+  })
+
+  it('"The stats update failed" only when an update was attempted', () => {
+    expect(outcomeLine(FAILED).text).toBe('The stats update failed; the error says why.')
+    expect(outcomeLine(outcome({ ...FAILED, delivery: 'not-sent', status: undefined })).text).toBe(
+      'The run failed before any stats update was sent; the error says why.'
+    )
+  })
+
+  it('no would-be request without counts, and no would-be request for a run that failed', () => {
+    const empty = split(renderSummary(settings(), outcome({ ...SKIPPED, skip: 'nothing', body: {} }))).folded
+    expect(empty).toContain('<tr><td>Request</td><td>not sent: no count was left to send</td></tr>')
+    expect(empty).not.toContain('{}')
+    const failed = split(renderSummary(settings(), outcome({ ...FAILED, delivery: 'not-sent', status: undefined }))).folded
+    expect(failed).toContain('<tr><td>Request</td><td>not sent</td></tr>')
+    const dry = split(renderSummary(settings(), DRY)).folded
+    expect(dry).toContain('not sent (a real run would send <code>PATCH')
+  })
+
+  it("a failed run's headline says why in a few words", () => {
+    const page = renderSummary(settings(), outcome({ ...FAILED, error: new ActionError('x', { headline: 'API key refused' }) }))
+    expect(headline(page)).toMatch(/: failed: API key refused$/)
+  })
+})
