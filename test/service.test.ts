@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { HttpAnswer } from '../src/http/transport.js'
 import { StoppedError } from '../src/errors.js'
-import { keyAdvice, serviceMessage } from '../src/service.js'
+import { keyAdvice } from '../src/keys.js'
+import { serviceMessage } from '../src/service.js'
 import { type BotSeed, ServiceEmulator } from './support/emulator.js'
 import { statsRun, TestClock } from './support/inprocess.js'
 

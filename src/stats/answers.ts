@@ -1,5 +1,5 @@
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
-import { keyAdvice, keyHeadline } from '../service.js'
+import { keyAdvice, keyHeadline } from '../keys.js'
 import { utc, when } from '../text.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */

@@ -1,10 +1,10 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
-import { checkKey, type KeyCheck, keyedHeaders, serviceMessage } from '../service.js'
+import type { KeyCheck } from '../keys.js'
+import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
-import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from './answers.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
 
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
@@ -184,7 +184,9 @@ async function notSent(
   skip: SkipReason | undefined,
   nextUpdateAt: Date | undefined
 ): Promise<StatsOutcome> {
-  const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
+  // The key check's module is loaded only by a run that sends nothing.
+  const keyCheck =
+    settings.apiKey === undefined ? undefined : await (await import('../keys.js')).checkKey({ ...settings, apiKey: settings.apiKey }, deps)
   if (keyCheck?.state === 'unchecked') {
     progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
   }
@@ -215,6 +217,7 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
         progress.status = error.answeredStatus
       }
       if (!(error instanceof NetworkError)) throw error
+      const { answerFromStatusLine } = await import('./answers.js')
       const cut = answerFromStatusLine(error)
       if (cut !== undefined) {
         deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
@@ -276,6 +279,8 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
   const answered = { ...base(deps, progress), status: answer.status, answer: text }
   if (answer.status >= 200 && answer.status < 300) return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
+  // What the other answers mean is loaded only when one comes.
+  const { explainFailure, failureHeadline, kindOf429, strikeMessage } = await import('./answers.js')
   if (answer.status === 429 && kindOf429(answer) === 'limiter') {
     // Turned away before the service looked at the update: try again once the limiter's
     // window has passed, or later if the record says the 6-hour window ends later.

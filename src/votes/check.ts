@@ -1,7 +1,8 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Gate, POLICIES, type Requests } from '../http/client.js'
-import { checkKey, type KeyCheck, keyAdvice, keyedHeaders, keyHeadline, serviceError } from '../service.js'
+import { checkKey, type KeyCheck, keyAdvice, keyHeadline } from '../keys.js'
+import { keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
 
 /** One user's vote, as the `votes` output reports it. */
