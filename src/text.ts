@@ -552,7 +552,10 @@ export function relative(date: Date, now: Date): string {
   const minutes = Math.round(Math.abs(ms) / 60_000)
   if (minutes === 0) return ms >= 0 ? 'under a minute after this run' : 'under a minute before this run'
   const hours = Math.floor(minutes / 60)
-  const span = hours === 0 ? `${minutes} min` : minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`
+  const days = Math.round(hours / 24)
+  // Past two days, hours and minutes are noise: "30 days", not "720 h".
+  const span =
+    hours >= 48 ? `${days} days` : hours === 0 ? `${minutes} min` : minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`
   return `${span} ${ms >= 0 ? 'after' : 'before'} this run`
 }
 

@@ -352,7 +352,10 @@ describe('relative and when: a time as a person reads it, later', () => {
     [-2 * 60 * MIN, '2 h before this run'],
     [-(2 * 60 * MIN + 59 * MIN), '2 h 59 min before this run'],
     [-40 * MIN, '40 min before this run'],
-    [26 * 60 * MIN, '26 h after this run']
+    [26 * 60 * MIN, '26 h after this run'],
+    [47 * 60 * MIN + 59 * MIN, '47 h 59 min after this run'],
+    [48 * 60 * MIN, '2 days after this run'],
+    [-30 * 24 * 60 * MIN, '30 days before this run']
   ])('%d ms from the run reads %s', (ms, expected) => {
     expect(relative(at(ms), now)).toBe(expected)
   })
