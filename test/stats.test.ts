@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../src/http/transport.js'
 import { serviceMessage } from '../src/service.js'
-import { answerFromStatusLine, explainFailure, kindOf429 } from '../src/stats/answers.js'
+import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from '../src/stats/answers.js'
 import { cooldownEnds, interpretRecord, type PublicRecord } from '../src/stats/record.js'
 import type { StatsBody } from '../src/stats/update.js'
 
@@ -437,5 +437,81 @@ describe('explainFailure', () => {
     expect(message).toContain('non-JSON answer (text/html')
     expect(message).not.toMatch(/[<>]/)
     expect(message.length).toBeLessThan(500)
+  })
+})
+
+describe('failureHeadline: the few words of a failed update', () => {
+  it.each([
+    [400, 'count refused by discord.place'],
+    [401, 'API key refused'],
+    [404, 'bot not listed on discord.place'],
+    [410, 'API key revoked (strikes)'],
+    [300, 'redirect not followed'],
+    [308, 'redirect not followed'],
+    [399, 'redirect not followed'],
+    [500, 'discord.place failed on its side'],
+    [503, 'discord.place failed on its side'],
+    [299, 'unexpected answer (299)'],
+    [400 + 18, 'unexpected answer (418)'],
+    [499, 'unexpected answer (499)']
+  ])('%d: %s', (status, words) => {
+    expect(failureHeadline(status)).toBe(words)
+  })
+})
+
+describe('strikeMessage: the strike, its cause and what to do', () => {
+  const at = new Date('2026-11-25T12:00:00Z')
+  const base = { answer: 'You can only update stats once every 6 hours.', overlap: undefined, nextUpdateAt: undefined, at }
+
+  it('names the strike and the five-strike rule, quoting the service; an unknown next update says so', () => {
+    const message = strikeMessage({ ...base, strikeCause: 'unknown' }, BOT_ID)
+    expect(message).toMatch(
+      /^Stats update refused as too early \(429: "You can only update stats once every 6 hours\."\): the service counted a strike against the API key, and 5 strikes within 6 hours revoke it\. /
+    )
+    expect(message).toMatch(/ When the next update is accepted is unknown\. The update was not retried\.$/)
+  })
+
+  it('without the service’s words, no empty quote', () => {
+    expect(strikeMessage({ ...base, answer: undefined, strikeCause: 'unknown' }, BOT_ID)).toMatch(
+      /^Stats update refused as too early \(429\): /
+    )
+  })
+
+  it.each([
+    [
+      'unverified',
+      /Likely cause: discord\.place has not verified the bot yet, and its submission counts as an update, so any update within 6 hours of submitting it is refused\. Keep cooldown-check: true, which holds updates until the bot is verified\./
+    ],
+    [
+      'unchecked',
+      /Likely cause: it was sent without reading the record first \(cooldown-check: false\), less than 6 hours after the last update \(or after the bot was submitted, if it is not verified yet\)\. Keep cooldown-check: true\./
+    ],
+    [
+      'unknown',
+      new RegExp(
+        `Likely cause: overlapping runs, or an update from elsewhere .* one concurrency group \\(concurrency: group: discord-place-stats-${BOT_ID}, cancel-in-progress: false\\)\\.`
+      )
+    ]
+  ] as const)('the cause %s', (cause, words) => {
+    expect(strikeMessage({ ...base, strikeCause: cause }, BOT_ID)).toMatch(words)
+  })
+
+  it('overlap: when the other run updated, in UTC, and the group to share', () => {
+    const message = strikeMessage({ ...base, strikeCause: 'overlap', overlap: new Date('2026-11-25T11:59:00Z') }, BOT_ID)
+    expect(message).toContain(
+      "Likely cause: overlapping runs. Another run updated the counts at 11:59 UTC, after this run read the bot's record"
+    )
+  })
+
+  it('the next update, the workflow finding and a stop, each in its place', () => {
+    const message = strikeMessage(
+      { ...base, strikeCause: 'unknown', nextUpdateAt: new Date('2026-11-25T17:00:00Z') },
+      BOT_ID,
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit).',
+      'The workflow that ran this step (w.yml, job stats) shows why: x.'
+    )
+    expect(message).toMatch(
+      / The workflow that ran this step \(w\.yml, job stats\) shows why: x\. The next update is accepted from 17:00 UTC, 5 h after this run\. The update was not retried\. The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read again, after the refusal\.$/
+    )
   })
 })
