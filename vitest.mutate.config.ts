@@ -21,7 +21,8 @@ export default defineConfig({
       'test/dist.test.ts',
       'test/hardening.test.ts',
       'test/marketplace.test.ts',
-      'test/sequencer.test.ts'
+      'test/sequencer.test.ts',
+      'test/architecture.test.ts'
     ],
     testTimeout: 30_000,
     server: { deps: parserDeps }

@@ -8,6 +8,7 @@ export const modules = {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   readRepositoryFile: () => (/* binding */ readRepositoryFile)
 /* harmony export */ });
+/* unused harmony export GITHUB_POLICY */
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2413);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1517);
@@ -18,6 +19,14 @@ export const modules = {
 
 
 
+/** How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+const GITHUB_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .READ_DEFAULTS */ .qW,
+    name: "GitHub's API",
+    attempts: 3,
+    retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .SERVER_ERRORS */ .Qx],
+    maxBodyBytes: 5 * 1024 * 1024 + 1
+};
 /**
  * Reads one file of the repository at a commit through GitHub's contents API (raw media
  * type, so files over 1 MB come whole). Loaded only when a manifest is not in the workspace.
@@ -66,9 +75,9 @@ function policyFetch(requests) {
             url,
             headers: Object.fromEntries(new Headers(init?.headers).entries()),
             body: typeof init?.body === 'string' ? init.body : undefined
-        }, _http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .POLICIES */ .PQ.github);
+        }, GITHUB_POLICY);
         if (answer.truncated)
-            throw new Error(`the file is larger than ${_http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .POLICIES */ .PQ.github.maxBodyBytes - 1} bytes`);
+            throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`);
         const headers = new Headers();
         for (const [name, value] of Object.entries(answer.headers)) {
             if (value !== undefined)

@@ -7,6 +7,7 @@ export const modules = {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   KEY_CHECK_POLICY: () => (/* binding */ KEY_CHECK_POLICY),
 /* harmony export */   checkKey: () => (/* binding */ checkKey),
 /* harmony export */   keyAdvice: () => (/* binding */ keyAdvice),
 /* harmony export */   keyHeadline: () => (/* binding */ keyHeadline)
@@ -67,6 +68,18 @@ function keyHeadline(status) {
     return undefined;
 }
 /**
+ * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
+ * never a wait for the vote limiter (its Retry-After runs to 300 s): the run then goes on
+ * with the key unchecked.
+ */
+const KEY_CHECK_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .READ_DEFAULTS */ .qW,
+    name: 'the API key check',
+    attempts: 2,
+    retryStatuses: _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .SERVER_ERRORS */ .Qx,
+    maxRetryAfterMs: 5_000
+};
+/**
  * Checks the API key with a request that spends no update: the authenticated vote route, asked
  * about the bot itself (`GET /bots/{id}/voters/{id}`), answers its JSON (or 204) for a good key
  * and 401 or 410 for a bad one, and no strike is ever at stake. Runs that send nothing (a skip,
@@ -80,7 +93,7 @@ async function checkKey(plan, deps) {
     deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`);
     let answer;
     try {
-        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.keyCheck);
+        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, KEY_CHECK_POLICY);
     }
     catch (error) {
         if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr))

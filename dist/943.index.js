@@ -130,6 +130,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
 /* harmony export */ });
+/* unused harmony export DISCORD_POLICY */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
@@ -144,6 +145,14 @@ function kind(value) {
 
 
 
+/** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+const DISCORD_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW,
+    name: "Discord's API",
+    attempts: 4,
+    retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx],
+    maxBodyBytes: 4 * 1024 * 1024
+};
 /**
  * Reads what the listing needs from Discord: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), and
@@ -191,7 +200,7 @@ async function discordGet(plan, path, requests) {
                 // The form Discord requires of bots' HTTP clients.
                 'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
             }
-        }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord, { refuse: refuseBan });
+        }, DISCORD_POLICY, { refuse: refuseBan });
     }
     catch (error) {
         if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
@@ -228,7 +237,7 @@ function explainDiscordFailure(answer, path) {
     if (answer.status === 429)
         return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`;
     if (answer.status >= 500)
-        return `${said} after ${_http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`;
+        return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`;
     return `${said}. Nothing was sent to the service; check discord-api-url.`;
 }
 

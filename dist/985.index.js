@@ -7,6 +7,7 @@ export const modules = {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   KEY_CHECK_POLICY: () => (/* binding */ KEY_CHECK_POLICY),
 /* harmony export */   checkKey: () => (/* binding */ checkKey),
 /* harmony export */   keyAdvice: () => (/* binding */ keyAdvice),
 /* harmony export */   keyHeadline: () => (/* binding */ keyHeadline)
@@ -67,6 +68,18 @@ function keyHeadline(status) {
     return undefined;
 }
 /**
+ * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
+ * never a wait for the vote limiter (its Retry-After runs to 300 s): the run then goes on
+ * with the key unchecked.
+ */
+const KEY_CHECK_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .READ_DEFAULTS */ .qW,
+    name: 'the API key check',
+    attempts: 2,
+    retryStatuses: _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .SERVER_ERRORS */ .Qx,
+    maxRetryAfterMs: 5_000
+};
+/**
  * Checks the API key with a request that spends no update: the authenticated vote route, asked
  * about the bot itself (`GET /bots/{id}/voters/{id}`), answers its JSON (or 204) for a good key
  * and 401 or 410 for a bad one, and no strike is ever at stake. Runs that send nothing (a skip,
@@ -80,7 +93,7 @@ async function checkKey(plan, deps) {
     deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`);
     let answer;
     try {
-        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .POLICIES */ .PQ.keyCheck);
+        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, KEY_CHECK_POLICY);
     }
     catch (error) {
         if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr))
@@ -111,6 +124,7 @@ async function checkKey(plan, deps) {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   VOTE_POLICY: () => (/* binding */ VOTE_POLICY),
 /* harmony export */   readVote: () => (/* binding */ readVote),
 /* harmony export */   runVotes: () => (/* binding */ runVotes)
 /* harmony export */ });
@@ -124,6 +138,8 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
+/** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
+const VOTE_POLICY = { ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW, name: 'a vote check', attempts: 3, retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx] };
 const MIN_429_WAIT_MS = 1_000;
 /** How long a spent window without a `RateLimit-Reset` is given before the next try. */
 const UNKNOWN_RESET_WAIT_MS = 1_000;
@@ -194,12 +210,12 @@ async function runVotes(plan, deps) {
 /** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
 async function checkOne(plan, userId, pacer, requests) {
     try {
-        return await requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .keyedHeaders */ .hk)(plan.apiKey) }, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.vote, { gate: pacer });
+        return await requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .keyedHeaders */ .hk)(plan.apiKey) }, VOTE_POLICY, { gate: pacer });
     }
     catch (error) {
         if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
             throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Vote check for user ${userId} failed: ${error.message} (${_http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.vote.attempts} tries).`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`);
     }
 }
 /** Reads one answer: 204 is "voted" (the original description), 200 JSON says it in `voted`. */
@@ -269,7 +285,7 @@ class HeaderPacer {
                 `rate-limit-wait of ${Math.round(this.maxWaitMs / 1000)} s.`);
         }
         this.waited += wait;
-        await this.requests.sleep(wait, _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .POLICIES */ .PQ.vote);
+        await this.requests.sleep(wait, VOTE_POLICY);
     }
     /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
     settle(_ticket, answer) {

@@ -1,5 +1,5 @@
 import { ActionError } from './errors.js'
-import { POLICIES, type Requests } from './http/client.js'
+import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from './http/client.js'
 import { type HttpAnswer, NetworkError } from './http/transport.js'
 import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
 
@@ -56,6 +56,19 @@ export function keyHeadline(status: number): string | undefined {
   return undefined
 }
 
+/**
+ * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
+ * never a wait for the vote limiter (its Retry-After runs to 300 s): the run then goes on
+ * with the key unchecked.
+ */
+export const KEY_CHECK_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: 'the API key check',
+  attempts: 2,
+  retryStatuses: SERVER_ERRORS,
+  maxRetryAfterMs: 5_000
+}
+
 /** What the key check found: `valid`, or `unchecked` with why (the check could not tell). A bad key throws. */
 export type KeyCheck = { readonly state: 'valid' } | { readonly state: 'unchecked'; readonly reason: string }
 
@@ -78,7 +91,7 @@ export async function checkKey(
   try {
     answer = await deps.requests.send(
       { method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: keyedHeaders(plan.apiKey) },
-      POLICIES.keyCheck
+      KEY_CHECK_POLICY
     )
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error

@@ -9,7 +9,14 @@ import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { StoppedError } from '../src/errors.js'
-import { DeadlineError, MIN_ATTEMPT_MS, type Policy, POLICIES, Requests, realClock } from '../src/http/client.js'
+import { DeadlineError, MIN_ATTEMPT_MS, type Policy, Requests, realClock } from '../src/http/client.js'
+import { KEY_CHECK_POLICY } from '../src/keys.js'
+import { RECORD_POLICY } from '../src/stats/record.js'
+import { STATS_POLICY } from '../src/stats/update.js'
+import { VOTE_POLICY } from '../src/votes/check.js'
+
+/** Each caller's own policy, as the client receives it (the client names no caller). */
+const POLICIES = { record: RECORD_POLICY, stats: STATS_POLICY, keyCheck: KEY_CHECK_POLICY, vote: VOTE_POLICY } as const
 import { NetworkError } from '../src/http/transport.js'
 import { TestClock } from './support/inprocess.js'
 

@@ -37,52 +37,23 @@ export interface Policy {
  */
 export const MIN_ATTEMPT_MS = 1_000
 
-const READ = { retryNetwork: 'any', baseDelayMs: 500, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, maxBodyBytes: 64 * 1024 } as const
-
 /**
- * Every request the action makes, and how it is retried.
- *
- * Reads (the public record, vote checks, Discord, GitHub) retry on network errors, 429
- * and 5xx. The stats update does not: the service allows one update per 6 hours, an
- * update it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is
- * sent again only when the connection failed before the request could reach the service
- * (refused, DNS, TLS handshake), never after any answer; and after a failure that may
- * have delivered it (a reset or a timeout once the request was out), only when a fresh
- * read of the public record shows it did not arrive (see stats/delivery.ts).
+ * The defaults every request builds its policy on: reads retry any network failure, with a
+ * backoff of half a second doubling to five, honour a Retry-After of up to a minute, and keep
+ * 64 KB of an answer. Each caller owns its policy, next to the request it sends (the record in
+ * stats/record.ts, the update in stats/update.ts, the key check in keys.ts, the vote checks,
+ * Discord and GitHub in theirs): this client knows no caller by name.
  */
-export const POLICIES = {
-  // The record keeps the key safe, so it is read patiently: 5xx and network failures are
-  // retried here, and the read limiter's 429 (Retry-After: 60) is waited out by
-  // stats/record.ts, which knows how much of the step's time the update still needs.
-  record: {
-    ...READ,
-    name: "the bot's public record",
-    attempts: 3,
-    retryStatuses: [500, 502, 503, 504],
-    maxBodyBytes: 1024 * 1024
-  },
-  // The PATCH reuses the record read's connection only while that one has been idle under
-  // 2 s of the service's 5 s keep-alive: a reset as the server closes an idle connection
-  // cannot tell whether the PATCH arrived, and it must not be resent if it may have. The
-  // margin covers the round trip by which the server's idle clock runs ahead of ours; in a
-  // run the PATCH follows the read within milliseconds, so it costs nothing there.
-  stats: {
-    ...READ,
-    name: 'the stats update',
-    attempts: 2,
-    retryStatuses: [],
-    retryNetwork: 'undelivered',
-    minAttemptMs: MIN_ATTEMPT_MS,
-    idleMarginMs: 3_000
-  },
-  // The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
-  // never a wait for the vote limiter (its Retry-After is 300 s): the run then goes on unchecked.
-  keyCheck: { ...READ, name: 'the API key check', attempts: 2, retryStatuses: [500, 502, 503, 504], maxRetryAfterMs: 5_000 },
-  // Vote checks wait out 429s through their pacer, bounded by rate-limit-wait.
-  vote: { ...READ, name: 'a vote check', attempts: 3, retryStatuses: [429, 500, 502, 503, 504] },
-  discord: { ...READ, name: "Discord's API", attempts: 4, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 4 * 1024 * 1024 },
-  github: { ...READ, name: "GitHub's API", attempts: 3, retryStatuses: [429, 500, 502, 503, 504], maxBodyBytes: 5 * 1024 * 1024 + 1 }
-} as const satisfies Record<string, Policy>
+export const READ_DEFAULTS = {
+  retryNetwork: 'any',
+  baseDelayMs: 500,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 60_000,
+  maxBodyBytes: 64 * 1024
+} as const satisfies Partial<Policy>
+
+/** The statuses a read retries: the service's and the APIs' passing failures. */
+export const SERVER_ERRORS = [500, 502, 503, 504] as const
 
 export interface Clock {
   readonly now: () => number

@@ -1,10 +1,19 @@
 import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError } from '../http/transport.js'
-import { POLICIES, type Requests } from '../http/client.js'
+import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
 import { type CommandCount, countCommands } from './commands.js'
 import { SERVER_COUNT_MAX } from '../limits.js'
+
+/** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+export const DISCORD_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: "Discord's API",
+  attempts: 4,
+  retryStatuses: [429, ...SERVER_ERRORS],
+  maxBodyBytes: 4 * 1024 * 1024
+}
 
 export interface DiscordPlan {
   /** Discord's API base address, without a trailing slash. */
@@ -73,7 +82,7 @@ async function discordGet(plan: DiscordPlan, path: string, requests: Requests): 
           'User-Agent': `DiscordBot (${PROJECT_URL}, ${ACTION_VERSION})`
         }
       },
-      POLICIES.discord,
+      DISCORD_POLICY,
       { refuse: refuseBan }
     )
   } catch (error) {
@@ -115,6 +124,6 @@ function explainDiscordFailure(answer: HttpAnswer, path: string): string {
   if (answer.status === 429)
     return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
   if (answer.status >= 500)
-    return `${said} after ${POLICIES.discord.attempts} tries. Nothing was sent to the service; the next run will try again.`
+    return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`
   return `${said}. Nothing was sent to the service; check discord-api-url.`
 }

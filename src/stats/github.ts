@@ -1,8 +1,17 @@
 import { getOctokit } from '@actions/github'
 import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError } from '../http/transport.js'
-import { POLICIES, type Requests } from '../http/client.js'
+import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
+
+/** How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+export const GITHUB_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: "GitHub's API",
+  attempts: 3,
+  retryStatuses: [429, ...SERVER_ERRORS],
+  maxBodyBytes: 5 * 1024 * 1024 + 1
+}
 
 export interface RepositoryFile {
   readonly token: string
@@ -61,9 +70,9 @@ function policyFetch(requests: Requests): typeof fetch {
         headers: Object.fromEntries(new Headers(init?.headers).entries()),
         body: typeof init?.body === 'string' ? init.body : undefined
       },
-      POLICIES.github
+      GITHUB_POLICY
     )
-    if (answer.truncated) throw new Error(`the file is larger than ${POLICIES.github.maxBodyBytes - 1} bytes`)
+    if (answer.truncated) throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`)
     const headers = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)

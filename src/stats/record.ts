@@ -1,5 +1,5 @@
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { POLICIES, type Requests } from '../http/client.js'
+import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from '../http/client.js'
 import { serviceError } from '../service.js'
 import { USER_AGENT } from '../version.js'
 
@@ -57,6 +57,19 @@ export interface RecordDeps {
   readonly log: (line: string) => void
 }
 
+/**
+ * The record keeps the key safe, so it is read patiently: 5xx and network failures are retried
+ * here, and the read limiter's 429 is waited out by readPublicRecord, which knows how much of
+ * the step's time the update still needs. A record is kept up to a megabyte.
+ */
+export const RECORD_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: "the bot's public record",
+  attempts: 3,
+  retryStatuses: SERVER_ERRORS,
+  maxBodyBytes: 1024 * 1024
+}
+
 /** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
 const MAX_LIMITER_WAITS = 3
 
@@ -81,7 +94,7 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
       // No key: the record is public. no-cache: a cached copy could hide a recent update.
       answer = await deps.requests.send(
         { method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': USER_AGENT } },
-        POLICIES.record
+        RECORD_POLICY
       )
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error
@@ -105,7 +118,7 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
       return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why })
     }
     deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`)
-    await deps.requests.sleep(wait, POLICIES.record)
+    await deps.requests.sleep(wait, RECORD_POLICY)
   }
 }
 

@@ -1,11 +1,34 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { DeadlineError, POLICIES, type Requests } from '../http/client.js'
+import { DeadlineError, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
 import type { KeyCheck } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
+
+/**
+ * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
+ * it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is sent again only
+ * when the connection failed before the request could reach the service (refused, DNS, TLS
+ * handshake), never after any answer; after a failure that may have delivered it (a reset or a
+ * timeout once the request was out), only when a fresh read of the public record shows it did
+ * not arrive (delivery.ts). It is sent with at least MIN_ATTEMPT_MS of the step's time left.
+ *
+ * It reuses the record read's connection only while that one has been idle under 2 s of the
+ * service's 5 s keep-alive: a reset as the server closes an idle connection cannot tell whether
+ * the PATCH arrived. The margin covers the round trip by which the server's idle clock runs
+ * ahead of ours; in a run the PATCH follows the read within milliseconds, so it costs nothing.
+ */
+export const STATS_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: 'the stats update',
+  attempts: 2,
+  retryStatuses: [],
+  retryNetwork: 'undelivered',
+  minAttemptMs: MIN_ATTEMPT_MS,
+  idleMarginMs: 3_000
+}
 
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
 export interface StatsBody {
@@ -267,7 +290,7 @@ function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promi
       headers: keyedHeaders(settings.apiKey),
       body: JSON.stringify(body)
     },
-    POLICIES.stats
+    STATS_POLICY
   )
 }
 

@@ -1,9 +1,12 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { type Gate, POLICIES, type Requests } from '../http/client.js'
+import { type Gate, type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyAdvice, keyHeadline } from '../keys.js'
 import { keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
+
+/** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
+export const VOTE_POLICY: Policy = { ...READ_DEFAULTS, name: 'a vote check', attempts: 3, retryStatuses: [429, ...SERVER_ERRORS] }
 
 /** One user's vote, as the `votes` output reports it. */
 export interface Vote {
@@ -114,12 +117,12 @@ async function checkOne(
   try {
     return await requests.send(
       { method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: keyedHeaders(plan.apiKey) },
-      POLICIES.vote,
+      VOTE_POLICY,
       { gate: pacer }
     )
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
-    throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${POLICIES.vote.attempts} tries).`)
+    throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`)
   }
 }
 
@@ -191,7 +194,7 @@ class HeaderPacer implements Gate<void> {
       )
     }
     this.waited += wait
-    await this.requests.sleep(wait, POLICIES.vote)
+    await this.requests.sleep(wait, VOTE_POLICY)
   }
 
   /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
