@@ -501,3 +501,24 @@ describe('the YAML examples in README.md and docs/', () => {
     expect(stale, stale.join('\n')).toEqual([])
   })
 })
+
+describe('docs/troubleshooting.md against the headlines of src/', () => {
+  it("lists every few words a failed run's headline can say", async () => {
+    const [text, source] = await Promise.all([troubleshooting(), sourceText()])
+    // A headline is a string given as `headline`, assigned to one, or returned by a *Headline function.
+    const found = new Set<string>()
+    {
+      for (const match of source.matchAll(/headline(?::|\s*\?\?=)[^,\n}`]*?'([^'$]+)'/g)) found.add(match[1]!)
+      for (const match of source.matchAll(/headline: `([^`]+)`/g)) found.add(match[1]!.replace(/\$\{[^}]+\}/g, '<'))
+      for (const body of source.matchAll(/function \w+Headline\([^)]*\)[^{]*\{([\s\S]*?)\n\}/g)) {
+        for (const match of body[1]!.matchAll(/return '([^']+)'/g)) found.add(match[1]!)
+      }
+      for (const match of source.matchAll(/const \w+ = '([^']+)'\n/g)) if (/^commands-file /.test(match[1]!)) found.add(match[1]!)
+    }
+    expect(found.size, 'headlines were found in src/').toBeGreaterThan(15)
+    const row = text.split('\n').find(line => line.startsWith('| `failed: <why>`')) ?? ''
+    // A part that varies (`<…>` in the page, `${…}` in the source) is compared up to where it starts.
+    const missing = [...found].filter(words => !row.includes(`\`${words.split('<')[0]!}`))
+    expect(missing, `headlines the failed row of ${TROUBLESHOOTING} does not list`).toEqual([])
+  })
+})
