@@ -9,21 +9,9 @@ import { parserDeps, parserPlugin } from './vitest.config.js'
 export default defineConfig({
   plugins: [parserPlugin],
   test: {
-    include: ['test/*.test.ts'],
-    exclude: [
-      'test/local-action.test.ts',
-      'test/install.test.ts',
-      'test/release.test.ts',
-      'test/workflows.test.ts',
-      'test/github-parser.test.ts',
-      'test/readme.test.ts',
-      'test/metadata.test.ts',
-      'test/dist.test.ts',
-      'test/hardening.test.ts',
-      'test/marketplace.test.ts',
-      'test/sequencer.test.ts',
-      'test/architecture.test.ts'
-    ],
+    include: ['test/**/*.test.ts'],
+    // The bundle's process runs (e2e) and the repository checks (repo) test no code under mutation.
+    exclude: ['test/e2e/**', 'test/repo/**'],
     testTimeout: 30_000,
     server: { deps: parserDeps }
   }

@@ -12,7 +12,7 @@
 // `--check` runs these checks only, changing nothing (the release workflow runs it at the tag).
 //
 // Then, before changing anything, it runs the Marketplace's rules for action.yml
-// (test/marketplace.test.ts): the Marketplace checks action.yml at the release's tag, so a
+// (test/repo/marketplace.test.ts): the Marketplace checks action.yml at the release's tag, so a
 // description it refuses would need another release. It sets the version in package.json and
 // its lock (the bundle reads it from there for the User-Agent), turns the changelog's
 // "Unreleased" section into the version's (or keeps a section already written for it),
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url'
 export const STATS_WORKFLOW = '.github/workflows/stats.yml'
 
 /** The test of action.yml against the Marketplace's rules, run before a release is tagged. */
-export const MARKETPLACE_TEST = 'test/marketplace.test.ts'
+export const MARKETPLACE_TEST = 'test/repo/marketplace.test.ts'
 
 /** The files whose references are checked: the README, every page of docs/, the reusable workflow. */
 export function documentedFiles(root = '.') {

@@ -20,7 +20,7 @@ const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fix
 
 /**
  * A fixture and its counts: [file, commands, with count-subcommands]. Every fixture's counts
- * are checked in process (test/manifest.test.ts); one is enough to follow a manifest from the
+ * are checked in process (test/stats/manifest.test.ts); one is enough to follow a manifest from the
  * workspace to the PATCH, the outputs, the log and the summary.
  */
 const MANIFESTS: [string, number, number][] = [['discordjs-v1.json', 5, 12]]
@@ -232,7 +232,7 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
       expect(api.requests).toEqual([])
     })
 
-    // Discord's 429s, 503s, dropped connections and IP bans: in process, test/stats-cases.test.ts.
+    // Discord's 429s, 503s, dropped connections and IP bans: in process, test/stats/stats-cases.test.ts.
   })
 })
 

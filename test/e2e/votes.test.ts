@@ -1,6 +1,6 @@
 /**
  * End to end: vote-check mode of the bundled action against the service emulator: its outputs,
- * summary and failures as a workflow sees them. Retries and pacing are checked in process (test/votes.test.ts).
+ * summary and failures as a workflow sees them. Retries and pacing are checked in process (test/votes/votes.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
@@ -133,7 +133,7 @@ describe.concurrent.each(NODES)('vote check on $name', ({ path: node }) => {
     expect(result.outputs['voted']).toBeUndefined()
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
   })
-  // Retries of a 503 and of a 429 with Retry-After: in process, test/votes.test.ts (runVotes).
+  // Retries of a 503 and of a 429 with Retry-After: in process, test/votes/votes.test.ts (runVotes).
 })
 
 describe.concurrent('vote check pacing', () => {

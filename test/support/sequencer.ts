@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * shuffled order is how a file that depends on another's leftovers is caught. The same seed
  * gives the same order, so a failing order can be run again.
  */
-const FIRST = ['test/dist.test.ts', 'test/local-action.test.ts']
+const FIRST = ['test/repo/dist.test.ts', 'test/repo/local-action.test.ts']
 
 export default class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -1,0 +1,287 @@
+/**
+ * The request helper (src/http/client.ts): every request goes through it, under the step's
+ * deadline and the run's stop signal, retried as its policy says. Against a loopback server that
+ * answers as each test needs, on a clock the test controls (a wait moves it on at once).
+ */
+import { getEventListeners } from 'node:events'
+import * as http from 'node:http'
+import * as net from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { StoppedError } from '../../src/errors.js'
+import { DeadlineError, MIN_ATTEMPT_MS, type Policy, Requests, realClock } from '../../src/http/client.js'
+import { KEY_CHECK_POLICY } from '../../src/keys.js'
+import { RECORD_POLICY } from '../../src/stats/record.js'
+import { STATS_POLICY } from '../../src/stats/update.js'
+import { VOTE_POLICY } from '../../src/votes/check.js'
+
+/** Each caller's own policy, as the client receives it (the client names no caller). */
+const POLICIES = { record: RECORD_POLICY, stats: STATS_POLICY, keyCheck: KEY_CHECK_POLICY, vote: VOTE_POLICY } as const
+import { NetworkError } from '../../src/http/transport.js'
+import { TestClock } from '../support/inprocess.js'
+
+type Reply = { status: number; headers?: Record<string, string>; body?: string }
+
+const servers: http.Server[] = []
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      server =>
+        new Promise<void>(resolve => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+    )
+  )
+})
+
+/** A server that answers the nth request with `replies[n]` (the last one again after that), and counts them. */
+async function serve(...replies: Reply[]): Promise<{ url: string; count: () => number }> {
+  let count = 0
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const reply = replies[Math.min(count, replies.length - 1)]!
+      count += 1
+      res.writeHead(reply.status, reply.headers).end(reply.body ?? '')
+    })
+  })
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => count }
+}
+
+/** A server that reads every request and never answers it. */
+async function silentHttp(): Promise<string> {
+  const server = http.createServer(req => req.resume())
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** A clock whose random() is fixed, to read the backoff's bounds. */
+class RandomClock extends TestClock {
+  constructor(private readonly fixed: number) {
+    super()
+  }
+  override random = (): number => this.fixed
+}
+
+const get = (url: string): { method: 'GET'; url: string; headers: Record<string, string> } => ({ method: 'GET', url, headers: {} })
+
+/** The failure `promise` ends with. */
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e
+  )
+  expect(error).toBeInstanceOf(Error)
+  return error as Error
+}
+
+describe('backoff', () => {
+  it.each([
+    ['random() at 0: half of base · 2^(n-1)', 0, 0.5],
+    ['random() at 1: all of base · 2^(n-1)', 1, 1]
+  ])('between tries of a 5xx, with %s', async (_, random, share) => {
+    const server = await serve({ status: 503 })
+    const clock = new RandomClock(random)
+    const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock)
+    const answer = await requests.send(get(server.url), POLICIES.record)
+    expect(answer.status).toBe(503)
+    expect(server.count()).toBe(POLICIES.record.attempts)
+    const base = POLICIES.record.baseDelayMs
+    expect(clock.waits).toEqual([share * base, share * base * 2])
+  })
+
+  it('is capped at the policy’s largest delay', async () => {
+    const server = await serve({ status: 503 })
+    const clock = new RandomClock(1)
+    const policy: Policy = { ...POLICIES.record, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 }
+    await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), policy)
+    expect(clock.waits).toEqual([1_000, 2_000, 3_000, 3_000])
+  })
+})
+
+describe('a wait the server asks for', () => {
+  const longest = POLICIES.keyCheck.maxRetryAfterMs
+
+  it('is waited, up to the policy’s longest', async () => {
+    const server = await serve({ status: 503, headers: { 'Retry-After': String(longest / 1000) } }, { status: 200 })
+    const clock = new TestClock()
+    const answer = await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), POLICIES.keyCheck)
+    expect(answer.status).toBe(200)
+    expect(clock.waits).toEqual([longest])
+  })
+
+  it('longer than the policy allows ends the retries with the answer, without waiting', async () => {
+    const server = await serve({ status: 503, headers: { 'Retry-After': String(longest / 1000 + 1) } }, { status: 200 })
+    const clock = new TestClock()
+    const answer = await new Requests({ attemptTimeoutMs: 5_000, totalMs: 600_000 }, clock).send(get(server.url), POLICIES.keyCheck)
+    expect(answer.status).toBe(503)
+    expect(server.count()).toBe(1)
+    expect(clock.waits).toEqual([])
+  })
+})
+
+describe("the step's deadline", () => {
+  it('allows a wait that ends exactly at the deadline, and refuses a longer one, naming it and the request', async () => {
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    await requests.sleep(10_000)
+    expect(clock.waits).toEqual([10_000])
+    const late = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    const error = await failure(late.sleep(10_001, POLICIES.vote))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for a wait of 11 s during a vote check. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect((await failure(late.sleep(10_001))).message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for a wait of 11 s. Raise timeout, or look at the network and the service."
+    )
+    expect(clock.waits).toEqual([10_000])
+  })
+
+  it('sends nothing once no time is left', async () => {
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, clock)
+    clock.advance(10_000)
+    const error = await failure(requests.send(get(server.url), POLICIES.record))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 10 s (input 'timeout') leaves no room for another attempt during the bot's public record. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect(server.count()).toBe(0)
+  })
+
+  const patch = (url: string) => ({ ...get(url), method: 'PATCH' as const, body: '{}' })
+
+  it('sends the stats update with the time left when that is under request-timeout (timeout 20 s, request-timeout 30 s)', async () => {
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 20_000 }, clock)
+    expect((await requests.send(patch(server.url), POLICIES.stats)).status).toBe(200)
+    // timeout at request-timeout (both 30 s), with the few ms the record read took gone.
+    const cut = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(50)
+    expect((await cut.send(patch(server.url), POLICIES.stats)).status, 'sent with 29.95 s left of a 30 s attempt').toBe(200)
+    expect(server.count()).toBe(2)
+  })
+
+  it('refuses the stats update only with less than 1 s left (MIN_ATTEMPT_MS), the least a real attempt can use', async () => {
+    expect(POLICIES.stats.minAttemptMs).toBe(MIN_ATTEMPT_MS)
+    expect(MIN_ATTEMPT_MS).toBe(1_000)
+    const server = await serve({ status: 200 })
+    const clock = new TestClock()
+    const short = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(30_000 - MIN_ATTEMPT_MS + 1)
+    const error = await failure(short.send(patch(server.url), POLICIES.stats))
+    expect(error).toBeInstanceOf(DeadlineError)
+    expect(error.message).toBe(
+      "The step's time limit of 30 s (input 'timeout') leaves no room for an attempt of at least 1 s during the stats update. " +
+        'Raise timeout, or look at the network and the service.'
+    )
+    expect((error as DeadlineError).headline, "the failed run's headline").toBe('out of time (timeout)')
+    expect(server.count()).toBe(0)
+    const enough = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(30_000 - MIN_ATTEMPT_MS)
+    expect((await enough.send(patch(server.url), POLICIES.stats)).status, `sent with exactly ${MIN_ATTEMPT_MS} ms left`).toBe(200)
+    expect(server.count()).toBe(1)
+  })
+
+  it('cuts each attempt to the time left: a request that cannot finish ends at the deadline', async () => {
+    const url = await silentHttp()
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 30_000 }, clock)
+    clock.advance(29_700)
+    const started = performance.now()
+    // The stats policy with a floor under the 300 ms left, so that the cut is seen in a test's time.
+    const error = await failure(requests.send(patch(url), { ...POLICIES.stats, minAttemptMs: 100 }))
+    const ms = performance.now() - started
+    expect(error).toBeInstanceOf(NetworkError)
+    expect(error.message, 'the attempt was given the 300 ms left, not request-timeout').toBe(
+      `no complete answer from ${new URL(url).host} within 0.3 s`
+    )
+    expect(ms).toBeGreaterThanOrEqual(250)
+    expect(ms).toBeLessThan(1_500)
+  })
+
+  it('a read goes with whatever time is left', async () => {
+    const server = await serve({ status: 200 })
+    const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs: 1_000 }, new TestClock())
+    expect((await requests.send(get(server.url), POLICIES.record)).status).toBe(200)
+  })
+})
+
+describe('failures that are not network failures', () => {
+  it('are not retried', async () => {
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 60_000 }, clock)
+    // An address the URL parser refuses: a bug, not a network failure.
+    const error = await failure(requests.send(get('http://127.0.0.1:99999/'), POLICIES.record))
+    expect(error).toBeInstanceOf(TypeError)
+    expect(clock.waits).toEqual([])
+  })
+})
+
+describe('realClock.sleep', () => {
+  it('without a signal, waits and leaves nothing behind', async () => {
+    const started = Date.now()
+    await realClock.sleep(20)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15)
+  })
+
+  it('with a signal already aborted, ends at once', async () => {
+    const stop = new AbortController()
+    stop.abort()
+    const ended = await Promise.race([
+      realClock.sleep(60_000, stop.signal).then(() => 'ended'),
+      new Promise(resolve => setTimeout(() => resolve('still waiting'), 500))
+    ])
+    expect(ended).toBe('ended')
+  })
+
+  it('leaves no listener on the run’s signal once it has ended', async () => {
+    const run = new AbortController()
+    for (let i = 0; i < 3; i++) await realClock.sleep(1, run.signal)
+    expect(getEventListeners(run.signal, 'abort')).toEqual([])
+  })
+})
+
+describe('a stop cuts off the request', () => {
+  const rawServers: net.Server[] = []
+  const sockets = new Set<net.Socket>()
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy()
+    await Promise.all(rawServers.splice(0).map(server => new Promise<void>(resolve => server.close(() => resolve()))))
+  })
+
+  /** A TCP server that accepts connections and never writes a byte: a TLS handshake with it never ends. */
+  async function silent(): Promise<number> {
+    const server = net.createServer(socket => {
+      sockets.add(socket)
+      socket.on('error', () => undefined)
+    })
+    rawServers.push(server)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as AddressInfo).port
+  }
+
+  it.each([
+    ['while its connection is still being made (TLS): not in flight, it never left', 'https', false],
+    ['once it was sent: in flight, the server may have read it', 'http', true]
+  ] as const)('%s', async (_, scheme, inFlight) => {
+    const port = await silent()
+    const stop = new AbortController()
+    const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 60_000 }, new TestClock(), stop.signal)
+    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
+    const error = await failure(
+      requests.send({ method: 'PATCH', url: `${scheme}://127.0.0.1:${port}/bots/1/stats`, headers: {}, body: '{}' }, POLICIES.stats)
+    )
+    expect(error).toBeInstanceOf(StoppedError)
+    expect((error as StoppedError).inFlight).toBe(inFlight)
+  })
+})

@@ -1,0 +1,157 @@
+/**
+ * main.ts's run(), in process, through the runner protocol @actions/core speaks: the step's
+ * inputs as INPUT_* (action.yml's defaults applied, as the runner does), the GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files, and the workflow commands written to stdout. The one place that
+ * decides success or failure, and the one catch that turns an error into setFailed.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import * as core from '@actions/core'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { run } from '../../src/main.js'
+import * as settings from '../../src/settings.js'
+import { ROOT } from '../support/action.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { inputEnvironment, parseActionFile } from '../support/runner.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dpk_main_test_key_0123456789'
+const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
+
+/** What a run left for the runner: its exit code, outputs, summary, and the workflow commands it printed. */
+interface RunnerView {
+  readonly exitCode: number | undefined
+  readonly outputs: Record<string, string>
+  readonly summary: string
+  readonly commands: { readonly command: string; readonly message: string }[]
+  readonly log: string[]
+}
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  vi.restoreAllMocks()
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+/** Runs run() as the runner would start the step with `with:` = `given`, and reads back what it left. */
+async function runStep(given: Record<string, string>): Promise<RunnerView> {
+  const dir = await mkdtemp(join(tmpdir(), 'main-run-'))
+  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  const outputFile = join(dir, 'output')
+  const summaryFile = join(dir, 'summary')
+  await writeFile(outputFile, '')
+  await writeFile(summaryFile, '')
+  const env = { ...inputEnvironment(ACTION, given, { github: { token: '' } }), GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile }
+  const saved = { ...process.env }
+  cleanups.push(async () => {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
+    Object.assign(process.env, saved)
+    process.exitCode = undefined
+  })
+  Object.assign(process.env, env, { GITHUB_WORKSPACE: dir })
+  const printed: string[] = []
+  vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    printed.push(String(chunk))
+    return true
+  })
+  process.exitCode = undefined
+  // @actions/core's summary keeps the file of its first write, as one step's process would: each run here is a step of its own.
+  core.summary.emptyBuffer()
+  ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+  await run()
+  vi.mocked(process.stdout.write).mockRestore()
+  const lines = printed.join('').split(/\r?\n/).filter(Boolean)
+  const outputs: Record<string, string> = {}
+  for (const match of (await readFile(outputFile, 'utf8')).matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) {
+    outputs[match[1]!] = match[3]!
+  }
+  return {
+    exitCode: typeof process.exitCode === 'number' ? process.exitCode : undefined,
+    outputs,
+    summary: await readFile(summaryFile, 'utf8'),
+    commands: lines
+      .map(line => /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line))
+      .filter(match => match !== null)
+      .map(match => ({ command: match[1]!, message: match[2]! })),
+    log: lines.filter(line => !line.startsWith('::'))
+  }
+}
+
+async function service(): Promise<ServiceEmulator> {
+  const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] })
+  cleanups.push(() => emulator.close())
+  return emulator
+}
+
+describe('run()', () => {
+  it('a stats update: outputs written, the summary section, the key masked first, and the step left green', async () => {
+    const emulator = await service()
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url })
+    expect(view.exitCode, 'green').toBeUndefined()
+    expect(view.outputs).toMatchObject({ result: 'updated', status: '200', 'command-count': '14' })
+    expect(view.summary).toMatch(/^<h3>✅ /)
+    expect(view.commands[0], 'the key is masked before anything else').toEqual({ command: 'add-mask', message: KEY })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([])
+  })
+
+  it('a bad input: result failed, one error naming the input, and a summary whose headline names the bot', async () => {
+    const emulator = await service()
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '12.5', 'base-url': emulator.url })
+    expect(view.exitCode).toBe(1)
+    expect(view.outputs).toEqual({ result: 'failed' })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: expect.stringMatching(/^Input 'command-count' must be/) }
+    ])
+    expect(view.summary).toMatch(new RegExp(`^<h3>❌ Bot ${BOT}: failed: bad input &#39;command-count&#39;</h3>`))
+    expect(emulator.requests).toEqual([])
+  })
+
+  it('a strike: result cooldown, and the step fails with the one error naming it', async () => {
+    const recent = new Date(Date.now() - 60 * 60_000)
+    const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: recent, serversUpdatedAt: recent }] })
+    cleanups.push(() => emulator.close())
+    const view = await runStep({
+      'bot-id': BOT,
+      'api-key': KEY,
+      'command-count': '14',
+      'base-url': emulator.url,
+      'cooldown-check': 'false'
+    })
+    expect(view.exitCode).toBe(1)
+    expect(view.outputs).toMatchObject({ result: 'cooldown', status: '429' })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: expect.stringMatching(/^Stats update refused as too early/) }
+    ])
+  })
+
+  it('a bug: reported as a bug (its stack only in a debug line), result failed, the headline says internal error', async () => {
+    vi.spyOn(settings, 'readSettings').mockImplementation(() => {
+      throw new TypeError('a planted bug')
+    })
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
+    expect(view.exitCode).toBe(1)
+    expect(view.outputs).toEqual({ result: 'failed' })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: 'Unexpected internal error: a planted bug. Please report it with this log.' }
+    ])
+    expect(view.commands.some(c => c.command === 'debug' && /TypeError: a planted bug/.test(c.message))).toBe(true)
+    expect(view.log.join('\n')).not.toMatch(/\n\s+at /)
+    expect(view.summary).toMatch(/^<h3>❌ discord\.place: failed: internal error<\/h3>/)
+  })
+
+  it('vote-check mode: its outputs and section', async () => {
+    const emulator = await service()
+    const view = await runStep({
+      'bot-id': BOT,
+      'api-key': KEY,
+      mode: 'vote-check',
+      'user-id': '223456789012345678',
+      'base-url': emulator.url
+    })
+    expect(view.exitCode).toBeUndefined()
+    expect(view.outputs).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(view.summary).toMatch(/^<h3>⭕ /)
+  })
+})

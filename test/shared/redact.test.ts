@@ -1,0 +1,401 @@
+/** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
+import { afterEach, describe, expect, it } from 'vitest'
+import { bounded, excerpt } from '../../src/text.js'
+import { addSecret, clearSecrets, FRAGMENT, logLine, redact, safeText } from '../../src/text.js'
+import { html } from '../../src/text.js'
+
+const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
+
+afterEach(() => clearSecrets())
+
+describe('redact', () => {
+  it('changes nothing while no secret is known', () => {
+    expect(redact(`key ${KEY}`)).toBe(`key ${KEY}`)
+  })
+
+  it.each([
+    ['as it is', KEY],
+    ['URL-encoded', encodeURIComponent('a&b=' + KEY)],
+    ['JSON-escaped', JSON.stringify(`"${KEY}"`)],
+    ['Markdown-escaped', KEY.replace(/_/g, '\\_')],
+    ['base64', Buffer.from(KEY).toString('base64')],
+    ['cut to its first half', KEY.slice(0, 14)],
+    ['cut to its last FRAGMENT characters', KEY.slice(-FRAGMENT)]
+  ])('removes the key %s', (_label, form) => {
+    addSecret(KEY)
+    const out = redact(`before ${form} after`)
+    expect(out).toMatch(/^before .*\*\*\*.* after$/)
+    for (let i = 0; i + FRAGMENT <= KEY.length; i++) expect(out).not.toContain(KEY.slice(i, i + FRAGMENT))
+  })
+
+  it('keeps text that shares fewer than FRAGMENT characters with a secret', () => {
+    addSecret(KEY)
+    const text = `dpk_Hq7Zr is how keys start; Service answered 401: Invalid API key.`
+    expect(redact(text)).toBe(text)
+  })
+
+  it('returns the forms a log line could carry, for the runner to mask, each secret whole', () => {
+    expect(addSecret('p@ss word+x/"y')).toEqual(['p@ss word+x/"y', 'p%40ss%20word%2Bx%2F%22y', 'p@ss word+x/\\"y'])
+  })
+
+  it('still redacts the forms it does not mask (Markdown-escaped, base64)', () => {
+    addSecret(KEY)
+    expect(redact(`a ${KEY.replace(/_/g, '\\_')} b ${Buffer.from(KEY).toString('base64')}`)).toMatch(/^a \*\*\* b \*\*\*=*$/)
+  })
+
+  it('runs before excerpt cuts, so a cut leaves no piece of a secret', () => {
+    addSecret(KEY)
+    const long = `${'x'.repeat(190)}${KEY}`
+    const cut = excerpt(long, 200)
+    expect(cut).not.toContain(KEY.slice(0, FRAGMENT))
+    expect(cut.endsWith('***')).toBe(true)
+  })
+
+  it('runs before the summary escapes its text', () => {
+    addSecret(KEY)
+    expect(html(`the key <${KEY}>`)).toBe('the key &lt;***&gt;')
+  })
+})
+
+/** The key's UTF-8 bytes, each written by `write`. */
+const eachByte = (write: (byte: number, index: number) => string): string => [...Buffer.from(KEY)].map(write).join('')
+const hex2 = (byte: number): string => byte.toString(16).padStart(2, '0')
+/** The key's base64 with `before` bytes of other text in front of it. */
+const base64After = (before: string): string => Buffer.from(before + KEY).toString('base64')
+const urlSafe = (base64: string): string => base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+/** The key cut into pieces of `size` characters with `separator` between them. */
+const cut = (size: number, separator: string): string => KEY.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator)
+
+describe('redact: every form of a secret, in a log line and in the summary', () => {
+  it.each([
+    ['with its case changed: upper case', KEY.toUpperCase()],
+    ['with its case changed: lower case', KEY.toLowerCase()],
+    ['with its case changed: mixed', [...KEY].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('')],
+    ['as hex, lower case', Buffer.from(KEY).toString('hex')],
+    ['as hex, upper case', Buffer.from(KEY).toString('hex').toUpperCase()],
+    ['as hex with spaces between the bytes', eachByte(hex2).replace(/(..)(?!$)/g, '$1 ')],
+    ['fully percent-encoded, upper case', eachByte(b => `%${hex2(b).toUpperCase()}`)],
+    ['fully percent-encoded, lower case', eachByte(b => `%${hex2(b)}`)],
+    ['as HTML decimal references', eachByte(b => `&#${b};`)],
+    ['as HTML decimal references with leading zeros', eachByte(b => `&#${String(b).padStart(7, '0')};`)],
+    ['as HTML decimal references without semicolons', eachByte(b => `&#${b}`)],
+    ['as HTML hex references, lower case', eachByte(b => `&#x${hex2(b)};`)],
+    ['as HTML hex references, upper case with leading zeros', eachByte(b => `&#X00${hex2(b).toUpperCase()};`)],
+    ['as \\u escapes, lower case', eachByte(b => `\\u00${hex2(b)}`)],
+    ['as \\u escapes, upper case', eachByte(b => `\\u00${hex2(b).toUpperCase()}`)],
+    ['as \\u escapes inside a JSON string (\\\\u)', JSON.stringify(eachByte(b => `\\u00${hex2(b)}`)).slice(1, -1)],
+    ['as \\x escapes', eachByte(b => `\\x${hex2(b)}`)],
+    ['as \\u{} escapes', eachByte(b => `\\u{${hex2(b)}}`)],
+    ['in base64 with 1 byte before it', base64After('x')],
+    ['in base64 with 2 bytes before it', base64After('xy')],
+    ['in base64 with 3 bytes before it', base64After('xyz')],
+    ['in URL-safe base64', urlSafe(base64After(''))],
+    ['in URL-safe base64 with 1 byte before it', urlSafe(base64After('?'))],
+    ['in URL-safe base64 with 2 bytes before it', urlSafe(base64After('?>'))],
+    ['in base64 wrapped over lines', base64After('u').replace(/(.{8})(?=.)/g, '$1\r\n')],
+    ['cut into pieces by spaces', cut(5, ' ')],
+    ['cut into pieces of 9 by spaces', cut(9, ' ')],
+    ['cut into pieces by line breaks', cut(4, '\n')],
+    ['cut into pieces by CRLF line breaks', cut(7, '\r\n')],
+    ['cut into pieces by tabs', cut(3, '\t')],
+    ['with a zero-width space (U+200B) between each character', cut(1, '\u200B')],
+    ['with a zero-width non-joiner (U+200C) between each character', cut(1, '\u200C')],
+    ['with a zero-width joiner (U+200D) between each character', cut(1, '\u200D')],
+    ['with a word joiner (U+2060) between each character', cut(1, '\u2060')],
+    ['with a byte order mark (U+FEFF) between each character', cut(1, '\uFEFF')],
+    ['with a soft hyphen (U+00AD) between each character', cut(2, '\u00AD')],
+    ['cut into pieces, upper case, with spaces', cut(6, ' ').toUpperCase()],
+    [
+      'half percent-encoded, half HTML references, case changed',
+      eachByte((b, i) => (i < 14 ? `%${hex2(b)}` : `&#x${hex2(b)};`)).toUpperCase()
+    ]
+  ])('removes the key %s', (_label, form) => {
+    addSecret(KEY)
+    // Base64 keeps the characters that also hold the bytes around the key, and its padding.
+    const around = /^before [\w+/=-]{0,4}\*\*\*[\w+/=-]{0,3} after$/
+    expect(logLine(`before ${form} after`)).toMatch(around)
+    expect(html(`before ${form} after`)).toMatch(around)
+    expect(redact(`before ${form} after`)).toMatch(around)
+  })
+
+  it.each([
+    ['with its case changed', KEY.slice(3, 15).toUpperCase()],
+    ['as hex', Buffer.from(KEY.slice(0, 12)).toString('hex')],
+    ['percent-encoded', eachByte(b => `%${hex2(b)}`).slice(0, 36)],
+    ['cut by line breaks', `${KEY.slice(0, 6)}\n${KEY.slice(6, 12)}`]
+  ])('removes a piece of FRAGMENT characters of the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(logLine(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it('keeps ordinary text, hex, base64 and escapes that hold no secret, and every common word of a secret', () => {
+    addSecret('password-Hq7Zr2Lm9Xv4')
+    const text =
+      'Password reset: 100% done &#38; PASS WORD \\u0041 \\\\ ' +
+      'sha 0123456789abcdef0123456789abcdef01234567 ' +
+      `body ${Buffer.from('{"success":false,"error":"Invalid API key."}').toString('base64')} ` +
+      'Z\u200Bero\u00ADwidth %zz &#xyz; &#99999999; \\u{110000} \\uZZZZ'
+    expect(redact(text)).toBe(text)
+    expect(logLine(text)).toBe(text)
+  })
+
+  it('replaces a secret shorter than FRAGMENT only whole, in any form', () => {
+    const short = 'hunt3R2x'
+    addSecret(short)
+    expect(redact(`a ${short.toUpperCase()} b`)).toBe('a *** b')
+    expect(redact(`a ${Buffer.from(short).toString('hex')} b`)).toBe('a *** b')
+    expect(redact(`a ${[...short].join('\u200B')} b`)).toBe('a *** b')
+    expect(redact('a hunt3R2 b HUNT c')).toBe('a hunt3R2 b HUNT c')
+  })
+
+  it.each([
+    ['fully percent-encoded', (t: string) => [...Buffer.from(t)].map(b => `%${hex2(b)}`).join('')],
+    ['upper case', (t: string) => t.toUpperCase()],
+    ['as hex', (t: string) => Buffer.from(t).toString('hex')],
+    ['as HTML references', (t: string) => [...t].map(c => `&#${c.codePointAt(0)};`).join('')],
+    ['in base64 with 1 byte before it', (t: string) => Buffer.from(`x${t}`).toString('base64')]
+  ])('removes a non-ASCII secret %s (its bytes, percent-encoded, read as UTF-8)', (_label, write) => {
+    const secret = 'pässwörd-Hq7Zr2Lm9-€'
+    addSecret(secret)
+    expect(redact(`a ${write(secret)} b`)).toMatch(/^a \S{0,4}\*\*\*\S{0,3} b$/)
+  })
+
+  it('gives the runner only whole-secret masks for the new forms too', () => {
+    expect(addSecret(KEY)).toEqual([KEY])
+  })
+
+  it('replaces two copies in different forms, and leaves the text between them', () => {
+    addSecret(KEY)
+    expect(redact(`${KEY.toLowerCase()} and ${cut(3, ' ')}.`)).toBe('*** and ***.')
+  })
+})
+
+/** `text` in fullwidth forms (U+FF01 to U+FF5E for `!` to `~`). */
+const fullwidth = (text: string): string => text.replace(/[!-~]/g, c => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
+/** `text` with its letters and digits in mathematical letters (from A, a and 0: bold unless told), each a surrogate pair. */
+const mathematical = (text: string, [upper, lower, digit]: readonly number[] = [0x1d400, 0x1d41a, 0x1d7ce]): string =>
+  text.replace(/[A-Za-z0-9]/g, c => {
+    const code = c.charCodeAt(0)
+    return String.fromCodePoint(code <= 0x39 ? digit! + code - 0x30 : code <= 0x5a ? upper! + code - 0x41 : lower! + code - 0x61)
+  })
+/** The key with every other character written by `write`, the others as they are. */
+const mixed = (write: (text: string) => string): string => [...KEY].map((c, i) => (i % 2 ? write(c) : c)).join('')
+/** The key with `between(i)` between its characters. */
+const interleaved = (between: (i: number) => string): string => [...KEY].map((c, i) => (i ? between(i) : '') + c).join('')
+/** A character's code point as a `\u{}` escape, or as an HTML hex reference. */
+const braced = (c: string): string => `\\u{${c.codePointAt(0)!.toString(16)}}`
+const reference = (c: string): string => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`
+/** Every UTF-16 unit of `text` as a `\u` escape, as a JSON encoder that keeps to ASCII writes it (`\ud835\udc1d`). */
+const jsonAscii = (text: string): string => text.replace(/[\s\S]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+/** `text` with only its characters beyond U+FFFF written so, each as the escapes of its two halves. */
+const unitEscapes = (text: string): string => [...text].map(c => (c.length === 2 ? jsonAscii(c) : c)).join('')
+
+describe('redact: a secret written with format, control or compatibility characters', () => {
+  it.each([
+    ['with an invisible separator (U+2063) between each character', cut(1, '\u2063')],
+    ['with a left-to-right mark (U+200E) between each character', cut(1, '\u200E')],
+    ['with a right-to-left mark (U+200F) between each character', cut(1, '\u200F')],
+    ['with left-to-right and right-to-left marks in turn', interleaved(i => (i % 2 ? '\u200E' : '\u200F'))],
+    ['with an Arabic letter mark (U+061C) between each character', cut(1, '\u061C')],
+    ['with the invisible operators (U+2061 to U+2064) between its characters', interleaved(i => String.fromCharCode(0x2061 + (i % 4)))],
+    [
+      'with the deprecated format characters (U+206A to U+206F) between its characters',
+      interleaved(i => String.fromCharCode(0x206a + (i % 6)))
+    ],
+    [
+      'with bidirectional embeddings and isolates (U+202A to U+202E, U+2066 to U+2069)',
+      interleaved(i => '\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069'[i % 9]!)
+    ],
+    [
+      'with interlinear annotation characters (U+FFF9 to U+FFFB) between its characters',
+      interleaved(i => String.fromCharCode(0xfff9 + (i % 3)))
+    ],
+    [
+      'with tag characters (U+E0001, U+E0020 to U+E007F, beyond U+FFFF) between its characters',
+      interleaved(i => String.fromCodePoint(i % 2 ? 0xe0001 : 0xe0020 + i))
+    ],
+    ['with a C1 control (U+0085, next line) between each character', cut(1, '\u0085')],
+    ['with the C1 controls (U+0080 to U+009F) between its characters', interleaved(i => String.fromCharCode(0x80 + i))],
+    ['with NUL between each character', cut(1, '\u0000')],
+    ['with BEL between each character', cut(1, '\u0007')],
+    ['with ESC between each character', cut(1, '\u001B')],
+    ['with DEL between each character', cut(1, '\u007F')],
+    ['cut into pieces by no-break spaces (U+00A0)', cut(4, '\u00A0')],
+    ['cut into pieces by en spaces (U+2002, a space in compatibility form)', cut(5, '\u2002')],
+    ['in fullwidth forms', fullwidth(KEY)],
+    ['in fullwidth forms, upper case', fullwidth(KEY.toUpperCase())],
+    ['in fullwidth forms mixed with ASCII', mixed(fullwidth)],
+    ['in fullwidth forms with an invisible separator (U+2063) between each character', fullwidth(cut(1, '\u2063'))],
+    ['in mathematical bold letters and digits', mathematical(KEY)],
+    ['in mathematical bold mixed with ASCII', mixed(c => mathematical(c))],
+    ['in mathematical monospace letters and digits', mathematical(KEY, [0x1d670, 0x1d68a, 0x1d7f6])],
+    ['in mathematical bold and fullwidth forms in turn', mixed(fullwidth).replace(/[A-Za-z0-9]/g, c => mathematical(c))],
+    ['with its digits circled', KEY.replace(/[1-9]/g, d => String.fromCharCode(0x2460 + Number(d) - 1))],
+    ['with its digits as superscripts', KEY.replace(/\d/g, d => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]!)],
+    ['in mathematical bold written as \\u{} escapes', [...mathematical(KEY)].map(braced).join('')],
+    ['in fullwidth forms written as HTML hex references', [...fullwidth(KEY)].map(reference).join('')],
+    ['in fullwidth forms written as HTML decimal references', [...fullwidth(KEY)].map(c => `&#${c.charCodeAt(0)};`).join('')],
+    ['in mathematical bold written as \\u escapes of its surrogate pairs', unitEscapes(mathematical(KEY))],
+    ['in mathematical bold, every UTF-16 unit a \\u escape (JSON kept to ASCII)', jsonAscii(mathematical(KEY))],
+    [
+      'in mathematical bold, every UTF-16 unit a \\u escape inside a JSON string (\\\\u)',
+      JSON.stringify(jsonAscii(mathematical(KEY))).slice(1, -1)
+    ],
+    ['with escaped left-to-right marks (&#x200E;) between each character', cut(1, '&#x200E;')],
+    ['with escaped invisible separators (\\u2063) between each character', cut(1, '\\u2063')]
+  ])('removes the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form} after`)).toBe('before *** after')
+    expect(logLine(`before ${form} after`)).toBe('before *** after')
+    expect(html(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it.each([
+    ['in fullwidth forms', fullwidth(KEY.slice(5, 5 + FRAGMENT))],
+    ['in fullwidth forms, upper case', fullwidth(KEY.slice(-FRAGMENT).toUpperCase())],
+    ['in mathematical bold', mathematical(KEY.slice(2, 2 + FRAGMENT))],
+    ['with right-to-left marks between its characters', [...KEY.slice(8, 8 + FRAGMENT)].join('\u200F')],
+    ['with NUL between its characters', [...KEY.slice(0, FRAGMENT)].join('\u0000')]
+  ])('removes a piece of FRAGMENT characters of the key %s', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form} after`)).toBe('before *** after')
+  })
+
+  it('keeps a piece of fewer than FRAGMENT characters of the key in fullwidth forms', () => {
+    addSecret(KEY)
+    const text = `before ${fullwidth(KEY.slice(5, 4 + FRAGMENT))} after`
+    expect(redact(text)).toBe(text)
+  })
+
+  it.each([
+    ['fullwidth forms', fullwidth(KEY)],
+    ['mathematical bold', mathematical(KEY)],
+    ['invisible separators', cut(1, '\u2063')]
+  ])('replaces exactly the span of the key in %s, and keeps the text around it', (_label, form) => {
+    addSecret(KEY)
+    expect(redact(`before ${form}after`)).toBe('before ***after')
+    expect(redact(`${form}\u200E`)).toBe('***\u200E')
+    expect(redact(`\u2063${form}`)).toBe('\u2063***')
+  })
+
+  it('maps the spans right after characters beyond U+FFFF, escapes and noncharacters', () => {
+    addSecret(KEY)
+    const before = '😀 𝐀𝐁 \\u{1d400} \\ud835\\udc00 \\ud835x \udc00 \uFFFF'
+    expect(redact(`${before}${fullwidth(KEY)}😀 after`)).toBe(`${before}***😀 after`)
+    expect(redact(`${before}${mathematical(KEY)}𝐀`)).toBe(`${before}***𝐀`)
+    // An escaped half of a pair with no other half is read as it is, and takes nothing with it.
+    expect(redact(`${jsonAscii(KEY)}\\udc00 \\ud835${jsonAscii(KEY)}`)).toBe('***\\udc00 \\ud835***')
+  })
+
+  it.each([
+    ['ligatures (U+FB01, U+FB03), which read as two or three letters', 'ﬁ ﬃ ﬁﬁ'],
+    ['squared units (U+338F, U+3392), which read as two or three letters', '㎏㎏ ㎒'],
+    ['parenthesised numbers (U+247D) and U+3389, which read as four characters', '⑽㎉'.repeat(40)],
+    ['a dotted capital I (U+0130), whose lower case is two characters', 'İİ']
+  ])('keeps the spans right after %s', (_label, before) => {
+    addSecret(KEY)
+    expect(redact(`${before} ${fullwidth(KEY)} ${before}`)).toBe(`${before} *** ${before}`)
+    expect(redact(`${before}${cut(1, '\u2063')}${before}`)).toBe(`${before}***${before}`)
+  })
+
+  it('reads a character whose compatibility form is four characters as those (㎉ as kcal, ⑽ as (10))', () => {
+    addSecret('Kcal(10)-Hq7Zr2')
+    expect(redact('a ㎉⑽-Hq7Zr2 b')).toBe('a *** b')
+  })
+
+  it('reads a backslash that starts no escape as a character of the secret, to its last one', () => {
+    addSecret('Hq7Zr2\\Lm9Xv4\\')
+    expect(redact('a HQ7ZR2\\LM9XV4\\ b')).toBe('a *** b')
+    expect(redact('a Hq7Zr2Lm9Xv4 b')).toBe('a Hq7Zr2Lm9Xv4 b')
+  })
+
+  it('keeps text in fullwidth forms, mathematical letters, format and control characters that holds no secret, to the byte', () => {
+    addSecret(KEY)
+    const text =
+      `Ｅｒｒｏｒ：\u2063ｉｎｖａｌｉｄ\u200E ｋｅｙ ${fullwidth(KEY.slice(0, FRAGMENT - 1))} 𝐇𝐞𝐥𝐥𝐨 ﬁle ㎏ ①②³ ` +
+      `\u0085\u0000\u001B \u{E0001}\u{E0041} \u202Eabc\u202C \\u{1d400} &#xFF41; \\ud835 \uD835 \uFDFA İ`
+    expect(redact(text)).toBe(text)
+  })
+
+  it('keeps a long text that holds no secret, and finds a key at its end (the normalised copy grows past the text)', () => {
+    addSecret(KEY)
+    const text = 'ﬃ㎏ 𝐀\u2063Ａ'.repeat(10_000)
+    expect(redact(text)).toBe(text)
+    expect(redact(`${text}${fullwidth(KEY)}`)).toBe(`${text}***`)
+  })
+
+  it.each([
+    ['an invisible separator', 'pa\u2063ss-Hq7Zr2Lm9Xv4'],
+    ['fullwidth forms', 'ｐａｓｓ-Hq7Zr2Lm9Xv4'],
+    ['a mathematical letter and a right-to-left mark', '𝐩ass\u200F-Hq7Zr2Lm9Xv4']
+  ])('removes a secret that itself holds %s, written plainly or in another form', (_label, secret) => {
+    addSecret(secret)
+    expect(redact('a pass-Hq7Zr2Lm9Xv4 b')).toBe('a *** b')
+    expect(redact(`a ${fullwidth('PASS-hq7zr2lm9xv4')} b`)).toBe('a *** b')
+    expect(redact(`a ${secret} b`)).toBe('a *** b')
+  })
+})
+
+describe('logLine', () => {
+  it('never begins with ::, which the runner would read as a command', () => {
+    expect(logLine('::stop-commands::zz is not in the workspace')).toBe(': :stop-commands::zz is not in the workspace')
+    expect(logLine('  ::error::x')).toBe('  : :error::x')
+    expect(logLine('file ::error::x')).toBe('file ::error::x')
+  })
+
+  it('keeps a line to one line, so nothing in it can start a workflow command', () => {
+    expect(logLine('file a.json\n::error::x\r\n::add-mask::Bot\u2028y\u001b[31m')).toBe('file a.json ::error::x ::add-mask::Bot y [31m')
+  })
+
+  it.each([
+    ['a legacy set-output command at the start', '##[set-output name=x;]v', '# #[set-output name=x;]v'],
+    ['a legacy add-mask command mid-line', 'file ##[add-mask]word', 'file # #[add-mask]word'],
+    ['a legacy command after a run of #', 'see ###[error]x', 'see ## #[error]x'],
+    ['two legacy commands', '##[group]a ##[endgroup]', '# #[group]a # #[endgroup]'],
+    ['a legacy command whose #s a line break kept apart', 'a #\n#[warning]b', 'a # #[warning]b']
+  ])('shows %s, which the runner reads anywhere in a line (##[), with a visible space', (_label, text, expected) => {
+    expect(logLine(text)).toBe(expected)
+  })
+
+  it('leaves no ##[ in any line, whatever the text around it', () => {
+    for (const text of ['##[', '###[[', '#\u0000#[', '##[##[', '# ##[ ##[', '::##[x]', '\n##[x]']) {
+      expect(logLine(text)).not.toContain('##[')
+      expect(logLine(text)).not.toMatch(/^\s*::/)
+    }
+  })
+
+  it('redacts before it neutralises, and a redaction cannot make a ##[', () => {
+    addSecret(KEY)
+    expect(logLine(`##${KEY}[ and ${KEY.toUpperCase()}##[x]`)).toBe('##***[ and ***# #[x]')
+  })
+})
+
+describe('safeText', () => {
+  it('redacts every form of a secret, for an annotation or a failure message', () => {
+    addSecret(KEY)
+    expect(safeText(`refused ${KEY.toUpperCase()} and ${cut(3, '\u200B')}`)).toBe('refused *** and ***')
+  })
+
+  it('neutralises the legacy ##[ syntax and keeps line breaks (the toolkit escapes them)', () => {
+    addSecret(KEY)
+    expect(safeText(`first ${KEY}\n##[add-mask]word\r\nlast ##[error]x`)).toBe('first ***\n# #[add-mask]word\r\nlast # #[error]x')
+  })
+
+  it('changes nothing else', () => {
+    const text = 'Stats update failed: the service answered 400 with "Server count must be between 0 and 10 Million." #1 [a]'
+    expect(safeText(text)).toBe(text)
+  })
+})
+
+describe('bounded: a cut text never keeps a piece of a short secret', () => {
+  it('redacts before it cuts, so a secret shorter than FRAGMENT that the cut would halve is still removed', () => {
+    const password = 'pw8chars'
+    addSecret(password)
+    // The cut falls inside the password: cut first, the piece left ('pw8ch') is no longer a secret's form.
+    const text = `${'x'.repeat(95)}${password}${'y'.repeat(50)}`
+    const cut = bounded(text, 100)
+    expect(cut).not.toContain('pw8ch')
+    expect(cut).toMatch(/^x{95}\*\*\*y+… \(\d+ more characters not shown\)$/)
+    expect(bounded('short text', 100)).toBe('short text')
+  })
+})

@@ -1,0 +1,267 @@
+/**
+ * The job summary through a real GitHub-flavoured Markdown renderer (micromark with its GFM
+ * extension, HTML allowed as GitHub allows it in a summary): the structure a reader sees (the
+ * headline as a heading, the tables, the folded details, code), and text from the service or
+ * a listing shown as text, never as Markdown, links or HTML.
+ */
+import { micromark } from 'micromark'
+import { gfm, gfmHtml } from 'micromark-extension-gfm'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ActionError } from '../../src/errors.js'
+import type { StatsSettings, VoteSettings } from '../../src/settings.js'
+import { renderSummary as renderStats } from '../../src/stats/report.js'
+import type { StatsOutcome } from '../../src/stats/update.js'
+import { htmlLink } from '../../src/text.js'
+import type { VoteOutcome } from '../../src/votes/check.js'
+import { renderSummary as renderVotes } from '../../src/votes/report.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { settingsFor, statsRun, TestClock, votesRun } from '../support/inprocess.js'
+
+const BOT_ID = '123456789012345678'
+const KEY = 'dp_Summ4ry-K3y.s3cr3t'
+const HOUR = 3_600_000
+const AT = new Date('2026-11-24T12:00:00Z')
+/** Markdown, HTML and bare addresses, with blank lines that would end an HTML block. */
+const HOSTILE = '<script>alert(1)</script>\n\n# Heading\n\n*x* [link](http://evil.example) www.evil.example\n\n| a | b |'
+
+// ---------------------------------------------------------------------------------------
+// Rendering, and reading the HTML back
+// ---------------------------------------------------------------------------------------
+
+function render(section: string): string {
+  return micromark(section, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+}
+
+/** What a reader sees of some HTML: tags dropped, entities decoded. */
+function textOf(fragment: string): string {
+  return fragment
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+}
+
+function headings(page: string, level = 3): string[] {
+  return [...page.matchAll(new RegExp(`<h${level}>([\\s\\S]*?)</h${level}>`, 'g'))].map(match => match[1]!)
+}
+
+/** Every table of the page, as rows of cells' inner HTML (header cells included). */
+function tablesOf(page: string): string[][][] {
+  return [...page.matchAll(/<table>([\s\S]*?)<\/table>/g)].map(([, table]) =>
+    [...table!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+      [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, c]) => c!)
+    )
+  )
+}
+
+function links(fragment: string): string[] {
+  return [...fragment.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map(match => match[1]!)
+}
+
+// ---------------------------------------------------------------------------------------
+// Outcomes from runs against the emulator
+// ---------------------------------------------------------------------------------------
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+async function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
+  const at = new Date(clock.now() - ago)
+  const started = await ServiceEmulator.start({
+    now: clock.now,
+    bots: [
+      {
+        id: BOT_ID,
+        apiKey: KEY,
+        commands: 12,
+        servers: 1204,
+        realServerCount: 1250,
+        commandsUpdatedAt: at,
+        serversUpdatedAt: at,
+        voters: { '234567890123456789': { vote: 3, lastVote: new Date(clock.now() - HOUR) } }
+      }
+    ]
+  })
+  closers.push(() => started.close())
+  return started
+}
+
+/** A stats run against the emulator, rendered as if against the live service (so that the bot is linked). */
+async function statsPage(ago: number, more: Record<string, string> = {}): Promise<{ section: string; outcome: StatsOutcome }> {
+  const clock = new TestClock(AT.getTime())
+  const service = await emulator(clock, ago)
+  const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14', 'server-count': '1250', ...more }
+  const { outcome } = await statsRun({ ...given, 'base-url': service.url }, { clock })
+  return { section: renderStats(settingsFor<StatsSettings>(given), outcome), outcome }
+}
+
+// ---------------------------------------------------------------------------------------
+
+describe('the stats summary, rendered', () => {
+  it('an update: the headline as a heading with the linked name, the counts table, the details folded with code', async () => {
+    const { section, outcome } = await statsPage(7 * HOUR)
+    expect(outcome.result).toBe('updated')
+    const page = render(section)
+    // One HTML block: Markdown reinterprets nothing in it.
+    expect(page.trim()).toBe(section.trim())
+
+    const [headline] = headings(page)
+    expect(headings(page)).toHaveLength(1)
+    expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run')
+    expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+
+    const [counts, facts] = tablesOf(page)
+    expect(counts!.map(row => row.map(textOf))).toEqual([
+      ['Count', 'Listed before', 'Now', 'Source'],
+      ['Commands', '12', '14 (+2)', 'input command-count'],
+      ['Servers', '1,204', '1,250 (+46)', 'input server-count']
+    ])
+
+    const details = /<details><summary>Request and answer<\/summary>([\s\S]*?)<\/details>/.exec(page)?.[1]
+    expect(details).toBeDefined()
+    expect(details).toContain('<table>')
+    expect(facts!.map(row => textOf(row[0]!))).toEqual(['Service', 'Record read', 'Request', 'Answer'])
+    expect(details).toContain(`<code>PATCH /bots/${BOT_ID}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1250}</code>`)
+    expect(links(details!)).toEqual(['https://api.discord.place'])
+    expect(page).not.toContain(KEY)
+  })
+
+  it('a skip: "not sent: too soon", "Would be" and no change, nothing sent in the details', async () => {
+    const { section } = await statsPage(2 * HOUR)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run')
+    expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
+    expect(textOf(page)).not.toMatch(/\(\+\d/)
+    expect(textOf(page)).toContain(`not sent (it would be PATCH /bots/${BOT_ID}/stats`)
+    expect(textOf(page)).toContain('Key checkthe key is valid')
+  })
+
+  it('an error: a visible paragraph, its `code` spans as code', async () => {
+    const { section, outcome } = await statsPage(7 * HOUR, { 'server-count': '9999' })
+    expect(outcome.result).toBe('failed')
+    const page = render(section)
+    const error = /<p>❌ <strong>Error:<\/strong>([\s\S]*?)<\/p>/.exec(page)?.[1]
+    expect(error).toBeDefined()
+    expect(textOf(error!)).toMatch(
+      /^ Stats update failed: the service answered 400 with "The server count provided \(9999\) is too far off/
+    )
+    expect(page.indexOf('<p>❌')).toBeLessThan(page.indexOf('<details>'))
+    const coded = render(
+      renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'command-count': '1', 'dry-run': 'true' }), {
+        ...outcome,
+        error: new ActionError('Set `command-count` or `server-count`.')
+      })
+    )
+    expect(coded).toContain('Set <code>command-count</code> or <code>server-count</code>.')
+  })
+})
+
+describe('the vote-check summary, rendered', () => {
+  it('the headline as a heading, one row per user, IDs as code', async () => {
+    const clock = new TestClock(AT.getTime())
+    const service = await emulator(clock, 7 * HOUR)
+    const users = ['234567890123456789', '345678901234567890']
+    const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': users.join(', ') }
+    const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
+    const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), outcome, AT)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT_ID}: 1 of 2 users have not voted in the last 24 hours`])
+    expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+    const [table] = tablesOf(page)
+    expect(table!.map(row => row.map(textOf))).toEqual([
+      ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
+      [users[0], 'yes', '3', '11:00 UTC, 1 h before this run'],
+      [users[1], 'no', '0', '']
+    ])
+    expect(table![1]![0]).toBe(`<code>${users[0]}</code>`)
+  })
+
+  it('an error is a visible paragraph, escaped', () => {
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '234567890123456789' })
+    const outcome: VoteOutcome = {
+      result: 'failed',
+      votes: new Map(),
+      status: 500,
+      rateLimited: 0,
+      unchecked: ['234567890123456789'],
+      keyCheck: undefined,
+      error: new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`)
+    }
+    const section = renderVotes(settings, outcome, AT)
+    const page = render(section)
+    expect(page.trim()).toBe(section.trim())
+    expect(page).not.toMatch(/<script|<h1>|<em>/)
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+  })
+})
+
+describe('text from outside in the stats summary', () => {
+  /** A refused update whose every quoted text is hostile, the listing's name included. */
+  const hostile: StatsOutcome = {
+    result: 'failed',
+    counts: { command: { value: 14, source: HOSTILE, read: true }, server: undefined, warnings: [HOSTILE] },
+    body: { command_count: 14 },
+    delivery: 'answered',
+    record: {
+      ok: true,
+      status: 200,
+      record: {
+        username: `Evil\n\n${HOSTILE}`,
+        commands: 12,
+        servers: 1204,
+        commandsUpdatedAt: new Date(AT.getTime() - 7 * HOUR),
+        serversUpdatedAt: undefined
+      }
+    },
+    status: 400,
+    answer: HOSTILE,
+    nextUpdateAt: undefined,
+    skip: undefined,
+    overlap: undefined,
+    strikeCause: undefined,
+    keyCheck: { state: 'unchecked', reason: HOSTILE },
+    warnings: [HOSTILE],
+    error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`),
+    at: AT
+  }
+  const section = renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14' }), hostile)
+  const page = render(section)
+
+  it('stays one HTML block: no blank line in it lets Markdown in', () => {
+    expect(section).not.toMatch(/\n\s*\n/)
+    expect(page.trim()).toBe(section.trim())
+  })
+
+  it('renders no HTML, heading, emphasis, table or link from it', () => {
+    expect(page).not.toMatch(/<script|<h1>|<em>/)
+    expect(tablesOf(page)).toHaveLength(2)
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`, 'https://api.discord.place'])
+  })
+
+  it('shows it as text', () => {
+    const shown = HOSTILE.replace(/\s+/g, ' ')
+    // The listing's name is cut to 100 characters.
+    expect(textOf(headings(page)[0]!)).toMatch(
+      /^❌ Evil <script>alert\(1\)<\/script> # Heading \*x\* \[link\].* more characters not shown\): failed$/
+    )
+    expect(textOf(page)).toContain(`Error: Stats update failed: the service answered 400 with "${shown}".`)
+    expect(textOf(page)).toContain(`Answer400: ${shown}`)
+  })
+})
+
+describe('a link in the summary', () => {
+  it('is an http(s) address only, escaped, in one attribute', () => {
+    const hostile = 'https://x.example/a"onmouseover="alert(1)&b=<c>'
+    const rendered = render(`<p>${htmlLink('site', hostile)}</p>`)
+    expect(links(rendered)).toEqual(['https://x.example/a&quot;onmouseover=&quot;alert(1)&amp;b=&lt;c&gt;'])
+    expect(rendered).not.toMatch(/onmouseover="/)
+    expect(htmlLink('site', 'javascript:alert(1)')).toBe('site')
+    expect(htmlLink('<b>', 'https://api.discord.place')).toBe('<a href="https://api.discord.place">&lt;b&gt;</a>')
+  })
+})

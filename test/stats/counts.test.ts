@@ -1,0 +1,272 @@
+/**
+ * Where the counts come from (src/stats/counts.ts), in process: the inputs, a commands-file in
+ * the workspace or, without a checkout, in the repository at the run's commit, and Discord for
+ * whichever count is still missing, against the service emulator, Discord's fake and GitHub's
+ * fake, on a clock the test controls. interface.md: Discord "fills in whichever count was not
+ * given otherwise"; "Counts that would erase the listing are not sent" (a source that finds no
+ * commands while the listing shows some), while `command-count: 0` is the user's own word.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { needsDiscord, withDiscordCounts, type Counts, type CountInputs } from '../../src/stats/counts.js'
+import { Requests } from '../../src/http/client.js'
+import { type BotSeed, ServiceEmulator } from '../support/emulator.js'
+import { DiscordFake, GitHubFake } from '../support/fakes.js'
+import { settingsFor, statsRun, TestClock } from '../support/inprocess.js'
+import type { StatsSettings } from '../../src/settings.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dpk_counts_key_0123456789'
+const TOKEN = 'discord-token-0123456789'
+const JOB_TOKEN = 'ghs_countsJobToken0123456789'
+const SHA = '0123456789abcdef0123456789abcdef01234567'
+const HOUR = 3_600_000
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+/** GitHub's fake, one for the file; each run gets its address as GITHUB_API_URL. */
+let github: GitHubFake
+beforeAll(async () => {
+  github = await GitHubFake.start({
+    repository: 'example/bot',
+    sha: SHA,
+    token: JOB_TOKEN,
+    files: { 'commands.json': '[{"name":"ping"}]' }
+  })
+})
+afterAll(async () => {
+  await github.close()
+})
+
+/** An emulator on the test's clock; the bot was last updated 7 hours ago, so an update is due. */
+async function service(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
+  const at = new Date(clock.now() - 7 * HOUR)
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    bots: [
+      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
+    ]
+  })
+  closers.push(() => emulator.close())
+  return emulator
+}
+
+async function discord(commands: unknown[], guildCount = 1250): Promise<DiscordFake> {
+  const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount, commands })
+  closers.push(() => fake.close())
+  return fake
+}
+
+/** A workspace folder (not a checkout) holding `files`. */
+async function workspace(files: Record<string, string> = {}): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'counts-'))
+  closers.push(() => rm(dir, { recursive: true, force: true }))
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text)
+  return dir
+}
+
+const base = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
+  'bot-id': BOT,
+  'api-key': KEY,
+  'base-url': emulator.url,
+  ...more
+})
+
+const sent = (emulator: ServiceEmulator): unknown[] => emulator.received('stats').map(r => JSON.parse(r.body) as unknown)
+
+const ERASURE_ADVICE =
+  'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build. ' +
+  '(command-count: 0 sends zero on purpose.)'
+
+describe('a commands-file', () => {
+  it('in the workspace: counted, named as the source, and the log says which file', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace({ 'commands.json': '[{"name":"ping","type":1},{"name":"help","type":1}]' })
+    const { outcome, log } = await statsRun(base(emulator, { 'commands-file': 'commands.json' }), { clock, env: { GITHUB_WORKSPACE: dir } })
+    expect(outcome.counts?.command).toEqual({ value: 2, source: 'commands-file commands.json', read: true })
+    expect(log).toContain(`Counting the commands in ${join(dir, 'commands.json')}.`)
+    expect(sent(emulator)).toEqual([{ command_count: 2 }])
+  })
+
+  it('that lists no commands while the listing shows some: left out with a warning, the server count still sent', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace({ 'commands.json': '[]' })
+    const { outcome } = await statsRun(base(emulator, { 'commands-file': 'commands.json', 'server-count': '1250' }), {
+      clock,
+      env: { GITHUB_WORKSPACE: dir }
+    })
+    expect(sent(emulator)).toEqual([{ server_count: 1250 }])
+    expect(emulator.bot(BOT).commands).toBe(12)
+    expect(outcome.counts?.warnings).toEqual([
+      `The command count was left out: commands-file commands.json found no commands, and the listing shows 12; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
+    ])
+  })
+
+  it('that lists no commands while the listing shows none either: 0 is sent, with no warning', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock, { commands: 0 })
+    const dir = await workspace({ 'commands.json': '[]' })
+    const { outcome } = await statsRun(base(emulator, { 'commands-file': 'commands.json' }), { clock, env: { GITHUB_WORKSPACE: dir } })
+    expect(sent(emulator)).toEqual([{ command_count: 0 }])
+    expect(outcome.counts?.warnings).toEqual([])
+  })
+
+  it('that lists no commands, without the record to compare (cooldown-check: false): left out, saying the listing was not read', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace({ 'commands.json': '[]' })
+    const { outcome } = await statsRun(
+      base(emulator, { 'commands-file': 'commands.json', 'server-count': '1250', 'cooldown-check': 'false' }),
+      {
+        clock,
+        env: { GITHUB_WORKSPACE: dir }
+      }
+    )
+    expect(sent(emulator)).toEqual([{ server_count: 1250 }])
+    expect(outcome.counts?.warnings).toEqual([
+      `The command count was left out: commands-file commands.json found no commands, and the listing's count could not be read to compare; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
+    ])
+  })
+
+  it('not in a workspace without a checkout: read from the repository at the run’s commit, and the source says so', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace()
+    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
+    const { outcome, log } = await statsRun(base(emulator, { 'commands-file': 'commands.json', 'github-token': JOB_TOKEN }), { clock, env })
+    expect(outcome.counts?.command).toEqual({ value: 1, source: 'commands-file commands.json (from the repository)', read: true })
+    expect(log).toContain(
+      'commands-file commands.json is not in the workspace; reading it from example/bot at 0123456789ab through the GitHub API.'
+    )
+    expect(sent(emulator)).toEqual([{ command_count: 1 }])
+  })
+
+  it('that the repository does not hold either: the failure names the repository and the commit', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace()
+    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
+    const { outcome } = await statsRun(base(emulator, { 'commands-file': 'missing.json', 'github-token': JOB_TOKEN }), { clock, env })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/reading missing\.json from example\/bot at 0123456789ab through the GitHub API failed \(404/)
+    expect(emulator.requests).toEqual([])
+  })
+
+  it.each([
+    ['no github-token', {}, { GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }],
+    ['no repository', { 'github-token': JOB_TOKEN }, { GITHUB_SHA: SHA }],
+    ['no commit', { 'github-token': JOB_TOKEN }, { GITHUB_REPOSITORY: 'example/bot' }]
+  ])('not in the workspace, with %s: not read from the repository, and the failure says what is needed', async (_, more, context) => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const dir = await workspace()
+    const before = github.requests.length
+    const { outcome } = await statsRun(base(emulator, { 'commands-file': 'commands.json', ...more }), {
+      clock,
+      env: { GITHUB_WORKSPACE: dir, GITHUB_API_URL: github.url, ...context }
+    })
+    expect(github.requests.length - before).toBe(0)
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/could not be read from the repository \(the repository and a github-token are needed\)/)
+  })
+})
+
+describe('Discord fills in whichever count is missing', () => {
+  it('both counts: says so, and names Discord as the source of each', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const fake = await discord([{ name: 'ping', type: 1 }])
+    const { outcome, log } = await statsRun(base(emulator, { 'discord-token': TOKEN, 'discord-api-url': fake.url }), { clock })
+    expect(log).toContain('Reading the server count and the command count from Discord.')
+    expect(outcome.counts).toEqual({
+      command: { value: 1, source: 'Discord (global commands)', read: true },
+      server: { value: 1250, source: 'Discord (approximate_guild_count)', read: true },
+      warnings: []
+    })
+  })
+
+  it('only the command count when the server count is given: Discord’s server count is not used, even one out of range', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const fake = await discord([{ name: 'ping', type: 1 }], 20_000_000)
+    const { outcome, log } = await statsRun(
+      base(emulator, { 'server-count': '1250', 'discord-token': TOKEN, 'discord-api-url': fake.url }),
+      {
+        clock
+      }
+    )
+    expect(log).toContain('Reading the command count from Discord.')
+    expect(outcome.result).toBe('updated')
+    expect(outcome.counts).toEqual({
+      command: { value: 1, source: 'Discord (global commands)', read: true },
+      server: { value: 1250, source: 'input server-count', read: false },
+      warnings: []
+    })
+    expect(sent(emulator)).toEqual([{ command_count: 1, server_count: 1250 }])
+  })
+
+  it('only the server count when a manifest gives the commands, keeping the manifest’s warnings', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const fake = await discord([])
+    const dir = await workspace({ 'commands.json': '[{"name":"ping"},{"name":"ping"}]' })
+    const { outcome, log } = await statsRun(
+      base(emulator, { 'commands-file': 'commands.json', 'discord-token': TOKEN, 'discord-api-url': fake.url }),
+      { clock, env: { GITHUB_WORKSPACE: dir } }
+    )
+    expect(log).toContain('Reading the server count from Discord.')
+    expect(fake.requests.map(r => r.route)).toEqual(['application'])
+    expect(outcome.counts?.warnings).toHaveLength(1)
+    expect(outcome.counts?.warnings[0]).toMatch(/ping/)
+    expect(sent(emulator)).toEqual([{ command_count: 1, server_count: 1250 }])
+  })
+
+  it('is not asked when both counts are given, token or not', async () => {
+    const clock = new TestClock()
+    const emulator = await service(clock)
+    const fake = await discord([])
+    const { outcome } = await statsRun(
+      base(emulator, { 'command-count': '3', 'server-count': '1250', 'discord-token': TOKEN, 'discord-api-url': fake.url }),
+      { clock }
+    )
+    expect(fake.requests).toEqual([])
+    expect(outcome.result).toBe('updated')
+  })
+})
+
+describe('needsDiscord and withDiscordCounts', () => {
+  const inputs = (token: string | undefined): CountInputs => ({
+    ...settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '1' }),
+    discordToken: token,
+    // Nothing listens there: Discord is never to be asked in these.
+    discordApiUrl: 'http://127.0.0.1:9'
+  })
+  const given = (command?: number, server?: number): Counts => ({
+    command: command === undefined ? undefined : { value: command, source: 'input command-count', read: false },
+    server: server === undefined ? undefined : { value: server, source: 'input server-count', read: false },
+    warnings: []
+  })
+
+  it('Discord is needed only with a token and a count missing', () => {
+    expect(needsDiscord(inputs(undefined), given(1))).toBe(false)
+    expect(needsDiscord(inputs(TOKEN), given(1, 2))).toBe(false)
+    expect(needsDiscord(inputs(TOKEN), given(1))).toBe(true)
+    expect(needsDiscord(inputs(TOKEN), given(undefined, 2))).toBe(true)
+  })
+
+  it('with nothing to fill in, the counts come back as they are, and nothing is asked or logged', async () => {
+    const log: string[] = []
+    const counts = given(1, 2)
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 1_000 }, new TestClock())
+    expect(await withDiscordCounts(inputs(TOKEN), counts, { requests, log: line => log.push(line) })).toBe(counts)
+    expect(await withDiscordCounts(inputs(undefined), given(1), { requests, log: line => log.push(line) })).toEqual(given(1))
+    expect(log).toEqual([])
+  })
+})

@@ -1,0 +1,601 @@
+import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { countCommands } from '../../src/stats/commands.js'
+import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../../src/stats/manifest.js'
+import { ActionError } from '../../src/errors.js'
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
+const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8')
+const ORIGIN = "Input 'commands-file' (commands.json)"
+
+/** The service's maximum, and the size limit, as the issue states them. */
+const MAX_COMMANDS = 1000
+const FIVE_MB = 5 * 1024 * 1024
+
+/** Runs `run`, expects an ActionError with a one-line message, and returns the message. */
+function actionError(run: () => unknown): string {
+  let caught: unknown
+  try {
+    run()
+  } catch (error) {
+    caught = error
+  }
+  expect(caught).toBeInstanceOf(ActionError)
+  const message = (caught as ActionError).message
+  expect(message).not.toMatch(/[\r\n]/)
+  return message
+}
+
+async function actionErrorAsync(run: () => Promise<unknown>): Promise<string> {
+  let caught: unknown
+  try {
+    await run()
+  } catch (error) {
+    caught = error
+  }
+  expect(caught).toBeInstanceOf(ActionError)
+  const message = (caught as ActionError).message
+  expect(message).not.toMatch(/[\r\n]/)
+  return message
+}
+
+/** The 1-based line and column just past the last character of `text`. */
+function endOf(text: string): string {
+  const lines = text.split('\n')
+  return `line ${lines.length}, column ${(lines.at(-1) ?? '').length + 1}`
+}
+
+describe('countManifestText: fixtures', () => {
+  // fixture, count by default, count with count-subcommands
+  const table: [string, number, number][] = [
+    ['discordjs-v1.json', 5, 1 + 1 + 1 + 5 + 4],
+    ['discordjs-v2.json', 6, 1 + 3 + 1 + 1 + 1 + 1],
+    ['rest-body.json', 7, 7],
+    ['saved-get.json', 10, 6 + 3 + 1 + 1 + 1],
+    ['wrapped.json', 3, 3],
+    ['keyed.json', 3, 1 + 2 + 1],
+    ['duplicates.json', 4, 4]
+  ]
+
+  it.each(table)('%s counts %i, or %i with subcommands', (name, plain, withSubcommands) => {
+    const text = fixture(name)
+    expect(countManifestText(text, ORIGIN, false).count).toBe(plain)
+    expect(countManifestText(text, ORIGIN, true).count).toBe(withSubcommands)
+  })
+
+  it.each(table.filter(([name]) => name !== 'duplicates.json'))('%s gives no warnings', name => {
+    expect(countManifestText(fixture(name), ORIGIN, false).warnings).toEqual([])
+    expect(countManifestText(fixture(name), ORIGIN, true).warnings).toEqual([])
+  })
+
+  it.each([false, true])('duplicates.json warns once, naming "ping" (count-subcommands %s)', countSubcommands => {
+    const { warnings } = countManifestText(fixture('duplicates.json'), ORIGIN, countSubcommands)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('"ping"')
+    // The two "Report" commands differ by type, so neither is a duplicate; "help" is listed once.
+    expect(warnings[0]).not.toContain('Report')
+    expect(warnings[0]).not.toContain('help')
+  })
+
+  it('lists every duplicate in one warning, not one warning per command', () => {
+    const names = Array.from({ length: 25 }, (_, i) => `cmd${String(i).padStart(2, '0')}`)
+    const text = JSON.stringify([...names, ...names, 'cmd00'].map(name => ({ name, description: 'd' })))
+    const { count, warnings } = countManifestText(text, ORIGIN, false)
+    expect(count).toBe(25)
+    expect(warnings, 'one warning for all duplicates').toHaveLength(1)
+    expect(warnings[0]).toContain('the chat input command "cmd00" 3 times')
+    expect(warnings[0]).toContain('the chat input command "cmd01" 2 times')
+    expect(warnings[0]).toContain('"cmd19"')
+    expect(warnings[0], 'at most 20 named, the rest counted').not.toContain('"cmd20"')
+    expect(warnings[0]).toMatch(/, and 5 more; each was counted once\.$/)
+  })
+
+  it('treats an absent "type" as chat input when looking for duplicates', () => {
+    const text = JSON.stringify([
+      { name: 'ping', description: 'a' },
+      { type: 1, name: 'ping', description: 'b' }
+    ])
+    const { count, warnings } = countManifestText(text, ORIGIN, false)
+    expect(count).toBe(1)
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('accepts a UTF-8 byte order mark', () => {
+    const text = `\uFEFF${fixture('discordjs-v2.json')}`
+    expect(countManifestText(text, ORIGIN, false)).toEqual({ count: 6, warnings: [] })
+    expect(countManifestText(text, ORIGIN, true).count).toBe(8)
+  })
+
+  it('does not inspect options unless subcommands are counted', () => {
+    const text = JSON.stringify([{ name: 'config', description: 'Configure', options: [{ name: 'show', description: 'Show' }] }])
+    expect(countManifestText(text, ORIGIN, false).count).toBe(1)
+  })
+})
+
+describe('countManifestText: limits', () => {
+  const commands = (n: number, subcommands = 0): string =>
+    JSON.stringify(
+      Array.from({ length: n }, (_, i) => ({
+        type: 1,
+        name: `command-${i}`,
+        description: `Command number ${i}`,
+        options: Array.from({ length: subcommands }, (_, j) => ({ type: 1, name: `sub-${j}`, description: `Subcommand ${j}` }))
+      }))
+    )
+
+  it(`accepts exactly ${MAX_COMMANDS} commands`, () => {
+    expect(countManifestText(commands(MAX_COMMANDS), ORIGIN, false).count).toBe(MAX_COMMANDS)
+    expect(countManifestText(commands(MAX_COMMANDS), ORIGIN, true).count).toBe(MAX_COMMANDS)
+  })
+
+  it.each([false, true])(`refuses ${MAX_COMMANDS + 1} commands (count-subcommands %s)`, countSubcommands => {
+    const message = actionError(() => countManifestText(commands(MAX_COMMANDS + 1), ORIGIN, countSubcommands))
+    expect(message).toMatch(/1,?000/)
+  })
+
+  it('refuses 600 commands of 2 subcommands each only when counting subcommands (1200 > 1000)', () => {
+    const text = commands(600, 2)
+    expect(countManifestText(text, ORIGIN, false).count).toBe(600)
+    const message = actionError(() => countManifestText(text, ORIGIN, true))
+    expect(message).toMatch(/1,?000/)
+  })
+})
+
+describe('countManifestText: invalid JSON', () => {
+  const invalid = fixture('invalid-json.json')
+
+  /** Where the fixture breaks, found from its text: the `}` that follows the trailing comma. */
+  function trailingCommaLocation(text: string): { line: number; column: number } {
+    const lines = text.split(/\r?\n/)
+    for (let i = 1; i < lines.length; i++) {
+      if (lines[i]!.trimStart().startsWith('}') && lines[i - 1]!.trimEnd().endsWith(',')) {
+        return { line: i + 1, column: lines[i]!.indexOf('}') + 1 }
+      }
+    }
+    throw new Error('invalid-json.json has no trailing comma')
+  }
+
+  it('reports the line and column of the trailing comma error', () => {
+    // invalid-json.json: line 10 (`"description": "List the bot's commands",`) ends with a
+    // trailing comma, so JSON.parse fails at the `}` on line 11, column 3 — on Node 20
+    // (the message gives only "position 178") and on Node 22+ ("(line 11 column 3)") alike.
+    const { line, column } = trailingCommaLocation(invalid)
+    expect({ line, column }).toEqual({ line: 11, column: 3 })
+    const message = actionError(() => countManifestText(invalid, ORIGIN, false))
+    expect(message).toContain(ORIGIN)
+    expect(message).toContain(`line ${line}, column ${column}`)
+  })
+
+  it('reports the same line and column with Windows line endings', () => {
+    const crlf = invalid.replace(/\n/g, '\r\n')
+    const { line, column } = trailingCommaLocation(crlf)
+    expect(actionError(() => countManifestText(crlf, ORIGIN, false))).toContain(`line ${line}, column ${column}`)
+  })
+
+  it('reports the same line and column after a byte order mark', () => {
+    const { line, column } = trailingCommaLocation(invalid)
+    expect(actionError(() => countManifestText(`\uFEFF${invalid}`, ORIGIN, false))).toContain(`line ${line}, column ${column}`)
+  })
+
+  // For these mistakes V8 (Node 20 and 24 alike) gives no position in its message: the line and
+  // column come from the action's own reading of the text (jsonErrorOffset).
+  const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
+  it.each([
+    // what, text, the offending character's offset
+    ['a trailing comma in an array', `${twoCommands},\n]`, (t: string) => t.lastIndexOf(']')],
+    ['a // comment', `[\n  // utility commands\n${twoCommands.slice(2)}\n]`, (t: string) => t.indexOf('/')],
+    ['a misspelt literal', `${twoCommands.slice(0, -1)}, "nsfw": tru}\n]`, (t: string) => t.lastIndexOf('}')]
+  ])('reports the line and column of %s', (_, text, offender) => {
+    const message = actionError(() => countManifestText(text, ORIGIN, false))
+    expect(message).toContain(endOf(text.slice(0, offender(text))))
+  })
+
+  it.each([
+    ['an empty file', ''],
+    ['a file of whitespace', '  \n\n  ']
+  ])('refuses %s', (_, text) => {
+    const message = actionError(() => countManifestText(text, ORIGIN, false))
+    expect(message).toContain(ORIGIN)
+    expect(message).toMatch(/not valid JSON/)
+    expect(message).toContain(endOf(text))
+  })
+
+  const whole = fixture('discordjs-v1.json')
+  it.each([
+    ['after the opening bracket', whole.slice(0, 1)],
+    ['inside a string', whole.slice(0, whole.indexOf('Configure the bot') + 9)],
+    ['between properties', whole.slice(0, whole.indexOf('"name": "config"'))],
+    ['after a complete element', whole.slice(0, whole.indexOf('"name": "music"') - 10)],
+    ['before the closing bracket', whole.slice(0, whole.lastIndexOf(']'))]
+  ])('refuses a file that ends early (%s), located at its end', (_, text) => {
+    const message = actionError(() => countManifestText(text, ORIGIN, false))
+    expect(message).toContain(ORIGIN)
+    expect(message).toContain(endOf(text))
+  })
+})
+
+describe('countManifestText: deep nesting', () => {
+  /** Nesting far deeper than any command manifest (about 12 levels). */
+  const MAX_DEPTH = 100
+  const DEEP = 100_000
+
+  /** A located error that says what is wrong, never the engine's own stack overflow. */
+  function expectLocated(text: string, where: string): string {
+    const message = actionError(() => countManifestText(text, ORIGIN, true))
+    expect(message).toContain(ORIGIN)
+    expect(message).toContain(where)
+    expect(message).not.toMatch(/call stack/i)
+    return message
+  }
+
+  it(`refuses ${DEEP} nested [ (broken JSON) with its line and column`, () => {
+    const message = expectLocated('['.repeat(DEEP), `line 1, column ${MAX_DEPTH + 1}`)
+    expect(message).toMatch(/nested more than 100 levels/)
+  })
+
+  it(`refuses ${DEEP} nested [ across lines (broken JSON) with its line and column`, () => {
+    expectLocated('[\n'.repeat(DEEP), `line ${MAX_DEPTH + 1}, column 1`)
+  })
+
+  it(`refuses ${DEEP} nested {"a": (broken JSON) with its line and column`, () => {
+    expectLocated('{"a":'.repeat(DEEP), `line 1, column ${5 * MAX_DEPTH + 1}`)
+  })
+
+  it(`refuses ${DEEP} nested arrays (valid JSON) with their line and column`, () => {
+    expectLocated(`${'['.repeat(DEEP)}${']'.repeat(DEEP)}`, `line 1, column ${MAX_DEPTH + 1}`)
+  })
+
+  it(`refuses a command with a field nested ${DEEP} deep (valid JSON) with its line and column`, () => {
+    const text = `[\n  {"name": "ping", "description": "Pong", "extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}}\n]`
+    expectLocated(text, `line 2, column ${text.split('\n')[1]!.indexOf('[') + MAX_DEPTH - 1}`)
+  })
+
+  it(`accepts nesting ${MAX_DEPTH} deep, and counts brackets inside strings as text`, () => {
+    const nested = (depth: number): string =>
+      `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
+    expect(countManifestText(nested(MAX_DEPTH), ORIGIN, true).count).toBe(1)
+    expectLocated(nested(MAX_DEPTH + 1), 'line 1, column')
+  })
+
+  it('jsonErrorOffset reads deep nesting without recursion', () => {
+    expect(jsonErrorOffset('['.repeat(DEEP))).toBe(DEEP)
+    expect(jsonErrorOffset(`${'['.repeat(DEEP)}x`)).toBe(DEEP)
+    expect(jsonErrorOffset(`${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP - 1)}]`)).toBe(6 * DEEP)
+  })
+})
+
+describe('countCommands: values nested deep (a Discord answer is not read through the manifest check)', () => {
+  const ORIGIN_DISCORD = "Discord's global commands"
+  const deep = (depth: number): unknown => {
+    let value: unknown = 1
+    for (let i = 0; i < depth; i++) value = [value]
+    return value
+  }
+
+  it('refuses a "type" nested 100,000 deep, naming the element and what it is', () => {
+    let caught: unknown
+    try {
+      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: deep(100_000) } }] }, false)
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ActionError)
+    expect((caught as ActionError).message).toMatch(/\[0\] \("ping"\) has "type": an array/)
+  })
+
+  it('reads options at most three levels down (command > group > subcommand), whatever lies below', () => {
+    const command = {
+      name: 'config',
+      type: 1,
+      options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep(100_000) }] }]
+    }
+    expect(countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: command }] }, true).count).toBe(1)
+  })
+
+  it('quotes a "type" that is a long string cut short', () => {
+    let caught: unknown
+    try {
+      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: 'x'.repeat(10_000) } }] }, false)
+    } catch (error) {
+      caught = error
+    }
+    expect((caught as ActionError).message.length).toBeLessThan(400)
+  })
+})
+
+describe('countManifestText: wrong shapes', () => {
+  it('names the element without a "name"', () => {
+    const message = actionError(() => countManifestText(fixture('no-name.json'), ORIGIN, false))
+    expect(message).toContain(ORIGIN)
+    expect(message).toContain('commands[3] has no "name"')
+  })
+
+  const cases: [string, string, boolean, RegExp[]][] = [
+    ['an element that is a number', '[1]', false, [/\[0\]/, /object/]],
+    ['an element that is null', '[{"name":"ping"}, null]', false, [/\[1\]/, /object/]],
+    ['a name that is not a string', '[{"name":42}]', false, [/\[0\]/, /"name"/]],
+    ['an unknown command type', '[{"name":"ping","description":"Pong","type":7}]', false, [/\[0\]/, /"type"/, /7/]],
+    ['a type that is a string', '[{"name":"ping","description":"Pong","type":"CHAT_INPUT"}]', false, [/\[0\]/, /"type"/]],
+    [
+      'options that are not an array',
+      '[{"name":"ping","description":"Pong","options":{"type":3}}]',
+      false,
+      [/\[0\]/, /"options"/, /array/]
+    ],
+    [
+      'a subcommand option without an integer type',
+      '[{"name":"ping","description":"Pong"},{"name":"config","description":"Configure","options":[{"type":1,"name":"show","description":"Show"},{"name":"reset","description":"Reset"}]}]',
+      true,
+      [/\[1\]\.options\[1\]/, /"type"/]
+    ],
+    [
+      'an option inside a group without an integer type',
+      '[{"name":"config","description":"Configure","options":[{"type":2,"name":"log","description":"Log","options":[{"type":"1","name":"on","description":"On"}]}]}]',
+      true,
+      [/\[0\]\.options\[0\]\.options\[0\]/, /"type"/]
+    ],
+    ['a string', '"ping"', false, [/string/]],
+    ['a number', '42', false, [/number/]],
+    ['null', 'null', false, [/null/]],
+    ['true', 'true', false, [/boolean/]],
+    ['an object of strings', '{"ping":"Check the latency"}', false, [/expected/]],
+    ['a "commands" object of strings', '{"commands":"ping"}', false, [/expected/]]
+  ]
+
+  it.each(cases)('refuses %s', (_, text, countSubcommands, patterns) => {
+    const message = actionError(() => countManifestText(text, ORIGIN, countSubcommands))
+    expect(message).toContain(ORIGIN)
+    for (const pattern of patterns) expect(message).toMatch(pattern)
+  })
+})
+
+describe('countManifest: files', () => {
+  let workspace: string
+  beforeEach(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'manifest-test-'))
+  })
+  afterEach(async () => {
+    await rm(workspace, { recursive: true, force: true })
+  })
+
+  const plan = (given: string, extra: Partial<ManifestPlan> = {}): ManifestPlan => ({
+    given,
+    path: join(workspace, given),
+    countSubcommands: false,
+    workspace,
+    ...extra
+  })
+
+  it('reads the file from the workspace', async () => {
+    await mkdir(join(workspace, 'bot'))
+    await writeFile(join(workspace, 'bot', 'commands.json'), fixture('discordjs-v1.json'))
+    const fromRepository = vi.fn(async () => '[]')
+    expect(await countManifest(plan('bot/commands.json', { fromRepository }))).toEqual({ count: 5, warnings: [], readFrom: 'workspace' })
+    expect(await countManifest(plan('bot/commands.json', { countSubcommands: true, fromRepository }))).toMatchObject({
+      count: 12,
+      readFrom: 'workspace'
+    })
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  it('passes warnings through', async () => {
+    await writeFile(join(workspace, 'commands.json'), fixture('duplicates.json'))
+    const result = await countManifest(plan('commands.json'))
+    expect(result.count).toBe(4)
+    expect(result.warnings).toHaveLength(1)
+    expect(result.warnings[0]).toContain('"ping"')
+  })
+
+  it('refuses a missing file when the repository cannot be tried', async () => {
+    const p = plan('config/commands.json')
+    const message = await actionErrorAsync(() => countManifest(p))
+    expect(message).toContain(p.path)
+    expect(message).toContain('actions/checkout')
+  })
+
+  it('in a checked-out workspace, names the nearest existing folder and what it holds, not a checkout step', async () => {
+    await mkdir(join(workspace, '.git'))
+    await mkdir(join(workspace, 'build', 'out'), { recursive: true })
+    await writeFile(join(workspace, 'build', 'comands.json'), '[]')
+    await writeFile(join(workspace, 'build', 'index.js'), '')
+    const fromRepository = vi.fn(async (_path: string) => '[]')
+    const p = plan('build/gen/commands.json', { fromRepository })
+    const message = await actionErrorAsync(() => countManifest(p))
+    expect(fromRepository, 'no repository read: a checkout holds the repository already').not.toHaveBeenCalled()
+    expect(message).toContain(`no file at ${p.path}`)
+    expect(message).toContain('the nearest existing folder, build/, holds comands.json, index.js, out/')
+    expect(message).toContain('Check the path for a typo')
+    expect(message).not.toContain('actions/checkout')
+  })
+
+  it('in a checked-out workspace, says when the nearest folder is the root, lists at most 10 names, or is empty', async () => {
+    await mkdir(join(workspace, '.git'))
+    const root = await actionErrorAsync(() => countManifest(plan('missing/commands.json')))
+    expect(root).toContain('the nearest existing folder, the workspace root, is empty')
+    for (let i = 0; i < 12; i++) await writeFile(join(workspace, `f${String(i).padStart(2, '0')}.txt`), '')
+    const many = await actionErrorAsync(() => countManifest(plan('commands.json')))
+    expect(many).toContain('the workspace root, holds f00.txt, f01.txt')
+    expect(many).toContain('f09.txt and 2 more')
+    expect(many).not.toContain('f10.txt')
+    expect(many, 'the .git folder is not listed').not.toContain('.git')
+  })
+
+  it('reads a missing file from the repository, by its path relative to the workspace', async () => {
+    const fromRepository = vi.fn(async (_path: string) => fixture('saved-get.json'))
+    const p = plan('config/bot/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
+    expect(await countManifest(p)).toEqual({ count: 10, warnings: [], readFrom: 'repository' })
+    expect(fromRepository).toHaveBeenCalledTimes(1)
+    expect(fromRepository).toHaveBeenCalledWith('config/bot/commands.json')
+    expect(await countManifest({ ...p, countSubcommands: true })).toMatchObject({ count: 12, readFrom: 'repository' })
+  })
+
+  it('also finds a path given as absolute inside the workspace in the repository', async () => {
+    const fromRepository = vi.fn(async (_path: string) => fixture('keyed.json'))
+    const path = join(workspace, 'data', 'commands.json')
+    expect(await countManifest({ given: path, path, countSubcommands: true, workspace, fromRepository })).toMatchObject({
+      count: 4,
+      readFrom: 'repository'
+    })
+    expect(fromRepository).toHaveBeenCalledWith('data/commands.json')
+  })
+
+  it('refuses text from the repository that is not a valid manifest', async () => {
+    const fromRepository = async (): Promise<string> => fixture('no-name.json')
+    const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
+    expect(message).toContain('commands[3] has no "name"')
+  })
+
+  it('refuses text from the repository over 5 MB', async () => {
+    const fromRepository = async (): Promise<string> => `[${' '.repeat(FIVE_MB)}]`
+    const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
+    expect(message).toContain('larger than 5 MB')
+  })
+
+  it('says what was tried and how to fix it when the repository fails too', async () => {
+    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+      throw new Error('HttpError: Not Found (404)')
+    })
+    const p = plan('config/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
+    const message = await actionErrorAsync(() => countManifest(p))
+    expect(fromRepository).toHaveBeenCalledWith('config/commands.json')
+    expect(message).toContain(p.path)
+    expect(message).toContain('config/commands.json')
+    expect(message).toContain('example/bot at 0123abc')
+    expect(message).toContain('HttpError: Not Found (404)')
+    expect(message).toContain('actions/checkout')
+    expect(message).toContain('contents: read')
+  })
+
+  it('does not try the repository for a missing path outside the workspace', async () => {
+    const fromRepository = vi.fn(async (_path: string) => fixture('rest-body.json'))
+    const path = '/etc/discord-place-no-such-dir/commands.json'
+    const message = await actionErrorAsync(() =>
+      countManifest({ given: path, path, countSubcommands: false, workspace, fromRepository, repositoryLabel: 'example/bot at 0123abc' })
+    )
+    expect(fromRepository).not.toHaveBeenCalled()
+    expect(message).toContain(path)
+  })
+
+  it('refuses a directory', async () => {
+    await mkdir(join(workspace, 'commands'))
+    const fromRepository = vi.fn(async (_path: string) => '[]')
+    const message = await actionErrorAsync(() => countManifest(plan('commands', { fromRepository })))
+    expect(message).toContain('is a directory')
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  it('refuses a file over 5 MB', async () => {
+    const path = join(workspace, 'huge.json')
+    const handle = await open(path, 'w')
+    try {
+      await handle.truncate(FIVE_MB + 1) // sparse: no 5 MB written to disk
+    } finally {
+      await handle.close()
+    }
+    try {
+      const message = await actionErrorAsync(() => countManifest(plan('huge.json')))
+      expect(message).toContain('larger than 5 MB')
+    } finally {
+      await rm(path, { force: true })
+    }
+  })
+
+  it('accepts a file with a byte order mark', async () => {
+    await writeFile(join(workspace, 'commands.json'), `\uFEFF${fixture('wrapped.json')}`)
+    expect(await countManifest(plan('commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  })
+
+  it('a missing file fails with the headline "commands-file not found"', async () => {
+    await expect(countManifest(plan('config/commands.json'))).rejects.toMatchObject({ headline: 'commands-file not found' })
+  })
+
+  it('a folder whose name starts with two dots is inside the workspace, not a step up', async () => {
+    await mkdir(join(workspace, '..generated'))
+    await writeFile(join(workspace, '..generated', 'commands.json'), fixture('wrapped.json'))
+    expect(await countManifest(plan('..generated/commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+    // A missing one is looked up in the repository too: it is in the workspace.
+    const fromRepository = vi.fn(async (_path: string) => fixture('wrapped.json'))
+    expect(await countManifest(plan('..generated/other.json', { fromRepository }))).toMatchObject({ count: 3, readFrom: 'repository' })
+    expect(fromRepository).toHaveBeenCalledWith('..generated/other.json')
+  })
+
+  it('inside the reusable workflow, a missing manifest gets advice its caller can follow: no checkout step to add', async () => {
+    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+      throw new Error('404: Not Found')
+    })
+    const message = await actionErrorAsync(() =>
+      countManifest(plan('dist/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc', inReusableWorkflow: true }))
+    )
+    expect(message).toMatch(/This job is the reusable workflow's, which cannot check out and build your code: commit the manifest/)
+    expect(message).not.toMatch(/Add an actions\/checkout step before this one|grant the job/)
+  })
+
+  it("GitHub's API unreachable: network advice, not checkout advice", async () => {
+    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+      throw Object.assign(new Error('could not connect to api.github.com: the host name could not be resolved'), { network: true })
+    })
+    const error = await countManifest(plan('commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })).catch(e => e)
+    expect(error).toBeInstanceOf(ActionError)
+    expect(error.message).toMatch(
+      /GitHub's API could not be reached to read it from the repository \(could not connect .*\)\. Check the runner's network/
+    )
+    expect(error.message).not.toMatch(/actions\/checkout/)
+    expect(error.headline).toBe('GitHub unreachable')
+  })
+})
+
+describe("countManifest: files as people's tools write them", () => {
+  let workspace: string
+  beforeEach(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'manifest-enc-'))
+  })
+  afterEach(async () => {
+    await rm(workspace, { recursive: true, force: true })
+  })
+  const read = async (bytes: Buffer): Promise<unknown> => {
+    await writeFile(join(workspace, 'commands.json'), bytes)
+    return countManifest({ given: 'commands.json', path: join(workspace, 'commands.json'), countSubcommands: false, workspace })
+  }
+  // What Windows PowerShell 5.1's `ConvertTo-Json | Out-File` writes: CRLF, indented.
+  const windows = fixture('wrapped.json').replace(/\r?\n/g, '\r\n')
+
+  it('UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File) is read', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(windows, 'utf16le')])
+    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  })
+
+  it('UTF-16 BE with a byte order mark is read', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(windows, 'utf16le').swap16()])
+    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  })
+
+  it('UTF-8 with a byte order mark and CRLF line ends is read', async () => {
+    expect(await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(windows)]))).toMatchObject({ count: 3 })
+  })
+
+  it('UTF-16 without a byte order mark is refused, naming it and the fix, with no raw NUL in the message', async () => {
+    const message = await actionErrorAsync(() => read(Buffer.from(windows, 'utf16le')))
+    expect(message).toMatch(/looks like UTF-16 without a byte order mark .* Out-File -Encoding utf8/)
+    expect(message.includes('\u0000') || message.includes('\ufffd')).toBe(false)
+  })
+
+  it('a legacy code page (Windows-1252 "é" as one byte) is refused, naming UTF-8 and the fix', async () => {
+    const bytes = Buffer.from('[{"name":"caf\xe9"}]', 'latin1')
+    const message = await actionErrorAsync(() => read(bytes))
+    expect(message).toMatch(/is not UTF-8 \(a legacy code page such as Windows-1252/)
+    expect(message).not.toMatch(/\ufffd/)
+  })
+
+  it('a manifest that ConvertTo-Json cut at its default depth says so, with -Depth, when the lost options matter', () => {
+    // ConvertTo-Json -Depth 2 (the default) writes the options of each command as text.
+    const cut = JSON.stringify([{ name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }])
+    const message = actionError(() => countManifestText(cut, ORIGIN, true))
+    expect(message).toMatch(/looks cut short by PowerShell's ConvertTo-Json, .*add -Depth 20 to ConvertTo-Json\.$/)
+    // Without subcommands the top-level count is whole.
+    expect(countManifestText(cut, ORIGIN, false).count).toBe(1)
+  })
+})

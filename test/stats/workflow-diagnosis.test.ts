@@ -1,0 +1,216 @@
+/**
+ * A strike explained from its workflow (the issue's "A strike explained from the workflow that
+ * caused it"): after a strike, and in a dry run as a set-up check, the workflow that ran the step
+ * is read (from the workspace, else through GitHub's API) and what it shows is named: a stats
+ * job without a concurrency group, `cooldown-check: false` on a schedule more frequent than every
+ * 6 hours, or neither. A file that cannot be read or parsed changes nothing.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { GitHubFake } from '../support/fakes.js'
+import { statsRun, TestClock } from '../support/inprocess.js'
+
+const BOT = '123456789012345678'
+const KEY = 'dpk_diagnosis_key_0123456789'
+const HOUR = 3_600_000
+const REPOSITORY = 'example/bot'
+const SHA = 'b'.repeat(40)
+const TOKEN = 'ghs_diagnosisToken0123456789'
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!()
+})
+
+const WITHOUT_GROUP = `
+name: stats
+on:
+  push:
+    branches: [main]
+  schedule:
+    - cron: '0 */8 * * *'
+jobs:
+  stats:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: discord-place-bot-stats/discord-place-bot-stats@v1
+        with:
+          bot-id: '${BOT}'
+          api-key: \${{ secrets.DISCORD_PLACE_API_KEY }}
+`
+const WITH_GROUP = WITHOUT_GROUP.replace(
+  '    runs-on: ubuntu-latest',
+  `    runs-on: ubuntu-latest\n    concurrency:\n      group: discord-place-stats-${BOT}\n      cancel-in-progress: false`
+)
+const EVERY_TWO_HOURS = WITH_GROUP.replace("'0 */8 * * *'", "'0 */2 * * *'")
+
+describe('shortestGapMinutes: how often a cron fires', () => {
+  it.each([
+    ['0 */2 * * *', 120],
+    ['0 */8 * * *', 480],
+    ['*/15 * * * *', 15],
+    ['30 1,13 * * *', 720],
+    ['0 0 * * 1-5', 1440],
+    ['0 6 * * 0', 7 * 1440],
+    ['0 0,3 * * *', 180],
+    ['5/20 * * * *', 20]
+  ])('%s: every %d minutes at the closest', (cron, gap) => {
+    expect(shortestGapMinutes(cron)).toBe(gap)
+  })
+
+  it.each(['', '* * * *', '61 * * * *', 'a b c d e', '0 0 31 2 *'])('%j cannot be read, or never fires: undefined', cron => {
+    expect(shortestGapMinutes(cron)).toBeUndefined()
+  })
+})
+
+describe('inspectWorkflow', () => {
+  it('a job without a concurrency group: names the exact group to add', () => {
+    const findings = inspectWorkflow(WITHOUT_GROUP, 'stats', true)
+    expect(findings).toEqual({ noGroup: true, tooOften: undefined })
+    expect(describeFindings(findings!, '.github/workflows/stats.yml, job stats', BOT)).toMatch(
+      new RegExp(`its job has no concurrency group.*concurrency: \\{ group: discord-place-stats-${BOT}, cancel-in-progress: false \\}`)
+    )
+  })
+
+  it('a group at the workflow level counts too', () => {
+    const text = `concurrency: discord-place-stats-${BOT}\n${WITHOUT_GROUP}`
+    expect(inspectWorkflow(text, 'stats', true)).toEqual({ noGroup: false, tooOften: undefined })
+  })
+
+  it("cooldown-check: false on '0 */2 * * *': names the cron and the gap", () => {
+    const findings = inspectWorkflow(EVERY_TWO_HOURS, 'stats', false)
+    expect(findings).toEqual({ noGroup: false, tooOften: { cron: '0 */2 * * *', gapMinutes: 120 } })
+    expect(describeFindings(findings!, 'w.yml, job stats', BOT)).toMatch(
+      /it runs on the schedule "0 \*\/2 \* \* \*", which fires every 2 h, with cooldown-check: false/
+    )
+  })
+
+  it('the same schedule with cooldown-check: true is no finding', () => {
+    const findings = inspectWorkflow(EVERY_TWO_HOURS, 'stats', true)
+    expect(findings).toEqual({ noGroup: false, tooOften: undefined })
+    expect(describeFindings(findings!, 'w.yml', BOT)).toBeUndefined()
+  })
+
+  it.each([
+    ['not YAML', 'jobs: [unclosed'],
+    ['not a mapping', '- a list'],
+    ['another job', WITHOUT_GROUP.replace('  stats:', '  deploy:')]
+  ])('%s: nothing to say', (_, text) => {
+    expect(inspectWorkflow(text, 'stats', true)).toBeUndefined()
+  })
+})
+
+describe('a strike explained from its workflow, in process', () => {
+  async function strikeRun(
+    workspaceFiles: Record<string, string>,
+    more: Record<string, string> = {},
+    env: Record<string, string> = {}
+  ): Promise<string> {
+    const clock = new TestClock()
+    // Updated an hour ago: an update sent without the check is a strike.
+    const at = new Date(clock.now() - HOUR)
+    const emulator = await ServiceEmulator.start({
+      now: clock.now,
+      bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: at, serversUpdatedAt: at }]
+    })
+    closers.push(() => emulator.close())
+    const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
+    closers.push(() => rm(workspace, { recursive: true, force: true }))
+    for (const [path, text] of Object.entries(workspaceFiles)) {
+      await mkdir(join(workspace, path, '..'), { recursive: true })
+      await writeFile(join(workspace, path), text)
+    }
+    const { outcome } = await statsRun(
+      { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', 'cooldown-check': 'false', ...more },
+      {
+        clock,
+        env: {
+          GITHUB_WORKSPACE: workspace,
+          GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/stats.yml@refs/heads/main`,
+          GITHUB_JOB: 'stats',
+          ...env
+        }
+      }
+    )
+    expect(outcome.result).toBe('cooldown')
+    return outcome.error!.message
+  }
+
+  it('a workflow without a group, in the workspace: the strike names the group to add', async () => {
+    const message = await strikeRun({ '.github/workflows/stats.yml': WITHOUT_GROUP })
+    expect(message).toMatch(
+      /The workflow that ran this step \(\.github\/workflows\/stats\.yml, job stats\) shows why: its job has no concurrency group/
+    )
+    expect(message).toContain(`discord-place-stats-${BOT}`)
+  })
+
+  it("cooldown-check: false on '0 */2 * * *': the strike names the cron and the gap", async () => {
+    const message = await strikeRun({ '.github/workflows/stats.yml': EVERY_TWO_HOURS })
+    expect(message).toMatch(/it runs on the schedule "0 \*\/2 \* \* \*", which fires every 2 h, with cooldown-check: false/)
+    expect(message).not.toMatch(/no concurrency group/)
+  })
+
+  it('a workflow with a group and no frequent schedule: the other update came from elsewhere', async () => {
+    const message = await strikeRun({ '.github/workflows/stats.yml': WITH_GROUP })
+    expect(message).toMatch(/has a concurrency group and no frequent schedule .*another workflow, a manual run, or the bot itself/)
+  })
+
+  it('an unreadable workflow changes nothing: the strike is reported as before', async () => {
+    const plain = await strikeRun({})
+    const broken = await strikeRun({ '.github/workflows/stats.yml': 'jobs: [unclosed' })
+    for (const message of [plain, broken]) {
+      expect(message).toMatch(/^Stats update refused as too early/)
+      expect(message).not.toMatch(/The workflow that ran this step/)
+    }
+  })
+
+  it('without a checkout, the file is read through GitHub’s API at the workflow’s commit, with github-token', async () => {
+    const github = await GitHubFake.start({
+      repository: REPOSITORY,
+      sha: SHA,
+      token: TOKEN,
+      files: { '.github/workflows/stats.yml': WITHOUT_GROUP }
+    })
+    closers.push(() => github.close())
+    const message = await strikeRun(
+      {},
+      { 'github-token': TOKEN },
+      { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: github.url }
+    )
+    expect(github.requests).toHaveLength(1)
+    expect(message).toMatch(/its job has no concurrency group/)
+  })
+
+  it('in the reusable workflow, whose job is always in the group: the other update came from outside it', async () => {
+    const message = await strikeRun({ '.github/workflows/stats.yml': WITHOUT_GROUP }, {}, { DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true' })
+    expect(message).toMatch(/The step ran in the reusable workflow, whose job is always in the concurrency group/)
+    expect(message).not.toMatch(/no concurrency group/)
+  })
+
+  it('a dry run names the same finding as a warning: the set-up check', async () => {
+    const clock = new TestClock()
+    const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT, apiKey: KEY }] })
+    closers.push(() => emulator.close())
+    const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
+    closers.push(() => rm(workspace, { recursive: true, force: true }))
+    await mkdir(join(workspace, '.github/workflows'), { recursive: true })
+    await writeFile(join(workspace, '.github/workflows/stats.yml'), WITHOUT_GROUP)
+    const { outcome } = await statsRun(
+      { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', 'dry-run': 'true' },
+      {
+        clock,
+        env: {
+          GITHUB_WORKSPACE: workspace,
+          GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/stats.yml@refs/heads/main`,
+          GITHUB_JOB: 'stats'
+        }
+      }
+    )
+    expect(outcome.result).toBe('dry-run')
+    expect(outcome.warnings).toEqual([expect.stringMatching(/its job has no concurrency group/)])
+  })
+})

@@ -1,0 +1,1281 @@
+/**
+ * The vote-check mode: reading one answer (both answer styles of the service), the checks
+ * and their pacing against a loopback node:http server that answers exactly as each test
+ * needs, the mode in process against the service emulator (a stop, a dry run's key check,
+ * fail-if-not-voted, the two 410 texts), and the mode's report (outputs and summary).
+ *
+ * Contract: test/fixtures/service/interface.md and the service's OpenAPI document
+ * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
+ */
+import * as fs from 'node:fs'
+import * as http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import * as core from '@actions/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ActionError, StoppedError } from '../../src/errors.js'
+import type { HttpAnswer } from '../../src/http/transport.js'
+import { type Clock, Requests, realClock } from '../../src/http/client.js'
+import type { VoteSettings } from '../../src/settings.js'
+import { readVote, runVotes, type Vote, type VoteOutcome, type VotePlan } from '../../src/votes/check.js'
+import { renderSummary, reportVotes, writeOutputs } from '../../src/votes/report.js'
+import { ServiceEmulator } from '../support/emulator.js'
+import { settingsFor, TestClock, votesRun } from '../support/inprocess.js'
+
+const BOT_ID = '123456789012345678'
+const KEY = 'dp_v0te-K3y.s3cr3t_42'
+/** 2023-09-10T11:30:00Z, the `lastVote` example of the OpenAPI document. */
+const LAST_VOTE_MS = 1694345400000
+const TOO_MANY = 'Too many requests, please try again later.'
+
+/** Distinct, valid user IDs (18 digits). */
+const user = (n: number): string => `9${String(n).padStart(17, '0')}`
+const users = (count: number): string[] => Array.from({ length: count }, (_, i) => user(i + 1))
+
+// ---------------------------------------------------------------------------------------
+// readVote
+// ---------------------------------------------------------------------------------------
+
+/** An answer as `send` returns it. */
+function answer(status: number, body: unknown = undefined, headers: Record<string, string> = {}): HttpAnswer {
+  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)
+  let json: unknown
+  try {
+    json = /^\s*[[{]/.test(text) ? (JSON.parse(text) as unknown) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status, headers, text, truncated: false, json }
+}
+
+const serviceError = (status: number, error: string): unknown => ({ success: false, error, status })
+
+function refusal(a: HttpAnswer, userId = user(7)): ActionError {
+  try {
+    const vote = readVote(a, userId, { botId: BOT_ID })
+    throw new Error(`expected an error, got a vote: ${JSON.stringify(vote)}`)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionError)
+    return error as ActionError
+  }
+}
+
+describe('readVote', () => {
+  const U = user(7)
+
+  it('drops a lastVote no date can hold, rather than failing on it later', () => {
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 1e20 }), U, { botId: BOT_ID }).lastVote).toBeNull()
+  })
+
+  it('reads 204 No Content as voted, with no count or time', () => {
+    expect(readVote(answer(204), U, { botId: BOT_ID })).toEqual({ voted: true, votes: null, lastVote: null })
+  })
+
+  it('reads 200 JSON with voted: true, its vote count and lastVote (epoch ms)', () => {
+    const vote = readVote(answer(200, { voted: true, vote: 3, lastVote: LAST_VOTE_MS }), U, { botId: BOT_ID })
+    expect(vote.voted).toBe(true)
+    expect(vote.votes).toBe(3)
+    expect(vote.lastVote).toBeInstanceOf(Date)
+    expect(vote.lastVote?.getTime()).toBe(LAST_VOTE_MS)
+    expect(vote.lastVote?.toISOString()).toBe('2023-09-10T11:30:00.000Z')
+  })
+
+  it('reads 200 JSON with voted: false as not voted', () => {
+    expect(readVote(answer(200, { voted: false, vote: 0, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+      voted: false,
+      votes: 0,
+      lastVote: null
+    })
+  })
+
+  it('refuses a 200 without a "voted" field', () => {
+    const error = refusal(answer(200, { vote: 3, lastVote: LAST_VOTE_MS }))
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('refuses a 200 with an HTML body (a wrong base-url), never reading it as "not voted"', () => {
+    const error = refusal(answer(200, '<!doctype html><html><body><h1>Welcome</h1></body></html>'))
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  const failures: [status: number, said: string, hint: RegExp | undefined][] = [
+    [401, 'Invalid API key.', /api-key/],
+    [404, 'Bot not found.', /bot-id/],
+    // A key revoked for strikes on an earlier run (service-behaviour.md 5); the fifth strike's text is below.
+    [410, 'This API key has been revoked.', /revoked the key after five updates were refused as early/],
+    [500, 'Internal server error.', undefined],
+    [403, 'Forbidden.', undefined],
+    [503, 'Service unavailable.', undefined]
+  ]
+
+  it.each(failures)('refuses %i with a one-line message naming the user and quoting the service', (status, said, hint) => {
+    const error = refusal(answer(status, serviceError(status, said)), U)
+    expect(error.message).toContain(U)
+    expect(error.message).toContain(said)
+    expect(error.message).toContain(String(status))
+    expect(error.message).not.toMatch(/[\r\n]/)
+    if (hint !== undefined) expect(error.message).toMatch(hint)
+  })
+
+  it.each([401, 404, 410, 500, 403])('refuses %i without a JSON body too', status => {
+    const error = refusal(answer(status, '<html>nope</html>'), U)
+    expect(error.message).toContain(U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('keeps a multi-line service error on one line', () => {
+    const error = refusal(answer(500, serviceError(500, 'first line\nsecond line')), U)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('keeps the largest time a date can hold as the last vote', () => {
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 8.64e15 }), U, { botId: BOT_ID }).lastVote?.toISOString()).toBe(
+      '+275760-09-13T00:00:00.000Z'
+    )
+  })
+
+  it.each([
+    ['a negative count', -1],
+    ['a fraction', 2.5],
+    ['a string', '3'],
+    ['null', null]
+  ])('reads %s as the vote count as unknown (null), keeping the vote', (_, vote) => {
+    expect(readVote(answer(200, { voted: true, vote, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+      voted: true,
+      votes: null,
+      lastVote: null
+    })
+  })
+
+  it.each([201, 202, 404, 500])('refuses a %i even when its body has a "voted" field: only 200 and 204 are vote answers', status => {
+    const error = refusal(answer(status, { voted: false, vote: 0, lastVote: null }), U)
+    expect(error.message).toMatch(new RegExp(`^Vote check for user ${U} failed: the service answered ${status}\\.`))
+  })
+
+  it('names the status alone when the service said nothing, and says the vote is unknown, not "not voted"', () => {
+    expect(refusal(answer(500, '<html>nope</html>'), U).message).toBe(
+      `Vote check for user ${U} failed: the service answered 500. This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`
+    )
+  })
+
+  it('says a 200 without a "voted" field is not a vote answer, and to check base-url', () => {
+    expect(refusal(answer(200, { vote: 3 }), U).message).toBe(
+      `Vote check for user ${U} failed: the service answered 200 without a "voted" field. Check base-url.`
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// realClock
+// ---------------------------------------------------------------------------------------
+
+describe('realClock.sleep', () => {
+  it('ends early, with its timer cleared, when the signal aborts', async () => {
+    const stop = new AbortController()
+    const started = Date.now()
+    const sleeping = realClock.sleep(60_000, stop.signal)
+    setTimeout(() => stop.abort(), 20)
+    await sleeping
+    expect(Date.now() - started).toBeLessThan(1_000)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// runVotes against a loopback server
+// ---------------------------------------------------------------------------------------
+
+/** The request helper on a given clock, with a deadline far away, under the run's stop signal. */
+function requestsOn(clock: Clock, attemptTimeoutMs = 5_000, signal?: AbortSignal): Requests {
+  return new Requests({ attemptTimeoutMs, totalMs: 1e12 }, clock, signal)
+}
+
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0)
+
+interface Seen {
+  method: string
+  path: string
+  userId: string | undefined
+  headers: http.IncomingHttpHeaders
+  /** This user's request number, from 1. */
+  nth: number
+}
+
+type Reply = { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number } | 'destroy'
+
+interface VoteServer {
+  url: string
+  requests: Seen[]
+  maxInFlight: () => number
+  /** TCP connections accepted. */
+  connections: () => number
+  forUser: (id: string) => Seen[]
+}
+
+const servers: { close: () => Promise<void> }[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(s => s.close()))
+})
+
+/** A node:http server on 127.0.0.1 at a free port; `handler` answers each vote check. */
+async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> {
+  const requests: Seen[] = []
+  const perUser = new Map<string, number>()
+  const sockets = new Set<Socket>()
+  let inFlight = 0
+  let maxInFlight = 0
+  let connections = 0
+  const server = http.createServer((req, res) => {
+    inFlight += 1
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    let done = false
+    const finish = (): void => {
+      if (!done) inFlight -= 1
+      done = true
+    }
+    res.on('close', finish)
+    req.resume()
+    req.on('end', () => {
+      const urlPath = (req.url ?? '/').split('?')[0] ?? '/'
+      const userId = new RegExp(`^/api/bots/${BOT_ID}/voters/(\\d+)$`).exec(urlPath)?.[1]
+      const nth = (perUser.get(userId ?? '') ?? 0) + 1
+      perUser.set(userId ?? '', nth)
+      const seen: Seen = { method: req.method ?? '', path: urlPath, userId, headers: req.headers, nth }
+      requests.push(seen)
+      const reply: Reply =
+        req.method === 'GET' && userId !== undefined ? handler(seen) : { status: 404, body: serviceError(404, 'Not found.') }
+      const respond = (): void => {
+        if (reply === 'destroy') {
+          finish()
+          req.socket.destroy()
+          return
+        }
+        const headers: Record<string, string> = { ...reply.headers }
+        let text = ''
+        if (reply.body !== undefined) {
+          headers['Content-Type'] ??= 'application/json; charset=utf-8'
+          text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
+        }
+        res.writeHead(reply.status, headers).end(reply.status === 204 ? undefined : text)
+      }
+      const delay = reply === 'destroy' ? 0 : (reply.delayMs ?? 0)
+      if (delay > 0) setTimeout(respond, delay)
+      else respond()
+    })
+  })
+  server.on('connection', socket => {
+    connections += 1
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  servers.push({
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+    }
+  })
+  return {
+    url: `http://127.0.0.1:${port}/api`,
+    requests,
+    maxInFlight: () => maxInFlight,
+    connections: () => connections,
+    forUser: id => requests.filter(r => r.userId === id)
+  }
+}
+
+/**
+ * Virtual time for runVotes: a sleep records the delay asked for, lasts a few real
+ * milliseconds (so that checks already sent reach the server first, as they would in
+ * real time), then moves the clock to its end. Sleeps that overlap (concurrent checks
+ * waiting for the same window) end together, as real timers would: the clock moves to
+ * the latest end, not to the sum.
+ */
+function virtualTime(): { now: () => number; pace: Clock; sleeps: number[] } {
+  let clock = 1_700_000_000_000
+  const sleeps: number[] = []
+  return {
+    now: () => clock,
+    sleeps,
+    pace: {
+      now: () => clock,
+      sleep: ms => {
+        sleeps.push(ms)
+        const end = clock + ms
+        return new Promise<void>(resolve =>
+          setTimeout(() => {
+            clock = Math.max(clock, end)
+            resolve()
+          }, 15)
+        )
+      },
+      random: () => 0.5
+    }
+  }
+}
+
+interface Run {
+  outcome: VoteOutcome
+  sleeps: number[]
+  logs: string[]
+  now: () => number
+}
+
+async function run(
+  server: VoteServer,
+  userIds: string[],
+  over: Partial<VotePlan> = {},
+  time: { now: () => number; pace: Clock; sleeps: number[] } = virtualTime(),
+  signal?: AbortSignal
+): Promise<Run> {
+  const logs: string[] = []
+  const plan: VotePlan = {
+    baseUrl: server.url,
+    botId: BOT_ID,
+    apiKey: KEY,
+    userIds,
+    rateLimitWaitMs: 60_000,
+    failIfNotVoted: false,
+    dryRun: false,
+    ...over
+  }
+  const requests = requestsOn({ ...time.pace, now: time.now }, 2_000, signal)
+  const outcome = await runVotes(plan, { requests, log: line => logs.push(line) })
+  for (const line of logs) expect(line).not.toContain(KEY)
+  if (outcome.error !== undefined) expect(outcome.error.message).not.toContain(KEY)
+  return { outcome, sleeps: time.sleeps, logs, now: time.now }
+}
+
+/** A reply sent after a delay. */
+function later(reply: Reply, delayMs: number): Reply {
+  return reply === 'destroy' ? reply : { ...reply, delayMs }
+}
+
+const yes = (vote = 1, lastVote: number | null = LAST_VOTE_MS): Reply => ({ status: 200, body: { voted: true, vote, lastVote } })
+const no = (vote = 0, lastVote: number | null = null): Reply => ({ status: 200, body: { voted: false, vote, lastVote } })
+
+/** Every user is either checked or listed as unchecked, never both, never lost. */
+function expectAccounted(outcome: VoteOutcome, userIds: string[]): void {
+  const checked = [...outcome.votes.keys()]
+  for (const id of outcome.unchecked) expect(checked).not.toContain(id)
+  expect([...checked, ...outcome.unchecked].sort()).toEqual([...userIds].sort())
+}
+
+describe('runVotes', () => {
+  it('checks mixed users in both answer styles and keeps the input order', async () => {
+    const [a, b, c, d, e] = users(5) as [string, string, string, string, string]
+    const older = LAST_VOTE_MS - 30 * 3_600_000
+    // Answers that take different times still come back in the order of the input.
+    const replies = new Map<string, Reply>([
+      [a, { status: 204, delayMs: 60 }],
+      [b, later(no(0, null), 45)],
+      [c, later(yes(3, LAST_VOTE_MS), 30)],
+      [d, later(no(2, older), 15)],
+      [e, { status: 204 }]
+    ])
+    const server = await startServer(seen => replies.get(seen.userId!)!)
+    const { outcome, sleeps } = await run(server, [a, b, c, d, e])
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.unchecked).toEqual([])
+    expect(outcome.rateLimited).toBe(0)
+    expect([...outcome.votes.keys()]).toEqual([a, b, c, d, e])
+    const expected: [string, Vote][] = [
+      [a, { voted: true, votes: null, lastVote: null }],
+      [b, { voted: false, votes: 0, lastVote: null }],
+      [c, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+      [d, { voted: false, votes: 2, lastVote: new Date(older) }],
+      [e, { voted: true, votes: null, lastVote: null }]
+    ]
+    expect([...outcome.votes]).toEqual(expected)
+    expect([200, 204]).toContain(outcome.status)
+    expect(sleeps).toEqual([])
+  })
+
+  it('sends one GET per user, with the bare key, and never a PATCH', async () => {
+    const ids = users(6)
+    const server = await startServer(seen => (Number(seen.userId!.slice(-1)) % 2 === 0 ? yes() : no()))
+    const { outcome } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.votes.size).toBe(6)
+    expect(server.requests.map(r => r.path).sort()).toEqual(ids.map(id => `/api/bots/${BOT_ID}/voters/${id}`).sort())
+    for (const request of server.requests) {
+      expect(request.method).toBe('GET')
+      expect(request.headers.authorization).toBe(KEY)
+      expect(request.headers['user-agent']).toMatch(/discord-place-bot-stats\/\d+\.\d+\.\d+/)
+    }
+    expect(server.requests.filter(r => r.method === 'PATCH')).toEqual([])
+  })
+
+  it('retries a 503, after one backoff sleep', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen =>
+      seen.nth === 1 ? { status: 503, body: serviceError(503, 'Service unavailable.') } : yes(4, LAST_VOTE_MS)
+    )
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(outcome.votes.get(a)).toEqual({ voted: true, votes: 4, lastVote: new Date(LAST_VOTE_MS) })
+    expect(outcome.status).toBe(200)
+    expect(sleeps).toHaveLength(1)
+    expect(sleeps[0]).toBeGreaterThan(0)
+    expect(sleeps[0]).toBeLessThan(30_000)
+  })
+
+  it('retries after a network failure (the server drops the connection)', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === a && seen.nth === 1 ? 'destroy' : yes()))
+    const { outcome, sleeps } = await run(server, [a, b])
+
+    expect(outcome.error).toBeUndefined()
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(server.forUser(b)).toHaveLength(1)
+    expect([...outcome.votes.keys()]).toEqual([a, b])
+    expect(outcome.votes.get(a)?.voted).toBe(true)
+    expect(sleeps).toHaveLength(1)
+    expect(sleeps[0]).toBeGreaterThan(0)
+  })
+
+  it('fails after 3 consecutive 503s, with growing backoff, listing the user as unchecked', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen =>
+      seen.userId === a && seen.nth <= 3 ? { status: 503, body: serviceError(503, 'Service unavailable.') } : yes()
+    )
+    const { outcome, sleeps, logs } = await run(server, [a, b])
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain(a)
+    expect(outcome.error?.message).toContain('503')
+    expect(outcome.error?.message).not.toMatch(/[\r\n]/)
+    expect(server.forUser(a)).toHaveLength(3)
+    expect(outcome.votes.has(a)).toBe(false)
+    expect(outcome.unchecked).toContain(a)
+    expectAccounted(outcome, [a, b])
+    expect(sleeps).toHaveLength(2)
+    expect(sleeps[0]).toBeGreaterThan(0)
+    expect(sleeps[1]).toBeGreaterThanOrEqual(sleeps[0]!)
+    expect(logs.join('\n')).toContain(a)
+  })
+
+  it('fails after repeated network failures, listing the user as unchecked', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(() => 'destroy')
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain(a)
+    expect(outcome.unchecked).toEqual([a])
+    expect(outcome.votes.size).toBe(0)
+    expect(server.forUser(a).length).toBeGreaterThanOrEqual(2)
+    expect(server.forUser(a).length).toBeLessThanOrEqual(5)
+    expect(sleeps.length).toBe(server.forUser(a).length - 1)
+  })
+
+  it('never answers a 429 at once, even one asking for no wait, and gives up after a run of them', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(() => ({
+      status: 429,
+      headers: { 'Retry-After': '0', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '0' },
+      body: { success: false, error: TOO_MANY, status: 429, retry_after: 0 }
+    }))
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(server.forUser(a)).toHaveLength(10)
+    expect(outcome.error?.message).toMatch(/answered 429/)
+    expect(outcome.unchecked).toEqual([a])
+    expect(sleeps.every(ms => ms >= 1_000)).toBe(true)
+    expect(sleeps.length).toBeGreaterThanOrEqual(9)
+  })
+
+  it('waits Retry-After on a 429, then retries', async () => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen =>
+      seen.nth === 1
+        ? {
+            status: 429,
+            headers: { 'Retry-After': '2', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2' },
+            body: { success: false, error: TOO_MANY, status: 429, retry_after: 2 }
+          }
+        : no(0, null)
+    )
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.rateLimited).toBe(1)
+    expect(server.forUser(a)).toHaveLength(2)
+    expect(outcome.votes.get(a)).toEqual({ voted: false, votes: 0, lastVote: null })
+    expect(sleeps).toContain(2_000)
+    expect(sum(sleeps)).toBeLessThan(3_000)
+  })
+
+  it.each([
+    ['the Retry-After header alone', { 'Retry-After': '3' }, { success: false, error: TOO_MANY, status: 429 }],
+    ['retry_after in the body alone', {}, { success: false, error: TOO_MANY, status: 429, retry_after: 3 }]
+  ])('waits a 429 out from %s', async (_label, headers, body) => {
+    const [a] = users(1) as [string]
+    const server = await startServer(seen => (seen.nth === 1 ? { status: 429, headers, body } : yes()))
+    const { outcome, sleeps } = await run(server, [a])
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.rateLimited).toBe(1)
+    expect(sleeps).toContain(3_000)
+    expect(sum(sleeps)).toBeLessThan(4_000)
+  })
+
+  it('fails, listing the users not checked, when the rate limit asks for more than rate-limit-wait', async () => {
+    const ids = users(3)
+    const server = await startServer(() => ({
+      status: 429,
+      headers: { 'Retry-After': '60' },
+      body: { success: false, error: TOO_MANY, status: 429, retry_after: 60 }
+    }))
+    const { outcome, sleeps } = await run(server, ids, { rateLimitWaitMs: 10_000 })
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toMatch(/wait of 60 s more, beyond the rate-limit-wait of 10 s/)
+    expect(outcome.status, "the 429's status").toBe(429)
+    expect(outcome.rateLimited).toBe(1)
+    expect(outcome.unchecked).toEqual(ids)
+    expect(outcome.votes.size).toBe(0)
+    expect(sleeps, 'a wait past rate-limit-wait is not slept').toEqual([])
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('stops on a 404 (bot not found) with an error, never a "not voted"', async () => {
+    const [a, b, c, d] = users(4) as [string, string, string, string]
+    const server = await startServer(seen => (seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : no()))
+    const { outcome } = await run(server, [a, b, c, d])
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toContain('bot-id')
+    expect(outcome.error?.message).toContain('Bot not found.')
+    expect(outcome.error?.message).toContain(b)
+    expect(outcome.votes.has(b)).toBe(false)
+    expect(outcome.unchecked).toContain(b)
+    expect(outcome.status === 404 || outcome.status === 200).toBe(true)
+    expectAccounted(outcome, [a, b, c, d])
+    // Not retried, and the run stopped: the users after it were not asked about.
+    expect(server.forUser(b)).toHaveLength(1)
+    expect(server.forUser(c)).toHaveLength(0)
+    expect(server.forUser(d)).toHaveLength(0)
+    expect(outcome.unchecked).toEqual([b, c, d])
+  })
+
+  it.each([
+    [401, 'Invalid API key.', /api-key/],
+    [410, 'API key revoked.', /generate a new key/]
+  ])('stops on %i without retrying it', async (status, said, hint) => {
+    const ids = users(3)
+    const server = await startServer(() => ({ status, body: serviceError(status, said) }))
+    const { outcome } = await run(server, ids)
+
+    expect(outcome.error).toBeInstanceOf(ActionError)
+    expect(outcome.error?.message).toMatch(hint)
+    expect(outcome.error?.message).toContain(said)
+    expect(outcome.votes.size).toBe(0)
+    expect(outcome.unchecked).toEqual(ids)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it.each([
+    ['with the live rate-limit headers', true],
+    ['without rate-limit headers', false]
+  ])('checks one user at a time, in order, on one kept-alive connection (%s)', async (_label, headered) => {
+    const ids = users(12)
+    // The live service's window (100 checks per 5 minutes), far from spent here.
+    let served = 0
+    const server = await startServer(() => {
+      served += 1
+      const headers: Record<string, string> = headered
+        ? { 'RateLimit-Limit': '100', 'RateLimit-Remaining': String(100 - served), 'RateLimit-Reset': '300' }
+        : {}
+      return { status: 200, headers, body: { voted: true, vote: 1, lastVote: null }, delayMs: 10 }
+    })
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect([...outcome.votes.keys()]).toEqual(ids)
+    expect(server.requests.map(r => r.userId)).toEqual(ids)
+    expect(server.maxInFlight(), 'one check in flight at a time').toBe(1)
+    expect(server.connections(), 'one connection for all the checks').toBe(1)
+    expect(sleeps).toEqual([])
+  })
+
+  describe('pacing by a rate limit of 5 checks per 2-second window', () => {
+    const LIMIT = 5
+    const WINDOW_MS = 2_000
+
+    /** The service's fixed-window limiter, on the same virtual clock as the checks. */
+    async function limitedServer(
+      now: () => number
+    ): Promise<{ server: VoteServer; windows: { start: number; count: number; refused: number }[] }> {
+      const windows: { start: number; count: number; refused: number }[] = []
+      const server = await startServer(() => {
+        const t = now()
+        let window = windows.at(-1)
+        if (window === undefined || t >= window.start + WINDOW_MS) {
+          window = { start: t, count: 0, refused: 0 }
+          windows.push(window)
+        }
+        window.count += 1
+        const reset = String(Math.ceil((window.start + WINDOW_MS - t) / 1000))
+        const remaining = Math.max(0, LIMIT - window.count)
+        const headers = { 'RateLimit-Limit': String(LIMIT), 'RateLimit-Remaining': String(remaining), 'RateLimit-Reset': reset }
+        if (window.count > LIMIT) {
+          window.refused += 1
+          return {
+            status: 429,
+            headers: { ...headers, 'Retry-After': reset },
+            body: { success: false, error: TOO_MANY, status: 429, retry_after: Number(reset) },
+            delayMs: 5
+          }
+        }
+        return { status: 200, headers, body: { voted: true, vote: 1, lastVote: null }, delayMs: 5 }
+      })
+      return { server, windows }
+    }
+
+    it('checks 12 users in the minimum time, waiting only for the resets, without a 429', async () => {
+      const ids = users(12)
+      const time = virtualTime()
+      const start = time.now()
+      const { server, windows } = await limitedServer(time.now)
+      const { outcome, sleeps } = await run(server, ids, {}, time)
+
+      expect(outcome.error).toBeUndefined()
+      expect(outcome.unchecked).toEqual([])
+      expect([...outcome.votes.keys()]).toEqual(ids)
+      expect(outcome.rateLimited, 'no 429: RateLimit-Remaining: 0 was waited out').toBe(0)
+      expect(windows.map(w => [w.count, w.refused])).toEqual([
+        [5, 0],
+        [5, 0],
+        [2, 0]
+      ])
+      // 12 checks at 5 per window: the third window starts at 2 * 2 s, and the checks start it.
+      expect(sleeps).toEqual([WINDOW_MS, WINDOW_MS])
+      expect(time.now() - start).toBe(2 * WINDOW_MS)
+      expect(server.connections(), 'one connection across the windows').toBe(1)
+    })
+
+    it('counts every wait against rate-limit-wait: a second wait past it ends the run, listing the users not checked', async () => {
+      const ids = users(12)
+      const time = virtualTime()
+      const { server } = await limitedServer(time.now)
+      const { outcome, sleeps, logs } = await run(server, ids, { rateLimitWaitMs: 3_000 }, time)
+
+      expect(outcome.error?.message).toMatch(/wait of 2 s more, beyond the rate-limit-wait of 3 s/)
+      expect(sleeps, 'the first wait fits, the second would pass 3 s in all and is not slept').toEqual([WINDOW_MS])
+      expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 10))
+      expect(outcome.unchecked).toEqual(ids.slice(10))
+      expect(server.requests, 'nothing sent after the decision').toHaveLength(10)
+      expect(logs).toContain(`Not checked: ${ids.slice(10).join(', ')}`)
+    })
+  })
+
+  /** A 200 vote answer with the given rate-limit headers. */
+  const headed = (headers: Record<string, string>): Reply => ({ status: 200, headers, body: { voted: true, vote: 1, lastVote: null } })
+
+  it('waits for the earliest window end any answer of the window gave (a reset in whole seconds is never early)', async () => {
+    const ids = users(4)
+    const replies = [
+      headed({ 'RateLimit-Remaining': '2', 'RateLimit-Reset': '5' }),
+      headed({ 'RateLimit-Remaining': '1', 'RateLimit-Reset': '3' }),
+      headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '4' }),
+      headed({ 'RateLimit-Remaining': '9', 'RateLimit-Reset': '10' })
+    ]
+    const server = await startServer(() => replies[server.requests.length - 1]!)
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([3_000])
+  })
+
+  it('takes a higher RateLimit-Remaining as a new window, and waits for its reset, not the old one', async () => {
+    const ids = users(4)
+    const replies = [
+      // A window ending in 2 s...
+      headed({ 'RateLimit-Remaining': '3', 'RateLimit-Reset': '2' }),
+      // ...was already over: more checks are left than before, in a window ending in 10 s.
+      headed({ 'RateLimit-Remaining': '5', 'RateLimit-Reset': '10' }),
+      headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '10' }),
+      yes()
+    ]
+    const server = await startServer(() => replies[server.requests.length - 1]!)
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps, "the new window's 10 s; the old 2 s would send a check into the spent window").toEqual([10_000])
+  })
+
+  it('looks again after a second when a spent window gives no reset time', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === a ? headed({ 'RateLimit-Remaining': '0' }) : yes()))
+    const { outcome, sleeps } = await run(server, [a, b])
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([1_000])
+  })
+
+  it('ignores rate-limit headers that are not numbers', async () => {
+    const ids = users(3)
+    const server = await startServer(() => headed({ 'RateLimit-Remaining': '', 'RateLimit-Reset': 'soon' }))
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.votes.size).toBe(3)
+    expect(sleeps).toEqual([])
+  })
+
+  it('a window of one check: every answer that spends it is waited out, one that comes just as the last window ended included', async () => {
+    const ids = users(3)
+    const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2' }))
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps, 'the second answer spends the new window: the third check waits for its end').toEqual([2_000, 2_000])
+  })
+
+  it('waits for a window end that only a later answer of the window gave', async () => {
+    const ids = users(3)
+    const replies = [headed({ 'RateLimit-Remaining': '5' }), headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }), yes()]
+    const server = await startServer(() => replies[server.requests.length - 1]!)
+    const { outcome, sleeps } = await run(server, ids)
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([3_000])
+  })
+
+  it('reads a RateLimit-Reset in fractions of a second', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen =>
+      seen.userId === a ? headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1.25' }) : yes()
+    )
+    const { outcome, sleeps } = await run(server, [a, b])
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([1_250])
+  })
+
+  it('waits for as long as rate-limit-wait allows, to the millisecond', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === a ? headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }) : yes()))
+    const { outcome, sleeps } = await run(server, [a, b], { rateLimitWaitMs: 3_000 })
+
+    expect(outcome.error).toBeUndefined()
+    expect(sleeps).toEqual([3_000])
+    expect(outcome.result).toBe('voted')
+  })
+
+  it('a run that checked every user lists nobody as not checked', async () => {
+    const server = await startServer(() => yes())
+    const { outcome, logs } = await run(server, users(2))
+
+    expect(outcome).toMatchObject({ result: 'voted', unchecked: [], error: undefined })
+    expect(logs.join('\n')).not.toMatch(/Not checked/)
+  })
+
+  it('a failure that is not a stop keeps its own message, without the count of answered checks', async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(seen => (seen.userId === b ? { status: 404, body: serviceError(404, 'Bot not found.') } : yes()))
+    const { outcome } = await run(server, [a, b])
+
+    expect(outcome.error?.message).toBe(
+      `Vote check for user ${b} failed: the service answered 404 with "Bot not found.". ` +
+        `The service lists no bot with ID ${BOT_ID}. Check bot-id, and that the bot is listed on discord.place.`
+    )
+    expect(outcome.unchecked).toEqual([b])
+  })
+
+  it.each([
+    ['every user voted: no failure', [true, true], undefined],
+    [
+      'two users did not vote: both named',
+      [false, false],
+      (ids: string[]) => `Not voted in the last 24 hours: ${ids.join(', ')} (fail-if-not-voted is true).`
+    ]
+  ])('fail-if-not-voted: %s', async (_, voted, message) => {
+    const ids = users(2)
+    const server = await startServer(seen => (voted[ids.indexOf(seen.userId!)] ? yes() : no()))
+    const { outcome } = await run(server, ids, { failIfNotVoted: true })
+
+    expect(outcome.error?.message).toBe(message?.(ids))
+  })
+
+  it('without a key sends nothing, whatever dry-run says', async () => {
+    const server = await startServer(() => yes())
+    const { outcome, logs } = await run(server, users(2), { apiKey: undefined, dryRun: false })
+
+    expect(server.requests).toEqual([])
+    expect(outcome).toMatchObject({ result: 'dry-run', unchecked: [], error: undefined })
+    expect(logs).toEqual([`Dry run: nothing sent. A real run would check the votes of ${users(2).join(', ')}.`])
+  })
+
+  it('ends a wait for the window at once when the signal aborts, and sends nothing more', async () => {
+    const ids = users(3)
+    const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '60' }))
+    const stop = new AbortController()
+    const real = { now: Date.now, pace: realClock, sleeps: [] }
+    const started = Date.now()
+    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
+    const { outcome } = await run(server, ids, { rateLimitWaitMs: 600_000 }, real, stop.signal)
+
+    expect(Date.now() - started, 'not the 60-second window').toBeLessThan(1_000)
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
+        'no result is reported for an unfinished check.'
+    )
+    expect(outcome.result).toBe('failed')
+    expect(server.requests, 'no check after the abort').toHaveLength(1)
+    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
+    expect(outcome.unchecked).toEqual(ids.slice(1))
+  })
+
+  it("fails with the step's time limit, not a long sleep, when a 429's wait passes the deadline", async () => {
+    const [a, b] = users(2) as [string, string]
+    const server = await startServer(() => ({
+      status: 429,
+      headers: { 'Retry-After': '300' },
+      body: { success: false, error: TOO_MANY, status: 429, retry_after: 300 }
+    }))
+    const time = virtualTime()
+    const requests = new Requests({ attemptTimeoutMs: 2_000, totalMs: 30_000 }, { ...time.pace, now: time.now })
+    const logs: string[] = []
+    const plan: VotePlan = {
+      baseUrl: server.url,
+      botId: BOT_ID,
+      apiKey: KEY,
+      userIds: [a, b],
+      rateLimitWaitMs: 600_000,
+      failIfNotVoted: false,
+      dryRun: false
+    }
+    const outcome = await runVotes(plan, { requests, log: line => logs.push(line) })
+
+    expect(outcome.error?.message).toMatch(/time limit of 30 s \(input 'timeout'\)/)
+    expect(outcome.status).toBe(429)
+    expect(outcome.unchecked).toEqual([a, b])
+    expect(time.sleeps).toEqual([])
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// The mode in process, against the service emulator
+// ---------------------------------------------------------------------------------------
+
+const HOUR = 3_600_000
+const emulators: ServiceEmulator[] = []
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map(emulator => emulator.close()))
+})
+
+/** The emulator on the test's clock, with the bot and two users: one voted an hour ago, one never. */
+async function emulated(clock: TestClock, seed: { apiKey?: string; revokedKeys?: string[] } = {}): Promise<ServiceEmulator> {
+  const [voter, other] = users(2) as [string, string]
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    rateLimits: { votes: { limit: 1, windowMs: 60_000 } },
+    bots: [
+      {
+        id: BOT_ID,
+        apiKey: KEY,
+        voters: { [voter]: { vote: 4, lastVote: new Date(clock.now() - HOUR) }, [other]: { vote: 0, lastVote: null } },
+        ...seed
+      }
+    ]
+  })
+  emulators.push(emulator)
+  return emulator
+}
+
+const voteInputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
+  'bot-id': BOT_ID,
+  'api-key': KEY,
+  'base-url': emulator.url,
+  ...more
+})
+
+const paths = (emulator: ServiceEmulator): string[] => emulator.requests.map(r => `${r.method} ${r.path}`)
+
+describe('the vote-check mode against the emulator', () => {
+  it('a stop during a pacing wait ends the wait at once, sends nothing more, and says how many checks were answered', async () => {
+    const clock = new TestClock()
+    // One check per window: the first answer says the window is spent, so the second check waits 60 s.
+    const emulator = await emulated(clock)
+    const stop = new AbortController()
+    const waits: number[] = []
+    const stopping: Clock = {
+      now: clock.now,
+      random: clock.random,
+      sleep: (ms, signal) => {
+        waits.push(ms)
+        setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
+        return realClock.sleep(ms, signal)
+      }
+    }
+    const ids = users(3)
+    const started = Date.now()
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock: stopping, signal: stop.signal })
+
+    expect(waits).toEqual([60_000])
+    expect(Date.now() - started, 'the wait ended with the stop, not after 60 s').toBeLessThan(5_000)
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', unchecked: ids.slice(1) })
+    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
+        'no result is reported for an unfinished check.'
+    )
+  })
+
+  it('a dry run with a key checks the key (GET /bots/{id}/voters/{bot id}) and nobody else; no status is reported', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(' '), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    expect(emulator.requests[0]!.headers['authorization']).toBe(KEY)
+    expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: { state: 'valid' }, status: undefined, error: undefined })
+    expect(outcome.votes.size).toBe(0)
+    expect(outcome.unchecked).toEqual([])
+  })
+
+  it('a bug during a dry run is not reported as an expected failure: it is thrown', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const bug = new Error('a bug')
+    const running = votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), {
+      clock,
+      onLog: line => {
+        if (line.startsWith('Checking the API key')) throw bug
+      }
+    })
+    await expect(running).rejects.toBe(bug)
+  })
+
+  it('a dry run with a wrong key fails now, with the key advice', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, { apiKey: 'the-real-key-000000' })
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. The API key was refused/)
+  })
+
+  it('a dry run without a key sends nothing at all', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun({ 'bot-id': BOT_ID, 'base-url': emulator.url, 'user-id': user(1), 'dry-run': 'true' }, { clock })
+    expect(emulator.requests).toEqual([])
+    expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: undefined, error: undefined })
+  })
+
+  it.each([
+    ['false', undefined],
+    ['true', `Not voted in the last 24 hours: ${user(2)} (fail-if-not-voted is true).`]
+  ])('fail-if-not-voted: %s keeps the result not-voted, and fails the step only when true', async (fail, error) => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': fail }), { clock })
+    expect(emulator.received('votes')).toHaveLength(2)
+    expect(outcome.result).toBe('not-voted')
+    expect(outcome.unchecked).toEqual([])
+    expect(outcome.error?.message).toBe(error)
+  })
+
+  it.each([
+    [
+      'the text of a key revoked earlier',
+      (): void => {},
+      { apiKey: 'the-new-key-000000', revokedKeys: [KEY] },
+      /revoked the key after five updates were refused as early within 6 hours \(strikes\), on this run or an earlier one/,
+      /regenerat|This update was the fifth/
+    ],
+    [
+      'the five-strikes text',
+      (emulator: ServiceEmulator): void =>
+        emulator.inject('votes', {
+          kind: 'answer',
+          status: 410,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            success: false,
+            error: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+            status: 410
+          })
+        }),
+      {},
+      /This update was the fifth refused as early within 6 hours \(strikes\)/,
+      /regenerat/
+    ],
+    [
+      'a text the service does not send',
+      (emulator: ServiceEmulator): void =>
+        emulator.inject('votes', {
+          kind: 'answer',
+          status: 410,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ success: false, error: 'Your API key has been revoked.', status: 410 })
+        }),
+      {},
+      /revoked the key after five updates were refused as early/,
+      /regenerat/
+    ]
+  ])('a 410 with %s gets its own advice', async (_, fault, seed, advice, other) => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, seed)
+    fault(emulator)
+    const ids = users(2)
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock })
+    expect(emulator.received('votes'), 'a 410 is not retried, and the run stops').toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', status: 410, unchecked: ids })
+    expect(outcome.error?.message).toMatch(advice)
+    expect(outcome.error?.message).not.toMatch(other)
+  })
+
+  it('a dry run whose key was revoked for strikes fails with the strikes advice', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, { apiKey: 'the-new-key-000000', revokedKeys: [KEY] })
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."\./)
+    expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key on the bot's manage page/)
+  })
+
+  it('a dry run whose key was regenerated on the manage page fails with the 401 advice, which names that case', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    emulator.regenerateKey(BOT_ID, 'the-new-key-000000')
+    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. .*regenerated or deleted/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// The report of a vote check: summary (HTML) and outputs
+// ---------------------------------------------------------------------------------------
+
+/** When the report was written: the times in the summary are relative to it. */
+const AT = new Date('2026-11-24T12:00:00Z')
+
+function voteSettings(userIds: string[], over: Record<string, string> = {}): VoteSettings {
+  return settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': userIds.join(', '), ...over })
+}
+
+function throughCore(settings: VoteSettings, outcome: VoteOutcome): string {
+  return core.summary
+    .emptyBuffer()
+    .addRaw(renderSummary(settings, outcome, AT))
+    .stringify()
+}
+
+/** The inner HTML of each cell of the table row that names `id`. */
+function rowOf(page: string, id: string): string[] {
+  const rows = [...page.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(match => match[1]!).filter(row => row.includes(id))
+  expect(rows, `one row for ${id}`).toHaveLength(1)
+  return [...rows[0]!.matchAll(/<t[dh]>([\s\S]*?)<\/t[dh]>/g)].map(match => match[1]!)
+}
+
+function headlineOf(page: string): string {
+  const found = /<h3>([\s\S]*?)<\/h3>/.exec(page)
+  expect(found, 'a headline').not.toBeNull()
+  return found![1]!
+}
+
+/** An outcome as runVotes returns it: its result follows from the votes, as there. */
+function outcomeOf(votes: [string, Vote][], unchecked: string[] = [], error?: ActionError, over: Partial<VoteOutcome> = {}): VoteOutcome {
+  const result = error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
+  return { result, votes: new Map(votes), status: 200, rateLimited: 0, unchecked, keyCheck: undefined, error, ...over }
+}
+
+describe('the summary of a vote check', () => {
+  const [a, b, c] = users(3) as [string, string, string]
+
+  it('lists every user with yes/no, the vote count and the last vote time', () => {
+    const settings = voteSettings([a, b, c])
+    const page = throughCore(
+      settings,
+      outcomeOf([
+        [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+        [b, { voted: false, votes: 0, lastVote: null }],
+        [c, { voted: true, votes: null, lastVote: null }]
+      ])
+    )
+
+    const rowA = rowOf(page, a)
+    expect(rowA[0]).toBe(`<code>${a}</code>`)
+    expect(rowA[1]).toBe('yes')
+    expect(rowA[2]).toBe('3')
+    expect(rowA[3]).toContain('2023-09-10')
+    expect(rowA[3]).toContain('11:30')
+    const rowB = rowOf(page, b)
+    expect(rowB[1]).toBe('no')
+    expect(rowB[2]).toBe('0')
+    expect(rowB[3]).toBe('')
+    const rowC = rowOf(page, c)
+    expect(rowC[1]).toBe('yes')
+    expect(rowC.slice(2)).toEqual(['', ''])
+    // Every row of the users' table has as many cells as its header.
+    const header = rowOf(page, 'Voted in the last 24 hours')
+    expect(header).toEqual(['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'])
+    for (const row of [rowA, rowB, rowC]) expect(row).toHaveLength(header.length)
+    expect(page).not.toContain(KEY)
+  })
+
+  it('shows users left unchecked as "not checked", and escapes the failure text', () => {
+    const settings = voteSettings([a, b, c])
+    const failure = 'Vote check for user 1 failed: the service answered 500 with "<b>boom</b> | *x*".'
+    const page = throughCore(
+      settings,
+      outcomeOf([[a, { voted: true, votes: 1, lastVote: new Date(LAST_VOTE_MS) }]], [b, c], new ActionError(failure))
+    )
+
+    expect(rowOf(page, a)[1]).toBe('yes')
+    expect(rowOf(page, b)[1]).toBe('not checked')
+    expect(rowOf(page, c)[1]).toBe('not checked')
+    expect(page).not.toContain('<b>')
+    expect(page).toContain('&lt;b&gt;boom&lt;/b&gt;')
+    expect(page).toContain('❌ <strong>Error:</strong>')
+    expect(headlineOf(page)).toContain('failed: 2 user(s) not checked')
+    expect(page).not.toContain(KEY)
+  })
+
+  it.each([
+    ['every user voted', outcomeOf([[a, { voted: true, votes: 1, lastVote: null }]]), /^✅ .*: voted$/],
+    ['a user has not voted', outcomeOf([[a, { voted: false, votes: 0, lastVote: null }]]), /^⭕ .*: not voted in the last 24 hours$/],
+    ['a dry run', outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }), /^🧪 .*: dry run: nobody checked$/]
+  ])('has a headline naming the bot, linked to its page, and the outcome (%s)', (_, outcome, words) => {
+    const headline = headlineOf(throughCore(voteSettings([a]), outcome))
+    expect(headline).toContain(`<a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>`)
+    expect(headline).toMatch(words)
+  })
+
+  it('names the bot without a link for another base-url', () => {
+    const headline = headlineOf(throughCore(voteSettings([a], { 'base-url': 'http://127.0.0.1:8080' }), outcomeOf([])))
+    expect(headline).toContain(`Bot ${BOT_ID}`)
+    expect(headline).not.toContain('<a ')
+  })
+
+  it('a dry run lists the users a real run would check', () => {
+    const page = throughCore(voteSettings([a, b]), outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }))
+    expect(page).toContain(`A real run would check 2 user(s): <code>${a}</code>, <code>${b}</code>.`)
+    expect(page).not.toContain('<table>')
+  })
+})
+
+describe('the outputs of a vote check', () => {
+  const [a, b] = users(2) as [string, string]
+  let dir: string | undefined
+  const saved = { output: process.env['GITHUB_OUTPUT'], summary: process.env['GITHUB_STEP_SUMMARY'] }
+
+  afterEach(() => {
+    for (const [name, value] of [
+      ['GITHUB_OUTPUT', saved.output],
+      ['GITHUB_STEP_SUMMARY', saved.summary]
+    ] as const) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
+    dir = undefined
+  })
+
+  /** A fresh GITHUB_OUTPUT file (and GITHUB_STEP_SUMMARY), and a reader of the outputs written to it. */
+  function outputFile(): () => Record<string, string> {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'votes-outputs-'))
+    const file = path.join(dir, 'output')
+    fs.writeFileSync(file, '')
+    fs.writeFileSync(path.join(dir, 'summary'), '')
+    process.env['GITHUB_OUTPUT'] = file
+    process.env['GITHUB_STEP_SUMMARY'] = path.join(dir, 'summary')
+    return () => {
+      const text = fs.readFileSync(file, 'utf8')
+      const found: Record<string, string> = {}
+      for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) found[match[1]!] = match[3]!
+      return found
+    }
+  }
+
+  /** Runs writeOutputs into a fresh GITHUB_OUTPUT file and reads it back. */
+  function outputs(outcome: VoteOutcome): Record<string, string> {
+    const read = outputFile()
+    writeOutputs(outcome)
+    return read()
+  }
+
+  it('writes voted, result, votes (JSON per interface.md) and last-vote for one user', () => {
+    const out = outputs(outcomeOf([[a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }]]))
+    expect(out['result']).toBe('voted')
+    expect(out['voted']).toBe('true')
+    expect(out['status']).toBe('200')
+    expect(out['last-vote']).toBe('2023-09-10T11:30:00.000Z')
+    expect(JSON.parse(out['votes']!)).toEqual({ [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' } })
+  })
+
+  it('writes voted: false and result not-voted when any user has not voted; no last-vote with several users', () => {
+    const out = outputs(
+      outcomeOf([
+        [a, { voted: true, votes: 3, lastVote: new Date(LAST_VOTE_MS) }],
+        [b, { voted: false, votes: 0, lastVote: null }]
+      ])
+    )
+    expect(out['result']).toBe('not-voted')
+    expect(out['voted']).toBe('false')
+    expect(out['last-vote'] ?? '').toBe('')
+    expect(JSON.parse(out['votes']!)).toEqual({
+      [a]: { voted: true, votes: 3, last_vote: '2023-09-10T11:30:00.000Z' },
+      [b]: { voted: false, votes: 0, last_vote: null }
+    })
+  })
+
+  it('a failed run writes result failed and the votes it has, but no voted, which would speak for users not checked', () => {
+    const out = outputs(outcomeOf([[a, { voted: true, votes: 3, lastVote: null }]], [b], new ActionError('stopped')))
+    expect(out['result']).toBe('failed')
+    expect(out['voted']).toBeUndefined()
+    expect(JSON.parse(out['votes']!)).toEqual({ [a]: { voted: true, votes: 3, last_vote: null } })
+  })
+
+  it('a dry run writes its result and no status: the key check is not a vote check', () => {
+    const out = outputs(outcomeOf([], [], undefined, { result: 'dry-run', status: undefined, keyCheck: { state: 'valid' } }))
+    expect(out).toEqual({ result: 'dry-run' })
+  })
+
+  it('fail-if-not-voted: the report keeps result not-voted and voted false, and returns the failure', async () => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock)
+    const given = voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': 'true' })
+    const { outcome } = await votesRun(given, { clock })
+    const read = outputFile()
+    const write = process.stdout.write.bind(process.stdout)
+    const printed: string[] = []
+    process.stdout.write = ((chunk: string | Uint8Array): boolean => printed.push(String(chunk)) > 0) as typeof process.stdout.write
+    let failure: string | undefined
+    try {
+      failure = await reportVotes(voteSettings(users(2), { 'base-url': emulator.url, 'fail-if-not-voted': 'true' }), outcome, AT)
+    } finally {
+      process.stdout.write = write
+    }
+    expect(failure).toBe(`Not voted in the last 24 hours: ${user(2)} (fail-if-not-voted is true).`)
+    expect(read()).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(printed.join('')).toContain(`User ${user(2)}: has not voted in the last 24 hours`)
+    const summary = fs.readFileSync(process.env['GITHUB_STEP_SUMMARY']!, 'utf8')
+    expect(headlineOf(summary)).toMatch(/⭕ .*: 1 of 2 users have not voted in the last 24 hours/)
+    expect(summary).toContain('Not voted in the last 24 hours')
+  })
+})
+
+describe('a bug in vote mode', () => {
+  it('is thrown, for main.ts to report as a bug, never turned into an expected failure (as in stats mode)', async () => {
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '223456789012345678' })
+    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, new TestClock())
+    requests.send = async () => {
+      throw new TypeError('a planted bug')
+    }
+    await expect(runVotes(settings, { requests, log: () => {} })).rejects.toThrow(TypeError)
+  })
+})
