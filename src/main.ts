@@ -5,7 +5,8 @@ import { readSettings } from './settings.js'
 import { reportStats } from './stats/report.js'
 import { runStats } from './stats/update.js'
 import { failureSection, writeSection } from './summary.js'
-import { annotationText, logText, redact } from './text.js'
+import { redact } from './secrets.js'
+import { annotationText, logText } from './text.js'
 
 /** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
 const log = (line: string): void => core.info(logText(line))

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import { ActionError, InputError } from './errors.js'
-import { addSecret, CONTROL_CHARACTER, maskSecret, proxyCredentials } from './text.js'
+import { proxyCredentials, registerSecret } from './secrets.js'
+import { CONTROL_CHARACTER } from './text.js'
 import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './limits.js'
 
 /** What every run needs, whatever the mode. */
@@ -84,12 +85,7 @@ export type InputReader = (name: string) => string
  * The only caller of `core.getInput` in the action.
  */
 export function readSettings(): Settings {
-  return parseSettings(core.getInput, maskEverywhere, process.env)
-}
-
-/** A secret is masked by the runner in every form a text may carry it, and redacted from remote texts. */
-function maskEverywhere(secret: string): void {
-  for (const form of addSecret(secret)) core.setSecret(form)
+  return parseSettings(core.getInput, secret => registerSecret(secret, core.setSecret), process.env)
 }
 
 /**
@@ -120,7 +116,7 @@ function parseAll(
   const apiKey = raw('api-key')
   const discordToken = raw('discord-token')
   const githubToken = parseGitHubToken(raw('github-token'))
-  for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)]) maskSecret(secret, mask)
+  for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)]) if (secret !== '') mask(secret)
   // Every other input is echoed in messages, so none may carry a line break or other control
   // character (a line break followed by `::` would be read by the runner as a workflow command).
   const get = oneLineInputs(raw)

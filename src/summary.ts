@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { DEFAULT_BASE_URL } from './settings.js'
-import { annotationText, bounded, html, htmlLink, htmlMessage, MAX_MESSAGE_CHARS, redact } from './text.js'
+import { redact } from './secrets.js'
+import { annotationText, bounded, html, htmlLink, htmlMessage, MAX_MESSAGE_CHARS } from './text.js'
 
 /**
  * The job summary's plumbing, shared by both modes' reports: each writes one section, built

@@ -1,8 +1,7 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { bounded, excerpt } from '../../src/text.js'
-import { addSecret, clearSecrets, FRAGMENT, logLine, redact, safeText } from '../../src/text.js'
-import { html } from '../../src/text.js'
+import { addSecret, clearSecrets, FRAGMENT, redact } from '../../src/secrets.js'
+import { bounded, excerpt, html, logLine, safeText } from '../../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
 

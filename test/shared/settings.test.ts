@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
+import { maskSecret } from '../../src/secrets.js'
 import { parseSettings, readSettings, type Settings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
 
 /** Settings of either mode with each mode's fields readable (absent in the other mode). */
@@ -35,7 +36,7 @@ function parse(withBlock: Record<string, string>): { settings: Either; masked: s
   const masked: string[] = []
   const settings = parseSettings(
     name => (map.get(name) ?? '').trim(),
-    secret => masked.push(secret)
+    secret => maskSecret(secret, part => masked.push(part))
   )
   return { settings, masked }
 }
@@ -47,7 +48,7 @@ function refuse(withBlock: Record<string, string>): { error: ActionError; masked
   try {
     parseSettings(
       name => (map.get(name) ?? '').trim(),
-      secret => masked.push(secret)
+      secret => maskSecret(secret, part => masked.push(part))
     )
   } catch (error) {
     expect(error).toBeInstanceOf(ActionError)
@@ -349,7 +350,7 @@ describe('parseSettings masks the secrets before validating anything', () => {
     const masked: string[] = []
     parseSettings(
       name => map.get(name) ?? '',
-      secret => masked.push(secret),
+      secret => maskSecret(secret, part => masked.push(part)),
       { HTTPS_PROXY: 'http://proxyuser:p%40ss%3Aw0rd-secret@proxy.example:3128', http_proxy: 'http://other:plain-pass-2@p:1' }
     )
     expect(masked).toEqual(

@@ -4,24 +4,19 @@
  * test/shared/redact.test.ts covers the many encodings of one key; this file covers the edges.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { addSecret, clearSecrets, FRAGMENT, maskSecret, proxyCredentials, redact } from '../../src/secrets.js'
 import {
-  addSecret,
-  CONTROL_CHARACTER,
   annotationText,
   bounded,
-  clearSecrets,
+  CONTROL_CHARACTER,
   excerpt,
-  FRAGMENT,
   html,
   htmlLink,
   htmlMessage,
   logLine,
   logText,
   MAX_MESSAGE_CHARS,
-  maskSecret,
   number,
-  proxyCredentials,
-  redact,
   relative,
   safeText,
   when

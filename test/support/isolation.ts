@@ -6,7 +6,7 @@
  */
 import * as core from '@actions/core'
 import { afterAll, beforeAll } from 'vitest'
-import { clearSecrets } from '../../src/text.js'
+import { clearSecrets } from '../../src/secrets.js'
 
 const environment = { ...process.env }
 
