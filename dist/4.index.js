@@ -130,7 +130,7 @@ async function checkKey(plan, deps) {
 /* harmony export */   strikeMessage: () => (/* binding */ strikeMessage)
 /* harmony export */ });
 /* harmony import */ var _keys_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7847);
-/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8992);
+/* harmony import */ var _summary_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1577);
 
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
@@ -209,7 +209,7 @@ function strikeMessage(refusal, botId, stopped, workflow) {
     const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`;
     const next = refusal.nextUpdateAt === undefined
         ? 'When the next update is accepted is unknown.'
-        : `The next update is accepted from ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(refusal.nextUpdateAt, refusal.at)}.`;
+        : `The next update is accepted from ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(refusal.nextUpdateAt, refusal.at)}.`;
     const stop = stopped === undefined ? '' : ` ${stopped} It came while the bot's record was read again, after the refusal.`;
     return (`Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
         `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
@@ -220,7 +220,7 @@ function strikeCause(refusal, botId) {
     const group = `concurrency: group: discord-place-stats-${botId}, cancel-in-progress: false`;
     switch (refusal.strikeCause) {
         case 'overlap':
-            return (`Likely cause: overlapping runs. Another run updated the counts at ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(refusal.overlap, refusal.at)}, after this run ` +
+            return (`Likely cause: overlapping runs. Another run updated the counts at ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(refusal.overlap, refusal.at)}, after this run ` +
                 "read the bot's record: runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job " +
                 `of every workflow for this bot in one concurrency group (${group}) so that they queue.`);
         case 'unverified':

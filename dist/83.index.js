@@ -53,7 +53,7 @@ function voteJson(vote) {
 /** One log line per user checked. */
 function announce(outcome, at) {
     for (const [id, vote] of outcome.votes) {
-        const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(vote.lastVote, at)}` : '']
+        const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)}` : '']
             .filter(Boolean)
             .join(', ');
         info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`);
@@ -89,7 +89,7 @@ function renderSummary(settings, outcome, at, outputsFailure) {
     const [mark, words] = (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .headlineWith */ .LB)(outputsFailure, headline(outcome));
     const parts = [`<h3>${mark} Vote check for ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .botTitle */ .Oi)(settings.botId, undefined, settings.baseUrl)}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)(words)}</h3>\n`];
     if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {
-        const rows = [...outcome.votes].map(([id, vote]) => `<tr><td><code>${id}</code></td><td>${vote.voted ? 'yes' : 'no'}</td><td>${vote.votes === null ? '' : (0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .number */ .ai)(vote.votes)}</td><td>${vote.lastVote ? (0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)((0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(vote.lastVote, at)) : ''}</td></tr>`);
+        const rows = [...outcome.votes].map(([id, vote]) => `<tr><td><code>${id}</code></td><td>${vote.voted ? 'yes' : 'no'}</td><td>${vote.votes === null ? '' : (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .number */ .ai)(vote.votes)}</td><td>${vote.lastVote ? (0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)((0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)) : ''}</td></tr>`);
         if (outcome.result === 'failed')
             for (const id of outcome.unchecked)
                 rows.push(`<tr><td><code>${id}</code></td><td>not checked</td><td></td><td></td></tr>`);

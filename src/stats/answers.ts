@@ -1,6 +1,6 @@
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice, keyHeadline } from '../keys.js'
-import { utc, when } from '../text.js'
+import { utc, when } from '../summary.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
 

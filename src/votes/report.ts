@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import type { VoteSettings } from '../settings.js'
-import { botTitle, headlineWith, markedParagraph, writeOutputsSafely, writeSection } from '../summary.js'
-import { annotationText, html, logText, number, when } from '../text.js'
+import { botTitle, headlineWith, markedParagraph, number, when, writeOutputsSafely, writeSection } from '../summary.js'
+import { annotationText, html, logText } from '../text.js'
 import type { Vote, VoteOutcome } from './check.js'
 
 /** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */

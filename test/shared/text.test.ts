@@ -16,11 +16,9 @@ import {
   logLine,
   logText,
   MAX_MESSAGE_CHARS,
-  number,
-  relative,
-  safeText,
-  when
+  safeText
 } from '../../src/text.js'
+import { number, relative, when } from '../../src/summary.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
 
