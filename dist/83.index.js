@@ -21,12 +21,12 @@ __webpack_require__.r(__webpack_exports__);
 /** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */
 const info = (line) => _actions_core__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq((0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .logText */ .kc)(line));
 /** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
-async function reportVotes(settings, outcome, at) {
+async function reportVotes(settings, outcome) {
     const outputsFailure = (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .writeOutputsSafely */ .mu)(() => writeOutputs(outcome));
-    announce(outcome, at);
+    announce(outcome);
     if (outputsFailure !== undefined && outcome.error !== undefined)
         _actions_core__WEBPACK_IMPORTED_MODULE_2__/* .warning */ .$e((0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .annotationText */ .xr)(outputsFailure));
-    await (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .writeSection */ .Zn)(summary => summary.addRaw(renderSummary(settings, outcome, at, outputsFailure), true));
+    await (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .writeSection */ .Zn)(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true));
     return outcome.error?.message ?? outputsFailure;
 }
 /**
@@ -51,7 +51,8 @@ function voteJson(vote) {
     return { voted: vote.voted, votes: vote.votes, last_vote: vote.lastVote?.toISOString() ?? null };
 }
 /** One log line per user checked. */
-function announce(outcome, at) {
+function announce(outcome) {
+    const { at } = outcome;
     for (const [id, vote] of outcome.votes) {
         const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)}` : '']
             .filter(Boolean)
@@ -85,7 +86,8 @@ function headline(outcome) {
     }
 }
 /** The summary section, as HTML. */
-function renderSummary(settings, outcome, at, outputsFailure) {
+function renderSummary(settings, outcome, outputsFailure) {
+    const { at } = outcome;
     const [mark, words] = (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .headlineWith */ .LB)(outputsFailure, headline(outcome));
     const parts = [`<h3>${mark} Vote check for ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .botTitle */ .Oi)(settings.botId, undefined, settings.baseUrl)}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)(words)}</h3>\n`];
     if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {

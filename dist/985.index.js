@@ -159,7 +159,15 @@ const MAX_DATE_MS = 8.64e15;
  * A dry run checks nobody, but checks the key when it has one.
  */
 async function runVotes(plan, deps) {
-    const none = { votes: new Map(), status: undefined, rateLimited: 0, unchecked: [], keyCheck: undefined, error: undefined };
+    const none = {
+        votes: new Map(),
+        status: undefined,
+        rateLimited: 0,
+        unchecked: [],
+        keyCheck: undefined,
+        error: undefined,
+        at: new Date(deps.requests.clock.now())
+    };
     if (plan.dryRun || plan.apiKey === undefined) {
         deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`);
         if (plan.apiKey === undefined)
@@ -205,7 +213,16 @@ async function runVotes(plan, deps) {
         failure = new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`);
     }
     // The last answer's status, a 429 or a 5xx that was retried included.
-    return { result, votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, keyCheck: undefined, error: failure };
+    return {
+        result,
+        votes,
+        status: pacer.lastStatus,
+        rateLimited: pacer.rateLimited,
+        unchecked,
+        keyCheck: undefined,
+        error: failure,
+        at: new Date(deps.requests.clock.now())
+    };
 }
 /** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
 async function checkOne(plan, userId, pacer, requests) {

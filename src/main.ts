@@ -35,7 +35,7 @@ export async function run(): Promise<void> {
       failure = await reportStats(settings, await runStats(settings, deps))
     } else {
       const [{ runVotes }, { reportVotes }] = await Promise.all([import('./votes/check.js'), import('./votes/report.js')])
-      failure = await reportVotes(settings, await runVotes(settings, deps), new Date(requests.clock.now()))
+      failure = await reportVotes(settings, await runVotes(settings, deps))
     }
     if (failure !== undefined) core.setFailed(annotationText(failure))
   } catch (error) {

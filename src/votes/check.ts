@@ -32,6 +32,8 @@ export interface VoteOutcome {
   /** The key check of a dry run with a key. */
   readonly keyCheck: KeyCheck | undefined
   readonly error: ActionError | undefined
+  /** When the outcome was decided, by the runner's clock: times are shown relative to it (as in stats mode). */
+  readonly at: Date
 }
 
 export interface VoteDeps {
@@ -64,7 +66,15 @@ const MAX_DATE_MS = 8.64e15
  * A dry run checks nobody, but checks the key when it has one.
  */
 export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
-  const none = { votes: new Map<string, Vote>(), status: undefined, rateLimited: 0, unchecked: [], keyCheck: undefined, error: undefined }
+  const none = {
+    votes: new Map<string, Vote>(),
+    status: undefined,
+    rateLimited: 0,
+    unchecked: [],
+    keyCheck: undefined,
+    error: undefined,
+    at: new Date(deps.requests.clock.now())
+  }
   if (plan.dryRun || plan.apiKey === undefined) {
     deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`)
     if (plan.apiKey === undefined) return { ...none, result: 'dry-run' }
@@ -104,7 +114,16 @@ export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutc
     failure = new ActionError(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`)
   }
   // The last answer's status, a 429 or a 5xx that was retried included.
-  return { result, votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, keyCheck: undefined, error: failure }
+  return {
+    result,
+    votes,
+    status: pacer.lastStatus,
+    rateLimited: pacer.rateLimited,
+    unchecked,
+    keyCheck: undefined,
+    error: failure,
+    at: new Date(deps.requests.clock.now())
+  }
 }
 
 /** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */

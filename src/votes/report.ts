@@ -9,11 +9,11 @@ import type { Vote, VoteOutcome } from './check.js'
 const info = (line: string): void => core.info(logText(line))
 
 /** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
-export async function reportVotes(settings: VoteSettings, outcome: VoteOutcome, at: Date): Promise<string | undefined> {
+export async function reportVotes(settings: VoteSettings, outcome: VoteOutcome): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
-  announce(outcome, at)
+  announce(outcome)
   if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(annotationText(outputsFailure))
-  await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, at, outputsFailure), true))
+  await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true))
   return outcome.error?.message ?? outputsFailure
 }
 
@@ -37,7 +37,8 @@ function voteJson(vote: Vote): { voted: boolean; votes: number | null; last_vote
 }
 
 /** One log line per user checked. */
-export function announce(outcome: VoteOutcome, at: Date): void {
+export function announce(outcome: VoteOutcome): void {
+  const { at } = outcome
   for (const [id, vote] of outcome.votes) {
     const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${when(vote.lastVote, at)}` : '']
       .filter(Boolean)
@@ -72,7 +73,8 @@ function headline(outcome: VoteOutcome): [mark: string, words: string] {
 }
 
 /** The summary section, as HTML. */
-export function renderSummary(settings: VoteSettings, outcome: VoteOutcome, at: Date, outputsFailure?: string): string {
+export function renderSummary(settings: VoteSettings, outcome: VoteOutcome, outputsFailure?: string): string {
+  const { at } = outcome
   const [mark, words] = headlineWith(outputsFailure, headline(outcome))
   const parts = [`<h3>${mark} Vote check for ${botTitle(settings.botId, undefined, settings.baseUrl)}: ${html(words)}</h3>\n`]
   if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {

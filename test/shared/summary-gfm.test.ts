@@ -168,7 +168,7 @@ describe('the vote-check summary, rendered', () => {
     const users = ['234567890123456789', '345678901234567890']
     const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': users.join(', ') }
     const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
-    const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), outcome, AT)
+    const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), { ...outcome, at: AT })
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
     expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT_ID}: 1 of 2 users have not voted in the last 24 hours`])
@@ -191,9 +191,10 @@ describe('the vote-check summary, rendered', () => {
       rateLimited: 0,
       unchecked: ['234567890123456789'],
       keyCheck: undefined,
-      error: new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`)
+      error: new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`),
+      at: AT
     }
-    const section = renderVotes(settings, outcome, AT)
+    const section = renderVotes(settings, { ...outcome, at: AT })
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
     expect(page).not.toMatch(/<script|<h1>|<em>/)

@@ -1068,10 +1068,7 @@ function voteSettings(userIds: string[], over: Record<string, string> = {}): Vot
 }
 
 function throughCore(settings: VoteSettings, outcome: VoteOutcome): string {
-  return core.summary
-    .emptyBuffer()
-    .addRaw(renderSummary(settings, outcome, AT))
-    .stringify()
+  return core.summary.emptyBuffer().addRaw(renderSummary(settings, outcome)).stringify()
 }
 
 /** The inner HTML of each cell of the table row that names `id`. */
@@ -1090,7 +1087,7 @@ function headlineOf(page: string): string {
 /** An outcome as runVotes returns it: its result follows from the votes, as there. */
 function outcomeOf(votes: [string, Vote][], unchecked: string[] = [], error?: ActionError, over: Partial<VoteOutcome> = {}): VoteOutcome {
   const result = error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
-  return { result, votes: new Map(votes), status: 200, rateLimited: 0, unchecked, keyCheck: undefined, error, ...over }
+  return { result, votes: new Map(votes), status: 200, rateLimited: 0, unchecked, keyCheck: undefined, error, at: AT, ...over }
 }
 
 describe('the summary of a vote check', () => {
@@ -1256,7 +1253,7 @@ describe('the outputs of a vote check', () => {
     process.stdout.write = ((chunk: string | Uint8Array): boolean => printed.push(String(chunk)) > 0) as typeof process.stdout.write
     let failure: string | undefined
     try {
-      failure = await reportVotes(voteSettings(users(2), { 'base-url': emulator.url, 'fail-if-not-voted': 'true' }), outcome, AT)
+      failure = await reportVotes(voteSettings(users(2), { 'base-url': emulator.url, 'fail-if-not-voted': 'true' }), { ...outcome, at: AT })
     } finally {
       process.stdout.write = write
     }
