@@ -4,7 +4,7 @@
  * regenerated or deleted key is a 401), the service's words in an answer, and the key check of a run that
  * sends nothing, in process against the service emulator on a clock the test controls.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import type { HttpAnswer } from '../../src/http/transport.js'
 import { StoppedError } from '../../src/errors.js'
 import { keyAdvice } from '../../src/keys.js'
@@ -88,11 +88,6 @@ describe('serviceMessage', () => {
 // The key check (a run that sends nothing), against the emulator
 // ---------------------------------------------------------------------------------------
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 /** An emulator whose bot was updated an hour ago: a stats run skips, and checks the key. */
 async function recentlyUpdated(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - HOUR)
@@ -100,7 +95,7 @@ async function recentlyUpdated(clock: TestClock, seed: Partial<BotSeed> = {}): P
     now: clock.now,
     bots: [{ id: BOT, apiKey: KEY, commands: 12, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 

@@ -6,7 +6,7 @@
  */
 import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { StatsSettings, VoteSettings } from '../../src/settings.js'
 import { renderSummary as renderStats } from '../../src/stats/report.js'
@@ -64,11 +64,6 @@ function links(fragment: string): string[] {
 // Outcomes from runs against the emulator
 // ---------------------------------------------------------------------------------------
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 async function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - ago)
   const started = await ServiceEmulator.start({
@@ -86,7 +81,7 @@ async function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator>
       }
     ]
   })
-  closers.push(() => started.close())
+  onTestFinished(() => started.close())
   return started
 }
 

@@ -9,7 +9,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { needsDiscord, withDiscordCounts, type Counts, type CountInputs } from '../../src/stats/counts.js'
 import { Requests } from '../../src/http/client.js'
 import { type BotSeed, ServiceEmulator } from '../support/emulator.js'
@@ -23,11 +23,6 @@ const TOKEN = 'discord-token-0123456789'
 const JOB_TOKEN = 'ghs_countsJobToken0123456789'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const HOUR = 3_600_000
-
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
 
 /** GitHub's fake, one for the file; each run gets its address as GITHUB_API_URL. */
 let github: GitHubFake
@@ -52,20 +47,20 @@ async function service(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<S
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
     ]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
 async function discord(commands: unknown[], guildCount = 1250): Promise<DiscordFake> {
   const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount, commands })
-  closers.push(() => fake.close())
+  onTestFinished(() => fake.close())
   return fake
 }
 
 /** A workspace folder (not a checkout) holding `files`. */
 async function workspace(files: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'counts-'))
-  closers.push(() => rm(dir, { recursive: true, force: true }))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text)
   return dir
 }

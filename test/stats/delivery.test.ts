@@ -6,7 +6,7 @@
  * arrive"; a timeout never leads to a resend (the service may still be working on it); a
  * cached record cannot prove that something did not arrive.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { NetworkError } from '../../src/http/transport.js'
@@ -19,11 +19,6 @@ const KEY = 'dpk_delivery_key_0123456789'
 const HOUR = 3_600_000
 const MINUTE = 60_000
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 /** An emulator on `now`, with the bot's counts last updated at the times given (long ago by default). */
 async function service(now: () => number, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
   const longAgo = new Date(now() - 30 * 24 * HOUR)
@@ -31,7 +26,7 @@ async function service(now: () => number, seed: Partial<BotSeed> = {}): Promise<
     now,
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: longAgo, serversUpdatedAt: longAgo, ...seed }]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 

@@ -6,7 +6,7 @@
  * verified"; the 6-hour comparison keeps a margin for the runner's clock against the
  * service's. test/stats/stats.test.ts reads single answers (interpretRecord); here the reads run.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
 import { acceptsFrom, interpretRecord, type RecordRead, readPublicRecord } from '../../src/stats/record.js'
@@ -18,11 +18,6 @@ const KEY = 'dpk_record_key_0123456789'
 const HOUR = 3_600_000
 const MINUTE = 60_000
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 /** An emulator on the test's clock, with the bot last updated `ago` ms before now. */
 async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - ago)
@@ -30,7 +25,7 @@ async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> 
     now: clock.now,
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
@@ -98,7 +93,7 @@ describe('the record read', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const url = emulator.url
-    await closers.pop()!()
+    await emulator.close()
     const direct = await read(url, clock)
     expect(direct.read).toMatchObject({ ok: false, problem: 'unreachable', status: undefined })
     const { outcome } = await statsRun({ ...inputs(emulator), 'base-url': url }, { clock })

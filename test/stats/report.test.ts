@@ -6,7 +6,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
@@ -113,11 +113,6 @@ const LIMITED = outcome({
   nextUpdateAt: new Date(AT.getTime() + 30 * 60_000)
 })
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 /** A run of the stats mode against the emulator, the bot last updated `ago` before the clock's start. */
 async function run(ago: number, more: Record<string, string> = {}): Promise<StatsOutcome> {
   const clock = new TestClock(AT.getTime())
@@ -126,7 +121,7 @@ async function run(ago: number, more: Record<string, string> = {}): Promise<Stat
     now: clock.now,
     bots: [{ id: BOT_ID, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at }]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   const { outcome } = await statsRun(
     { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', ...more },
     { clock }
@@ -466,7 +461,7 @@ describe('the annotations', () => {
   it('a skip whose record could not be checked: a notice, then the warning that explains it first among the warnings', async () => {
     const clock = new TestClock(AT.getTime())
     const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT_ID, apiKey: KEY }] })
-    closers.push(() => emulator.close())
+    onTestFinished(() => emulator.close())
     for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
     const { outcome: skipped } = await statsRun(
       { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14' },

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { reportStats } from '../../src/stats/report.js'
@@ -51,11 +51,6 @@ afterAll(() => {
     else process.env[name] = value
   }
   fs.rmSync(files.dir, { recursive: true, force: true })
-})
-
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
 })
 
 interface Step {
@@ -106,7 +101,7 @@ async function start(clock: TestClock, bot: Partial<BotSeed> = {}, options: Emul
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, ...bot }],
     ...options
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
@@ -473,7 +468,7 @@ describe('answers to the update', () => {
     const clock = new TestClock()
     const service = await start(clock)
     const url = service.url
-    await closers.pop()!()
+    await service.close()
     const run = await step(inputs(service, { 'command-count': '5', 'base-url': url }), clock)
     expect(expectCleanFailure(run)).toMatch(/could not connect to 127\.0\.0\.1:\d+: the connection was refused/)
     expect(run.summary).toMatch(/^<h3>❌ Bot \d+: failed: discord\.place unreachable<\/h3>/)
@@ -603,7 +598,7 @@ describe("Discord's answers", () => {
 
   async function discord(): Promise<DiscordFake> {
     const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount: 1250, commands: [] })
-    closers.push(() => fake.close())
+    onTestFinished(() => fake.close())
     return fake
   }
 

@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { type BotSeed, type Fault, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
@@ -20,11 +20,6 @@ const HOUR = 3_600_000
 const MINUTE = 60_000
 const TOKEN = 'discord-token-0123456789'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
-
 /** An emulator on the test's clock, with one bot last updated `ago` ms before now. */
 async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - ago)
@@ -34,7 +29,7 @@ async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> 
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
     ]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
@@ -58,7 +53,7 @@ const SIX_HOUR_429 = serviceAnswer(429, { success: false, error: 'You can only u
 async function closedUrl(clock: TestClock): Promise<string> {
   const emulator = await service(clock)
   const url = emulator.url
-  await closers.pop()!()
+  await emulator.close()
   return url
 }
 
@@ -146,7 +141,7 @@ describe('the record check', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const dir = await mkdtemp(join(tmpdir(), 'decisions-'))
-    closers.push(() => rm(dir, { recursive: true, force: true }))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
     // A manifest that lists no commands while the listing shows 12: the count is left out.
     await writeFile(join(dir, 'commands.json'), '[]')
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '', 'commands-file': 'commands.json' }), {
@@ -174,7 +169,7 @@ describe('the log', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount: 1250, commands: [] })
-    closers.push(() => fake.close())
+    onTestFinished(() => fake.close())
     const { log } = await statsRun(inputs(emulator, { 'discord-token': TOKEN, 'discord-api-url': fake.url }), { clock })
     expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
       'Command count: 14 (input command-count)',
@@ -281,7 +276,7 @@ describe('after the 6-hour refusal', () => {
       now: clock.now,
       bots: [{ id: BOT, apiKey: KEY, verified: false, createdAt: new Date(clock.now() - HOUR) }]
     })
-    closers.push(() => emulator.close())
+    onTestFinished(() => emulator.close())
     const { outcome } = await statsRun(inputs(emulator, { 'cooldown-check': 'false' }), { clock })
     expect(emulator.received('record').map(r => r.status)).toEqual([403])
     expect(outcome).toMatchObject({ result: 'cooldown', status: 429, strikeCause: 'unverified' })

@@ -4,7 +4,7 @@
  * Each rule of interface.md that decides what is sent, when the run stops and what it reports
  * has a test here that fails on a planted bug.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { type BotSeed, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
@@ -15,10 +15,6 @@ const BOT = '123456789012345678'
 const KEY = 'dpk_test_key_0123456789abcdef'
 const HOUR = 3_600_000
 const MINUTE = 60_000
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
 
 /** An emulator on the test's clock, with one bot last updated `ago` ms before now. */
 async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}, latencyMs = 0): Promise<ServiceEmulator> {
@@ -30,7 +26,7 @@ async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> 
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
     ]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
@@ -92,7 +88,7 @@ describe('the cooldown check', () => {
       now: behind,
       bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: new Date(behind() - SIX_HOURS + 5 * MINUTE), serversUpdatedAt: new Date(0) }]
     })
-    closers.push(() => emulator.close())
+    onTestFinished(() => emulator.close())
     const { outcome } = await statsRun(inputs(emulator, { 'command-count': '1' }), { clock })
     expect(outcome.result).toBe('skipped')
     expect(emulator.received('stats')).toEqual([])
@@ -404,7 +400,7 @@ describe('the key is checked on runs that send nothing', () => {
 describe('Discord as a source', () => {
   async function discord(commands: unknown[], guildCount = 1250): Promise<DiscordFake> {
     const fake = await DiscordFake.start({ token: 'discord-token-0123456789', applicationId: BOT, guildCount, commands })
-    closers.push(() => fake.close())
+    onTestFinished(() => fake.close())
     return fake
   }
 
@@ -505,7 +501,7 @@ describe('a stop is a stop', () => {
     const clock = new TestClock()
     const emulator = await service(clock)
     const fake = await DiscordFake.start({ token: 'discord-token-0123456789', applicationId: BOT, guildCount: 1250, commands: [] })
-    closers.push(() => fake.close())
+    onTestFinished(() => fake.close())
     fake.inject('application', { kind: 'hang' })
     const stop = new AbortController()
     const { outcome } = await statsRun(inputs(emulator, { 'discord-token': 'discord-token-0123456789', 'discord-api-url': fake.url }), {

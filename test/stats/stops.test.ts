@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'
@@ -17,10 +17,6 @@ const BOT = '123456789012345678'
 const KEY = 'dpk_test_key_0123456789abcdef'
 const HOUR = 3_600_000
 const SIX_HOUR_REFUSAL = '{"success":false,"error":"You can only update stats once every 6 hours.","status":429}'
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
 
 async function service(clock: TestClock, commands = 12): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - 7 * HOUR)
@@ -28,7 +24,7 @@ async function service(clock: TestClock, commands = 12): Promise<ServiceEmulator
     now: clock.now,
     bots: [{ id: BOT, apiKey: KEY, commands, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at }]
   })
-  closers.push(() => emulator.close())
+  onTestFinished(() => emulator.close())
   return emulator
 }
 
@@ -52,7 +48,7 @@ function stopWhen(ready: () => boolean, delayMs = 30): AbortSignal {
     clearInterval(timer)
     setTimeout(() => stop.abort(new StoppedError('SIGTERM')), delayMs)
   }, 5)
-  closers.push(async () => clearInterval(timer))
+  onTestFinished(async () => clearInterval(timer))
   return stop.signal
 }
 

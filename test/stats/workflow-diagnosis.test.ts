@@ -8,7 +8,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'
@@ -20,11 +20,6 @@ const HOUR = 3_600_000
 const REPOSITORY = 'example/bot'
 const SHA = 'b'.repeat(40)
 const TOKEN = 'ghs_diagnosisToken0123456789'
-
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!()
-})
 
 const WITHOUT_GROUP = `
 name: stats
@@ -117,9 +112,9 @@ describe('a strike explained from its workflow, in process', () => {
       now: clock.now,
       bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: at, serversUpdatedAt: at }]
     })
-    closers.push(() => emulator.close())
+    onTestFinished(() => emulator.close())
     const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
-    closers.push(() => rm(workspace, { recursive: true, force: true }))
+    onTestFinished(() => rm(workspace, { recursive: true, force: true }))
     for (const [path, text] of Object.entries(workspaceFiles)) {
       await mkdir(join(workspace, path, '..'), { recursive: true })
       await writeFile(join(workspace, path), text)
@@ -175,7 +170,7 @@ describe('a strike explained from its workflow, in process', () => {
       token: TOKEN,
       files: { '.github/workflows/stats.yml': WITHOUT_GROUP }
     })
-    closers.push(() => github.close())
+    onTestFinished(() => github.close())
     const message = await strikeRun(
       {},
       { 'github-token': TOKEN },
@@ -194,9 +189,9 @@ describe('a strike explained from its workflow, in process', () => {
   it('a dry run names the same finding as a warning: the set-up check', async () => {
     const clock = new TestClock()
     const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT, apiKey: KEY }] })
-    closers.push(() => emulator.close())
+    onTestFinished(() => emulator.close())
     const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
-    closers.push(() => rm(workspace, { recursive: true, force: true }))
+    onTestFinished(() => rm(workspace, { recursive: true, force: true }))
     await mkdir(join(workspace, '.github/workflows'), { recursive: true })
     await writeFile(join(workspace, '.github/workflows/stats.yml'), WITHOUT_GROUP)
     const { outcome } = await statsRun(
