@@ -14,15 +14,12 @@ import { needsDiscord, withDiscordCounts, type Counts, type CountInputs } from '
 import { Requests } from '../../src/http/client.js'
 import { type BotSeed, ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
-import { settingsFor, statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, KEY, settingsFor, statsRun, TestClock } from '../support/inprocess.js'
 import type { StatsSettings } from '../../src/settings.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_counts_key_0123456789'
 const TOKEN = 'discord-token-0123456789'
 const JOB_TOKEN = 'ghs_countsJobToken0123456789'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
-const HOUR = 3_600_000
 
 /** GitHub's fake, one for the file; each run gets its address as GITHUB_API_URL. */
 let github: GitHubFake
@@ -38,18 +35,8 @@ afterAll(async () => {
   await github.close()
 })
 
-/** An emulator on the test's clock; the bot was last updated 7 hours ago, so an update is due. */
-async function service(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - 7 * HOUR)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [
-      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
-    ]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the test's clock, last updated 7 h ago. */
+const service = (clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> => emulatedBot(clock, { seed })
 
 async function discord(commands: unknown[], guildCount = 1250): Promise<DiscordFake> {
   const fake = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount, commands })

@@ -6,29 +6,19 @@
  * arrive"; a timeout never leads to a resend (the service may still be working on it); a
  * cached record cannot prove that something did not arrive.
  */
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { NetworkError } from '../../src/http/transport.js'
 import { confirmDelivery } from '../../src/stats/delivery.js'
 import { type BotSeed, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
-import { TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, TestClock } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_delivery_key_0123456789'
-const HOUR = 3_600_000
 const MINUTE = 60_000
 
-/** An emulator on `now`, with the bot's counts last updated at the times given (long ago by default). */
-async function service(now: () => number, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
-  const longAgo = new Date(now() - 30 * 24 * HOUR)
-  const emulator = await ServiceEmulator.start({
-    now,
-    bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: longAgo, serversUpdatedAt: longAgo, ...seed }]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the given clock, last updated 30 days ago. */
+const service = (now: () => number, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> =>
+  emulatedBot({ now }, { ago: 30 * 24 * HOUR, seed })
 
 /** A dropped connection after the request was out (it may have been read), and a timeout. */
 const RESET = new NetworkError('the connection to 127.0.0.1 failed (ECONNRESET)', 'ECONNRESET', true)

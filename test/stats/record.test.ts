@@ -6,28 +6,18 @@
  * verified"; the 6-hour comparison keeps a margin for the runner's clock against the
  * service's. test/stats/stats.test.ts reads single answers (interpretRecord); here the reads run.
  */
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
 import { acceptsFrom, interpretRecord, type RecordRead, readPublicRecord } from '../../src/stats/record.js'
 import { type BotSeed, type Fault, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
-import { statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, KEY, statsRun, TestClock } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_record_key_0123456789'
-const HOUR = 3_600_000
 const MINUTE = 60_000
 
-/** An emulator on the test's clock, with the bot last updated `ago` ms before now. */
-async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - ago)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the test's clock, last updated `ago` ms before now. */
+const service = (clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> =>
+  emulatedBot(clock, { ago, seed })
 
 const inputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
   'bot-id': BOT,

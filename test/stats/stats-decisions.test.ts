@@ -12,26 +12,14 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { type BotSeed, type Fault, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
-import { statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, KEY, statsRun, TestClock } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_decisions_key_0123456789'
-const HOUR = 3_600_000
 const MINUTE = 60_000
 const TOKEN = 'discord-token-0123456789'
 
-/** An emulator on the test's clock, with one bot last updated `ago` ms before now. */
-async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - ago)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [
-      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
-    ]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the test's clock, last updated `ago` ms before now. */
+const service = (clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> =>
+  emulatedBot(clock, { ago, seed })
 
 const inputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
   'bot-id': BOT,

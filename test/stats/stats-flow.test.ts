@@ -9,26 +9,13 @@ import { StoppedError } from '../../src/errors.js'
 import { type BotSeed, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
 import { outcomeLine } from '../../src/stats/report.js'
-import { statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, KEY, statsRun, TestClock } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_test_key_0123456789abcdef'
-const HOUR = 3_600_000
 const MINUTE = 60_000
 
-/** An emulator on the test's clock, with one bot last updated `ago` ms before now. */
-async function service(clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}, latencyMs = 0): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - ago)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    latencyMs,
-    bots: [
-      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }
-    ]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the test's clock, last updated `ago` ms before now. */
+const service = (clock: TestClock, ago = 7 * HOUR, seed: Partial<BotSeed> = {}, latencyMs = 0): Promise<ServiceEmulator> =>
+  emulatedBot(clock, { ago, seed, latencyMs })
 
 const inputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
   'bot-id': BOT,

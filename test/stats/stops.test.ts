@@ -11,22 +11,12 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { StoppedError } from '../../src/errors.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'
-import { statsRun, TestClock, votesRun } from '../support/inprocess.js'
+import { BOT, emulatedBot, KEY, statsRun, TestClock, votesRun } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_test_key_0123456789abcdef'
-const HOUR = 3_600_000
 const SIX_HOUR_REFUSAL = '{"success":false,"error":"You can only update stats once every 6 hours.","status":429}'
 
-async function service(clock: TestClock, commands = 12): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - 7 * HOUR)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [{ id: BOT, apiKey: KEY, commands, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at }]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
-}
+/** The test's bot on the test's clock, last updated 7 h ago, listing `commands` commands. */
+const service = (clock: TestClock, commands = 12): Promise<ServiceEmulator> => emulatedBot(clock, { seed: { commands } })
 
 /** Stops the run `delayMs` after the `nth` log line that starts with `start`. */
 function stopAfter(start: string, nth = 1, delayMs = 30): { signal: AbortSignal; onLog: (line: string) => void } {

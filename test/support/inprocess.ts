@@ -9,7 +9,9 @@ import { type Clock, Requests } from '../../src/http/client.js'
 import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
 import { runStats, type StatsOutcome } from '../../src/stats/update.js'
 import { runVotes, type VoteOutcome } from '../../src/votes/check.js'
+import { onTestFinished } from 'vitest'
 import { ROOT } from './action.js'
+import { type BotSeed, ServiceEmulator } from './emulator.js'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
 
 const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
@@ -83,4 +85,36 @@ export async function votesRun(
   const settings = settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env)
   const { log, deps: d } = deps(settings, options)
   return { outcome: await runVotes(settings, d), log }
+}
+
+/** The bot and key every in-process test of the stats mode uses, unless it needs another. */
+export const BOT = '123456789012345678'
+export const KEY = 'dpk_test_key_0123456789abcdef'
+export const HOUR = 3_600_000
+
+export interface EmulatedBot {
+  /** How long before the clock's now the counts were last updated (default 7 h: an update is due). */
+  readonly ago?: number
+  /** Anything else about the bot (verified, keys, strikes, voters…). */
+  readonly seed?: Partial<BotSeed>
+  /** Each request is handled this long after it arrived, as over the internet. */
+  readonly latencyMs?: number
+}
+
+/**
+ * The one emulator fixture: the test's bot (BOT, KEY; 12 commands and 1,204 servers listed,
+ * 1,250 by Discord's count) on an emulator that runs on the test's clock, closed when the test
+ * finishes. Call it inside a test.
+ */
+export async function emulatedBot(clock: { readonly now: () => number }, bot: EmulatedBot = {}): Promise<ServiceEmulator> {
+  const at = new Date(clock.now() - (bot.ago ?? 7 * HOUR))
+  const emulator = await ServiceEmulator.start({
+    now: clock.now,
+    latencyMs: bot.latencyMs,
+    bots: [
+      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...bot.seed }
+    ]
+  })
+  onTestFinished(() => emulator.close())
+  return emulator
 }
