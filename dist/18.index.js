@@ -121,8 +121,11 @@ function cronField(field, min, max) {
     }
     return values;
 }
-/** The finding in words, for the strike's message (or a dry run's warning); undefined when the file shows nothing. */
-function describeFindings(findings, where, botId) {
+/**
+ * The finding in words, for the strike's message (why it came) or a dry run's warning (what could
+ * cost a strike later); undefined when the file shows nothing.
+ */
+function describeFindings(findings, where, botId, when = 'strike') {
     const said = [];
     if (findings.noGroup) {
         said.push(`its job has no concurrency group, so its runs can overlap with each other and with other workflows for this bot: add ` +
@@ -135,7 +138,8 @@ function describeFindings(findings, where, botId) {
             'within 6 hours of the last update is a strike: keep cooldown-check: true, or schedule at most once every 6 hours ' +
             '(for example "0 */8 * * *")');
     }
-    return said.length === 0 ? undefined : `The workflow that ran this step (${where}) shows why: ${said.join('; and ')}.`;
+    const lead = when === 'strike' ? 'shows why' : 'could cost a strike later';
+    return said.length === 0 ? undefined : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`;
 }
 function duration(minutes) {
     const hours = Math.floor(minutes / 60);

@@ -45,7 +45,7 @@ async function diagnoseWorkflow(settings, deps, when) {
     const findings = inspectWorkflow(text, github.job, settings.cooldownCheck);
     if (findings === undefined)
         return undefined;
-    const said = describeFindings(findings, `${path}, job ${github.job}`, settings.botId);
+    const said = describeFindings(findings, `${path}, job ${github.job}`, settings.botId, when);
     if (said !== undefined || when === 'dry-run')
         return said;
     return (`The workflow that ran this step (${path}, job ${github.job}) has a concurrency group and no frequent schedule with ` +

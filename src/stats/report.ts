@@ -180,12 +180,11 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
   const counts = outcome.counts
   if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
     const applied = outcome.result === 'updated'
-    // A count not resolved: Discord is asked only when an update is due, so a run that sends
-    // nothing did not read it; otherwise no source gave it.
-    const unread =
-      settings.discordToken !== undefined && outcome.delivery === 'not-sent'
-        ? 'not read from Discord (only for an update that is due)'
-        : '—'
+    // A count not resolved: Discord is asked only when an update is due, so a run skipped at the
+    // record check did not read it; after that (a dry run, a failure), it was asked or no source
+    // gave the count.
+    const beforeDiscord = outcome.skip === 'recent' || outcome.skip === 'unverified' || outcome.skip === 'unchecked'
+    const unread = settings.discordToken !== undefined && beforeDiscord ? 'not read from Discord (only for an update that is due)' : '—'
     const withSource = counts?.command !== undefined || counts?.server !== undefined
     const rows = [
       countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
@@ -193,11 +192,13 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
     ].filter(row => row !== undefined)
     const column = applied
       ? 'Now'
-      : outcome.delivery !== 'not-sent'
-        ? 'Sent, not stored'
-        : outcome.result === 'failed'
-          ? 'Was to be sent'
-          : 'Would be sent'
+      : outcome.delivery === 'no-answer'
+        ? 'Sent, no answer'
+        : outcome.delivery !== 'not-sent'
+          ? 'Sent, not stored'
+          : outcome.result === 'failed'
+            ? 'Was to be sent'
+            : 'Would be sent'
     parts.push(
       `<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`
     )

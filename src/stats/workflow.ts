@@ -116,8 +116,16 @@ function cronField(field: string, min: number, max: number): Set<number> | undef
   return values
 }
 
-/** The finding in words, for the strike's message (or a dry run's warning); undefined when the file shows nothing. */
-export function describeFindings(findings: WorkflowFindings, where: string, botId: string): string | undefined {
+/**
+ * The finding in words, for the strike's message (why it came) or a dry run's warning (what could
+ * cost a strike later); undefined when the file shows nothing.
+ */
+export function describeFindings(
+  findings: WorkflowFindings,
+  where: string,
+  botId: string,
+  when: 'strike' | 'dry-run' = 'strike'
+): string | undefined {
   const said: string[] = []
   if (findings.noGroup) {
     said.push(
@@ -134,7 +142,8 @@ export function describeFindings(findings: WorkflowFindings, where: string, botI
         '(for example "0 */8 * * *")'
     )
   }
-  return said.length === 0 ? undefined : `The workflow that ran this step (${where}) shows why: ${said.join('; and ')}.`
+  const lead = when === 'strike' ? 'shows why' : 'could cost a strike later'
+  return said.length === 0 ? undefined : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`
 }
 
 function duration(minutes: number): string {

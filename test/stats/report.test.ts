@@ -256,6 +256,21 @@ describe('the counts table', () => {
     expect(split(page).folded).toContain('<tr><td>Request</td><td>not sent</td></tr>')
   })
 
+  it('a count Discord was asked for (a dry run, a failure) is a dash, never "not read from Discord"', () => {
+    const given = settings({ 'command-count': '', 'server-count': '', 'discord-token': 'a-discord-token-0123' })
+    const noCounts = { counts: { command: undefined, server: undefined, warnings: [] }, body: {} }
+    for (const ran of [outcome({ ...DRY, ...noCounts }), outcome({ ...FAILED, ...noCounts, delivery: 'not-sent', status: undefined })]) {
+      const page = renderSummary(given, ran)
+      expect(page).toContain('<tr><td>Commands</td><td>12</td><td>—</td></tr>')
+      expect(page).not.toContain('not read from Discord')
+    }
+  })
+
+  it('an update sent with no answer back is "Sent, no answer", not "not stored"', () => {
+    const page = renderSummary(settings(), outcome({ ...FAILED, delivery: 'no-answer', status: undefined }))
+    expect(countsHeader(page)).toEqual(['Count', 'Listed before', 'Sent, no answer', 'Source'])
+  })
+
   it('a count neither the listing nor the run knows has no row', () => {
     const page = renderSummary(
       settings(),

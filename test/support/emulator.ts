@@ -241,9 +241,7 @@ export class ServiceEmulator {
 
   /** The bot's stored state, for assertions. */
   bot(id: string): Readonly<BotState> {
-    const bot = this.bots.get(id)
-    if (bot === undefined) throw new Error(`no bot ${id}`)
-    return bot
+    return this.state(id)
   }
 
   private route(method: string, fullPath: string): ReturnType<Router<RouteKind>> {
