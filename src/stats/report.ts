@@ -259,7 +259,9 @@ function notSentLine(outcome: StatsOutcome, path: string): string {
   const empty = outcome.body.command_count === undefined && outcome.body.server_count === undefined
   if (empty) return outcome.skip === 'nothing' ? 'not sent: no count was left to send' : 'not sent'
   if (outcome.result === 'failed') return 'not sent'
-  return `not sent (${outcome.result === 'dry-run' ? 'a real run would send' : 'it would be'} <code>${html(path)}</code>)`
+  // A run that found the update not due (a skip, or a dry run a real run would skip) says so.
+  const would = outcome.skip === undefined ? 'a real run would send' : 'once an update is due, it would be'
+  return `not sent (${would} <code>${html(path)}</code>)`
 }
 
 /** What became of the record read, in the words of each case: off, not reached, not public, unreadable, read. */

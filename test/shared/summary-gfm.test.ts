@@ -132,7 +132,7 @@ describe('the stats summary, rendered', () => {
     expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run')
     expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
     expect(textOf(page)).not.toMatch(/\(\+\d/)
-    expect(textOf(page)).toContain(`not sent (it would be PATCH /bots/${BOT_ID}/stats`)
+    expect(textOf(page)).toContain(`not sent (once an update is due, it would be PATCH /bots/${BOT_ID}/stats`)
     expect(textOf(page)).toContain('Key checkthe key is valid')
   })
 

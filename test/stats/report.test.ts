@@ -298,7 +298,10 @@ describe('the request and the answer', () => {
 
   it('a run that sent nothing says so, and shows no answer', () => {
     const { folded } = split(renderSummary(settings(), SKIPPED))
-    expect(folded).toContain(`not sent (it would be <code>PATCH /bots/${BOT_ID}/stats`)
+    expect(folded).toContain(`not sent (once an update is due, it would be <code>PATCH /bots/${BOT_ID}/stats`)
+    // A dry run that a real run would skip never promises a send.
+    const skippedDry = split(renderSummary(settings(), outcome({ ...SKIPPED, result: 'dry-run' }))).folded
+    expect(skippedDry).not.toContain('a real run would send')
     expect(folded).not.toContain('<td>Answer</td>')
     expect(folded).toContain('<tr><td>Key check</td><td>the key is valid</td></tr>')
   })
