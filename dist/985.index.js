@@ -239,8 +239,9 @@ async function checkOne(plan, userId, pacer, requests) {
 function readVote(answer, userId, plan) {
     if (answer.status === 204)
         return { voted: true, votes: null, lastVote: null };
+    // The one reading of the vote route's answer, shared with the key check (service.ts).
     const body = answer.json;
-    if (answer.status === 200 && typeof body?.voted === 'boolean') {
+    if (answer.status === 200 && (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .isVoteAnswer */ .ZV)(body)) {
         const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null;
         const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null;
         return { voted: body.voted, votes, lastVote };

@@ -29,6 +29,6 @@ export function serviceMessage(answer: HttpAnswer): string | undefined {
 }
 
 /** The vote route's own answer: a JSON object with a boolean `voted` (the live service's shape). */
-export function isVoteAnswer(json: unknown): boolean {
+export function isVoteAnswer(json: unknown): json is { voted: boolean; vote?: unknown; lastVote?: unknown } {
   return typeof json === 'object' && json !== null && typeof (json as { voted?: unknown }).voted === 'boolean'
 }

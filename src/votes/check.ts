@@ -2,7 +2,7 @@ import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Gate, type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
 import { checkKey, type KeyCheck, keyAdvice, keyHeadline } from '../keys.js'
-import { keyedHeaders, serviceError } from '../service.js'
+import { isVoteAnswer, keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
 
 /** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
@@ -148,8 +148,9 @@ async function checkOne(
 /** Reads one answer: 204 is "voted" (the original description), 200 JSON says it in `voted`. */
 export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan, 'botId'>): Vote {
   if (answer.status === 204) return { voted: true, votes: null, lastVote: null }
-  const body = answer.json as { voted?: unknown; vote?: unknown; lastVote?: unknown; error?: unknown } | undefined
-  if (answer.status === 200 && typeof body?.voted === 'boolean') {
+  // The one reading of the vote route's answer, shared with the key check (service.ts).
+  const body = answer.json
+  if (answer.status === 200 && isVoteAnswer(body)) {
     const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null
     const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null
     return { voted: body.voted, votes, lastVote }
