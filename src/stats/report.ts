@@ -196,7 +196,7 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
         ? 'Sent, no answer'
         : outcome.delivery !== 'not-sent'
           ? 'Sent, not stored'
-          : outcome.result === 'failed'
+          : outcome.result === 'failed' && !settings.dryRun
             ? 'Was to be sent'
             : 'Would be sent'
     parts.push(

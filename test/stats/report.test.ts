@@ -266,6 +266,12 @@ describe('the counts table', () => {
     }
   })
 
+  it('a failed run that sent nothing: "Was to be sent", but "Would be sent" in a dry run, which sends nothing anyway', () => {
+    const failed = outcome({ ...FAILED, delivery: 'not-sent', status: undefined })
+    expect(countsHeader(renderSummary(settings(), failed))[2]).toBe('Was to be sent')
+    expect(countsHeader(renderSummary(settings({ 'dry-run': 'true' }), failed))[2]).toBe('Would be sent')
+  })
+
   it('an update sent with no answer back is "Sent, no answer", not "not stored"', () => {
     const page = renderSummary(settings(), outcome({ ...FAILED, delivery: 'no-answer', status: undefined }))
     expect(countsHeader(page)).toEqual(['Count', 'Listed before', 'Sent, no answer', 'Source'])
