@@ -18,7 +18,8 @@ import { median, type Report } from './stats.js'
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
 const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
 const KEY = 'bench-key'
-const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.bench-token_0123456789'
+/** A bot token's shape: its first part is the bot's ID in base64, as the action checks. */
+const tokenOf = (bot: string): string => `${Buffer.from(bot).toString('base64url')}.GxYzAb.bench-token_0123456789`
 const END = Symbol('end')
 
 /** A TCP relay to a loopback port, with a configurable round trip. */
@@ -94,7 +95,7 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
   const unlimited = { limit: 1e9, windowMs: 60_000 }
   const emulator = await ServiceEmulator.start({ tls: TLS, rateLimits: { stats: unlimited, record: unlimited, votes: unlimited } })
   const discord = await DiscordFake.start({
-    token: TOKEN,
+    token: tokenOf('123456789012345678'),
     applicationId: '123456789012345678',
     guildCount: 1250,
     commands: [{ name: 'ping' }],
@@ -112,7 +113,10 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
     {
       label: 'stats with Discord as a source (Discord calls + record + PATCH)',
       floorRtts: 8,
-      inputs: () => ({ 'discord-token': TOKEN, 'discord-api-url': discordApi })
+      inputs: bot => {
+        discord.actAs(bot, tokenOf(bot))
+        return { 'discord-token': tokenOf(bot), 'discord-api-url': discordApi }
+      }
     },
     { label: `vote check, ${users.length} users`, inputs: () => ({ mode: 'vote-check', 'user-id': users.join(',') }) }
   ]

@@ -20,7 +20,7 @@ export interface DiscordFakeOptions {
 export class DiscordFake {
   private readonly server: FakeServer<DiscordRoute>
 
-  private constructor(private readonly options: DiscordFakeOptions) {
+  private constructor(private options: DiscordFakeOptions) {
     this.server = new FakeServer<DiscordRoute>((method, path) => this.route(method, path), options.tls)
   }
 
@@ -36,6 +36,11 @@ export class DiscordFake {
 
   get port(): number {
     return this.server.port
+  }
+
+  /** From now on, answers as the application `applicationId`, to its own `token`. */
+  actAs(applicationId: string, token: string): void {
+    this.options = { ...this.options, applicationId, token }
   }
 
   get requests(): RecordedRequest<DiscordRoute>[] {
