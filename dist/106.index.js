@@ -128,9 +128,9 @@ function kind(value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   countManifest: () => (/* binding */ countManifest)
+/* harmony export */   manifestCount: () => (/* binding */ manifestCount)
 /* harmony export */ });
-/* unused harmony exports decodeManifest, countManifestText, jsonErrorOffset */
+/* unused harmony exports countManifest, decodeManifest, countManifestText, jsonErrorOffset */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
@@ -148,6 +148,28 @@ function kind(value) {
 const NOT_FOUND = 'commands-file not found';
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
+/** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
+async function manifestCount(inputs, deps) {
+    const file = inputs.commandsFile;
+    const { token, repository, sha, workspace, apiUrl } = inputs.github;
+    const canFallBack = token !== undefined && repository !== undefined && sha !== undefined;
+    deps.log(`Counting the commands in ${file.path}.`);
+    return countManifest({
+        given: file.given,
+        path: file.path,
+        countSubcommands: inputs.countSubcommands,
+        workspace,
+        repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
+        inReusableWorkflow: inputs.github.inReusableWorkflow,
+        fromRepository: canFallBack
+            ? async (path) => {
+                deps.log(`commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`);
+                const { readRepositoryFile } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
+                return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests);
+            }
+            : undefined
+    });
+}
 /**
  * Reads a command manifest and counts it. The file comes from the workspace; when a
  * scheduled workflow has no checkout, from the repository at the run's commit.

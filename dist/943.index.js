@@ -128,9 +128,9 @@ function kind(value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   readDiscordCounts: () => (/* binding */ readDiscordCounts)
+/* harmony export */   fillFromDiscord: () => (/* binding */ fillFromDiscord)
 /* harmony export */ });
-/* unused harmony export DISCORD_POLICY */
+/* unused harmony exports DISCORD_POLICY, readDiscordCounts */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
@@ -153,6 +153,30 @@ const DISCORD_POLICY = {
     retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx],
     maxBodyBytes: 4 * 1024 * 1024
 };
+/** Fills in the counts still missing from Discord (counts.ts decides whether any is). */
+async function fillFromDiscord(inputs, counts, deps) {
+    if (inputs.discordToken === undefined)
+        return counts;
+    const { command, server } = counts;
+    deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`);
+    const discord = await readDiscordCounts({
+        apiUrl: inputs.discordApiUrl,
+        token: inputs.discordToken,
+        needServers: server === undefined,
+        needCommands: command === undefined,
+        countSubcommands: inputs.countSubcommands
+    }, deps.requests).catch((error) => {
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ)
+            error.headline ??= 'Discord counts unreadable';
+        throw error;
+    });
+    return {
+        command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
+        server: server ??
+            (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)', read: true }),
+        warnings: [...counts.warnings, ...(discord.commands?.warnings ?? [])]
+    };
+}
 /**
  * Reads what the listing needs from Discord: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), and

@@ -1,6 +1,12 @@
+import { StoppedError } from '../errors.js'
+import { DeadlineError } from '../http/client.js'
 import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice, keyHeadline } from '../keys.js'
+import type { StatsSettings } from '../settings.js'
 import { utc, when } from '../summary.js'
+import { readPublicRecord, type RecordDeps } from './record.js'
+import type { Delivery, StrikeCause } from './update.js'
+import { acceptsFrom, lastUpdate, type RecordRead } from './window.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
 
@@ -137,6 +143,75 @@ function strikeCause(refusal: Refusal, botId: string): string {
       return (
         'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read ' +
         `the record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group}).`
+      )
+  }
+}
+
+/**
+ * After the 6-hour refusal (a strike): reads the record again, for when the next update is
+ * accepted (the refusal's headers describe only the request limiter) and for why it came.
+ * When the first read allowed the update and the fresh one shows a later update, another run
+ * updated the counts between this run's read and its update: overlapping runs, which one
+ * concurrency group per bot prevents. A fresh read answered "not verified" names the first day.
+ * A read that fails, runs out of time or is stopped only leaves these unknown: the strike is
+ * reported either way (a stop says so beside it).
+ */
+export async function afterRefusal(
+  settings: StatsSettings,
+  deps: RecordDeps,
+  first: RecordRead | undefined
+): Promise<{
+  found: { nextUpdateAt: Date | undefined; overlap: Date | undefined; strikeCause: StrikeCause }
+  stopped: string | undefined
+}> {
+  let fresh: RecordRead | undefined
+  let stopped: string | undefined
+  try {
+    fresh = await readPublicRecord(settings, deps)
+  } catch (error) {
+    if (error instanceof StoppedError) stopped = error.message
+    else if (!(error instanceof DeadlineError)) throw error
+  }
+  const future = (read: RecordRead | undefined): Date | undefined => {
+    const from = read?.ok ? acceptsFrom(read) : undefined
+    return from !== undefined && from.getTime() > deps.requests.clock.now() ? from : undefined
+  }
+  const before = first?.ok ? lastUpdate(first.record) : undefined
+  const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
+  const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
+  const strikeCause: StrikeCause =
+    overlap !== undefined
+      ? 'overlap'
+      : fresh?.ok === false && fresh.problem === 'unverified'
+        ? 'unverified'
+        : first === undefined
+          ? 'unchecked'
+          : 'unknown'
+  return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped }
+}
+
+/**
+ * For a stopped run: exactly what reached the service. A stop that cut off the answer after its
+ * status line: a 429 whose body never came may have been the 6-hour refusal (a strike) or the
+ * request limiter (none); the message says which it may be.
+ */
+export function whatWasSent(delivery: Delivery, status: number | undefined, dryRun: boolean): string {
+  const maybeStrike =
+    status === 429
+      ? ' Its answer was cut off after the status line: if that 429 was the 6-hour refusal rather than the request limiter, ' +
+        'the service counted a strike against the key (5 within 6 hours revoke it).'
+      : ''
+  switch (delivery) {
+    case 'not-sent':
+      return dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.'
+    case 'answered':
+      return `The stats update was sent and answered${status === undefined ? '' : ` (${status})`}.${maybeStrike}`
+    case 'arrived':
+      return 'The stats update was sent and answered.'
+    case 'no-answer':
+      return (
+        'The stats update was sent, and no answer came back: the service may have stored it. ' +
+        'With cooldown-check: true the next run reads the public record first and does not send it twice.'
       )
   }
 }

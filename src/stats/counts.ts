@@ -1,7 +1,7 @@
 import { ActionError } from '../errors.js'
 import type { Requests } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
-import type { PublicRecord } from './record.js'
+import type { PublicRecord } from './window.js'
 
 /** A count and where it came from, so the log and the summary can say so. */
 export interface ResolvedCount {
@@ -39,7 +39,8 @@ export async function localCounts(inputs: CountInputs, deps: CountDeps): Promise
   const command = fromInput(inputs.commandCount, 'command-count')
   const server = fromInput(inputs.serverCount, 'server-count')
   if (command !== undefined || inputs.commandsFile === undefined) return { command, server, warnings: [] }
-  const manifest = await readManifest(inputs, deps).catch((error: unknown) => {
+  const { manifestCount } = await import('./manifest.js')
+  const manifest = await manifestCount(inputs, deps).catch((error: unknown) => {
     if (error instanceof ActionError) error.headline ??= 'commands-file rejected'
     throw error
   })
@@ -57,30 +58,9 @@ export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
  * will be sent: a run that the record shows will be skipped must not depend on Discord.
  */
 export async function withDiscordCounts(inputs: CountInputs, counts: Counts, deps: CountDeps): Promise<Counts> {
-  if (inputs.discordToken === undefined || !needsDiscord(inputs, counts)) return counts
-  const { readDiscordCounts } = await import('./discord.js')
-  const { command, server } = counts
-  deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`)
-  const discord = await readDiscordCounts(
-    {
-      apiUrl: inputs.discordApiUrl,
-      token: inputs.discordToken,
-      needServers: server === undefined,
-      needCommands: command === undefined,
-      countSubcommands: inputs.countSubcommands
-    },
-    deps.requests
-  ).catch((error: unknown) => {
-    if (error instanceof ActionError) error.headline ??= 'Discord counts unreadable'
-    throw error
-  })
-  return {
-    command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
-    server:
-      server ??
-      (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)', read: true }),
-    warnings: [...counts.warnings, ...(discord.commands?.warnings ?? [])]
-  }
+  if (!needsDiscord(inputs, counts)) return counts
+  const { fillFromDiscord } = await import('./discord.js')
+  return fillFromDiscord(inputs, counts, deps)
 }
 
 /**
@@ -104,31 +84,6 @@ export function withoutErasure(counts: Counts, listing: PublicRecord | undefined
     `The command count was left out: ${command.source} found no commands, and ${shown}; sending 0 would erase the ` +
     `count on the listing. ${fix} (command-count: 0 sends zero on purpose.)`
   return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] }
-}
-
-async function readManifest(inputs: CountInputs, deps: CountDeps) {
-  const file = inputs.commandsFile!
-  const { countManifest } = await import('./manifest.js')
-  const { token, repository, sha, workspace, apiUrl } = inputs.github
-  const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
-  deps.log(`Counting the commands in ${file.path}.`)
-  return countManifest({
-    given: file.given,
-    path: file.path,
-    countSubcommands: inputs.countSubcommands,
-    workspace,
-    repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
-    inReusableWorkflow: inputs.github.inReusableWorkflow,
-    fromRepository: canFallBack
-      ? async path => {
-          deps.log(
-            `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
-          )
-          const { readRepositoryFile } = await import('./github.js')
-          return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests)
-        }
-      : undefined
-  })
 }
 
 function fromInput(value: number | undefined, input: string): ResolvedCount | undefined {

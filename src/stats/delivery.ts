@@ -1,6 +1,7 @@
 import type { NetworkError } from '../http/transport.js'
 import { DeadlineError } from '../http/client.js'
-import { acceptsFrom, type RecordDeps, type RecordRead, readPublicRecord } from './record.js'
+import { type RecordDeps, readPublicRecord } from './record.js'
+import { acceptsFrom, type RecordRead } from './window.js'
 
 /** How long a dropped update gets to land before the record is read again. */
 const SETTLE_MS = 2_000

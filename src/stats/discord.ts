@@ -4,6 +4,7 @@ import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../htt
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
 import { type CommandCount, countCommands } from './commands.js'
+import type { CountDeps, CountInputs, Counts } from './counts.js'
 import { SERVER_COUNT_MAX } from '../limits.js'
 
 /** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
@@ -27,6 +28,33 @@ export interface DiscordPlan {
 export interface DiscordCounts {
   readonly servers: number | undefined
   readonly commands: CommandCount | undefined
+}
+
+/** Fills in the counts still missing from Discord (counts.ts decides whether any is). */
+export async function fillFromDiscord(inputs: CountInputs, counts: Counts, deps: CountDeps): Promise<Counts> {
+  if (inputs.discordToken === undefined) return counts
+  const { command, server } = counts
+  deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`)
+  const discord = await readDiscordCounts(
+    {
+      apiUrl: inputs.discordApiUrl,
+      token: inputs.discordToken,
+      needServers: server === undefined,
+      needCommands: command === undefined,
+      countSubcommands: inputs.countSubcommands
+    },
+    deps.requests
+  ).catch((error: unknown) => {
+    if (error instanceof ActionError) error.headline ??= 'Discord counts unreadable'
+    throw error
+  })
+  return {
+    command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
+    server:
+      server ??
+      (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)', read: true }),
+    warnings: [...counts.warnings, ...(discord.commands?.warnings ?? [])]
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
+import type { CountDeps, CountInputs } from './counts.js'
 
 /** The headline of a run whose manifest is not there. */
 const NOT_FOUND = 'commands-file not found'
@@ -27,6 +28,31 @@ export interface ManifestPlan {
 export interface ManifestCount extends CommandCount {
   /** Where the manifest was read: the workspace, or the repository through the GitHub API. */
   readonly readFrom: 'workspace' | 'repository'
+}
+
+/** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
+export async function manifestCount(inputs: CountInputs, deps: CountDeps): Promise<ManifestCount> {
+  const file = inputs.commandsFile!
+  const { token, repository, sha, workspace, apiUrl } = inputs.github
+  const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
+  deps.log(`Counting the commands in ${file.path}.`)
+  return countManifest({
+    given: file.given,
+    path: file.path,
+    countSubcommands: inputs.countSubcommands,
+    workspace,
+    repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
+    inReusableWorkflow: inputs.github.inReusableWorkflow,
+    fromRepository: canFallBack
+      ? async path => {
+          deps.log(
+            `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
+          )
+          const { readRepositoryFile } = await import('./github.js')
+          return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests)
+        }
+      : undefined
+  })
 }
 
 /**

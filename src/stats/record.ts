@@ -1,56 +1,16 @@
+import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from '../http/client.js'
 import { serviceError } from '../service.js'
 import { USER_AGENT } from '../version.js'
+import type { SkipReason } from './update.js'
+import { acceptsFrom, type PublicRecord, type RecordRead } from './window.js'
 
 /**
- * The bot's public record (`GET /bots/{id}`, no key) and the 6-hour rule it lets the action
- * keep: the cooldown check before an update, and the delivery check after a failure.
+ * Reading the bot's public record (`GET /bots/{id}`, no key), for the cooldown check before an
+ * update, the re-read after a strike and the delivery check after a failure. Loaded only by a
+ * run that reads it; what a record says of the 6-hour window is window.ts.
  */
-
-/** The service accepts one stats update per bot per 6 hours. */
-export const COOLDOWN_MS = 6 * 60 * 60 * 1000
-
-/**
- * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
- * update the service sees as a second early is a strike. Covers the `Date` header's whole
- * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
- */
-export const CLOCK_MARGIN_MS = 60_000
-
-/** The parts of the record the action uses. */
-export interface PublicRecord {
-  /** The bot's name on its listing, for the summary. */
-  readonly username: string | undefined
-  readonly commands: number | undefined
-  readonly servers: number | undefined
-  readonly commandsUpdatedAt: Date | undefined
-  readonly serversUpdatedAt: Date | undefined
-}
-
-/**
- * Why a record was not read:
- * - `unverified`: the service's own 403 (its JSON error), the bot's record is not public until
- *   it is verified (its stats route still works), so it can never protect this bot's update;
- * - `absent`: 404, the service lists no such bot (the update will be answered 404 too);
- * - `unreachable`: no connection could be made at all (refused, DNS, TLS): the update could
- *   not get through either, and a wrong base-url must not pass as a skip;
- * - `unreadable`: anything else that may pass (read limiter, 5xx, a connection lost
- *   mid-way, a broken answer, a 403 that is not the service's own: a proxy's or a firewall's).
- */
-export type RecordProblem = 'unverified' | 'absent' | 'unreachable' | 'unreadable'
-
-export type RecordRead =
-  | {
-      readonly ok: true
-      readonly status: number
-      readonly record: PublicRecord
-      /** A cache answered (`Age` > 0): the record may be older than the read. */
-      readonly cached?: boolean
-      /** How far the service's clock is behind the runner's, from the answer's `Date` (0 when not behind). */
-      readonly lagMs?: number
-    }
-  | { readonly ok: false; readonly status: number | undefined; readonly reason: string; readonly problem: RecordProblem }
 
 export interface RecordDeps {
   readonly requests: Requests
@@ -120,6 +80,62 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
     deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`)
     await deps.requests.sleep(wait, RECORD_POLICY)
   }
+}
+
+/**
+ * What a record read means for an update about to be sent: undefined when it may be sent, or
+ * why it is held back (with a warning when the check itself could not be made). A record that
+ * shows no update could get through either (the service unreachable, the bot not listed)
+ * fails the run; a dry run fails where a real run would, so it promises nothing a real run
+ * would not do.
+ */
+export function holdBack(
+  read: RecordRead,
+  botId: string,
+  now: Date
+): { skip: Exclude<SkipReason, 'nothing'>; nextUpdateAt?: Date; warning?: string } | undefined {
+  const noCheck = '(cooldown-check: false sends without the check.)'
+  if (!read.ok) {
+    switch (read.problem) {
+      // The first day: the record stays private until the bot is verified, and the bot's
+      // submission stamped its update times, so no read can tell whether an update would be a
+      // strike. Nothing is sent until the bot is verified (cooldown-check: false sends anyway).
+      case 'unverified':
+        return { skip: 'unverified' }
+      case 'unreadable':
+        return {
+          skip: 'unchecked',
+          warning:
+            `Stats not sent: the bot's public record could not be checked (${read.reason}). An update sent without that check ` +
+            `is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ${noCheck}`
+        }
+      case 'unreachable':
+        throw new ActionError(
+          `Could not read the bot's public record: ${read.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`,
+          { headline: 'discord.place unreachable' }
+        )
+      case 'absent':
+        // The stats route answers 404 for the same bot: fail before spending a request on it.
+        throw new ActionError(
+          `The service lists no bot with ID ${botId} (its public record answered 404), so nothing was sent. ` +
+            "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.",
+          { headline: 'bot not listed on discord.place' }
+        )
+    }
+  }
+  const from = acceptsFrom(read)
+  if (from !== undefined && from > now) return { skip: 'recent', nextUpdateAt: from }
+  // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
+  // never clear one.
+  if (read.cached === true) {
+    return {
+      skip: 'unchecked',
+      warning:
+        "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
+        `update, and an update within 6 hours of it would be a strike. The next run will try again. ${noCheck}`
+    }
+  }
+  return undefined
 }
 
 function unreadable(deps: RecordDeps, read: RecordRead & { ok: false }): RecordRead {
@@ -194,27 +210,6 @@ function isServiceAnswer(answer: HttpAnswer): boolean {
   const json = answer.json as { success?: unknown } | undefined
   const type = String(answer.headers['content-type'] ?? '')
   return /^application\/json\b/i.test(type) && json?.success === false && serviceError(answer) !== undefined
-}
-
-/** The latest update time the record shows, if any. */
-export function lastUpdate(record: PublicRecord): Date | undefined {
-  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
-  return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())))
-}
-
-/** When the 6-hour window that the latest update opened closes, by the service's clock. */
-export function cooldownEnds(record: PublicRecord): Date | undefined {
-  const last = lastUpdate(record)
-  return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS)
-}
-
-/**
- * From when, by the runner's clock, an update is safe: the window's end, plus how far the
- * service's clock was seen behind ours, plus the margin.
- */
-export function acceptsFrom(read: RecordRead & { ok: true }): Date | undefined {
-  const end = cooldownEnds(read.record)
-  return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS)
 }
 
 function asCount(value: unknown): number | undefined {

@@ -3,7 +3,7 @@ import type { StatsSettings } from '../settings.js'
 import { botTitle, headlineWith, markedParagraph, number, when, writeOutputsSafely, writeSection } from '../summary.js'
 import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS } from '../text.js'
 import type { ResolvedCount } from './counts.js'
-import { lastUpdate } from './record.js'
+import { lastUpdate } from './window.js'
 import type { StatsOutcome } from './update.js'
 
 /**

@@ -1,11 +1,11 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { DeadlineError, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
+import { MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
 import type { KeyCheck } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
-import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead, readPublicRecord } from './record.js'
+import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead } from './window.js'
 
 /**
  * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
@@ -123,7 +123,8 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
     return await decide(settings, deps, progress)
   } catch (error) {
     if (error instanceof StoppedError) {
-      const message = `${error.message} ${whatWasSent(progress, settings.dryRun)}${maybeStrike(progress)}`
+      const { whatWasSent } = await import('./answers.js')
+      const message = `${error.message} ${whatWasSent(progress.delivery, progress.status, settings.dryRun)}`
       return failed(deps, progress, new ActionError(message, { headline: error.headline }))
     }
     if (error instanceof ActionError) return failed(deps, progress, error)
@@ -135,50 +136,19 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
   progress.counts = await localCounts(settings, deps)
   logCounts(progress.counts, deps)
   progress.body = bodyOf(progress.counts)
-  const record = settings.cooldownCheck ? await readPublicRecord(settings, deps) : undefined
-  progress.record = record
+  if (settings.cooldownCheck) {
+    // The record's reader is loaded only by a run that checks it.
+    const { holdBack, readPublicRecord } = await import('./record.js')
+    progress.record = await readPublicRecord(settings, deps)
+    const held = holdBack(progress.record, settings.botId, now(deps))
+    if (held !== undefined) {
+      if (held.warning !== undefined) progress.warnings.push(held.warning)
+      return notSent(settings, deps, progress, held.skip, held.nextUpdateAt)
+    }
+  }
+  const { record } = progress
   const { dryRun } = settings
-  if (record !== undefined && !record.ok) {
-    // The first day: the record stays private until the bot is verified, and the bot's
-    // submission stamped its update times, so no read can tell whether an update would be a
-    // strike. Nothing is sent until the bot is verified (cooldown-check: false sends anyway).
-    if (record.problem === 'unverified') return notSent(settings, deps, progress, 'unverified', undefined)
-    if (record.problem === 'unreadable') {
-      progress.warnings.push(
-        `Stats not sent: the bot's public record could not be checked (${record.reason}). An update sent without that check ` +
-          'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ' +
-          '(cooldown-check: false sends without the check.)'
-      )
-      return notSent(settings, deps, progress, 'unchecked', undefined)
-    }
-    // A dry run fails where a real run would: it promises nothing a real run would not do.
-    if (record.problem === 'unreachable') {
-      throw new ActionError(
-        `Could not read the bot's public record: ${record.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`,
-        { headline: 'discord.place unreachable' }
-      )
-    }
-    if (record.problem === 'absent') {
-      // The stats route answers 404 for the same bot: fail before spending a request on it.
-      throw new ActionError(
-        `The service lists no bot with ID ${settings.botId} (its public record answered 404), so nothing was sent. ` +
-          "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.",
-        { headline: 'bot not listed on discord.place' }
-      )
-    }
-  }
   const from = record?.ok ? acceptsFrom(record) : undefined
-  if (from !== undefined && from > now(deps)) return notSent(settings, deps, progress, 'recent', from)
-  if (record?.ok && record.cached) {
-    // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
-    // never clear one.
-    progress.warnings.push(
-      "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
-        'update, and an update within 6 hours of it would be a strike. The next run will try again. ' +
-        '(cooldown-check: false sends without the check.)'
-    )
-    return notSent(settings, deps, progress, 'unchecked', undefined)
-  }
 
   // The update is due: now, and only now, Discord is asked for what it fills in.
   const listing = record?.ok ? record.record : undefined
@@ -303,7 +273,7 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   const answered = { ...base(deps, progress), status: answer.status, answer: text }
   if (answer.status >= 200 && answer.status < 300) return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
   // What the other answers mean is loaded only when one comes.
-  const { explainFailure, failureHeadline, kindOf429, strikeMessage } = await import('./answers.js')
+  const { afterRefusal, explainFailure, failureHeadline, kindOf429, strikeMessage } = await import('./answers.js')
   if (answer.status === 429 && kindOf429(answer) === 'limiter') {
     // Turned away before the service looked at the update: try again once the limiter's
     // window has passed, or later if the record says the 6-hour window ends later.
@@ -333,49 +303,6 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
 }
 
 /**
- * After the 6-hour refusal (a strike): reads the record again, for when the next update is
- * accepted (the refusal's headers describe only the request limiter) and for why it came.
- * When the first read allowed the update and the fresh one shows a later update, another run
- * updated the counts between this run's read and its update: overlapping runs, which one
- * concurrency group per bot prevents. A fresh read answered "not verified" names the first day.
- * A read that fails, runs out of time or is stopped only leaves these unknown: the strike is
- * reported either way (a stop says so beside it).
- */
-async function afterRefusal(
-  settings: StatsSettings,
-  deps: StatsDeps,
-  first: RecordRead | undefined
-): Promise<{
-  found: { nextUpdateAt: Date | undefined; overlap: Date | undefined; strikeCause: StrikeCause }
-  stopped: string | undefined
-}> {
-  let fresh: RecordRead | undefined
-  let stopped: string | undefined
-  try {
-    fresh = await readPublicRecord(settings, deps)
-  } catch (error) {
-    if (error instanceof StoppedError) stopped = error.message
-    else if (!(error instanceof DeadlineError)) throw error
-  }
-  const future = (read: RecordRead | undefined): Date | undefined => {
-    const from = read?.ok ? acceptsFrom(read) : undefined
-    return from !== undefined && from > now(deps) ? from : undefined
-  }
-  const before = first?.ok ? lastUpdate(first.record) : undefined
-  const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
-  const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
-  const strikeCause: StrikeCause =
-    overlap !== undefined
-      ? 'overlap'
-      : fresh?.ok === false && fresh.problem === 'unverified'
-        ? 'unverified'
-        : first === undefined
-          ? 'unchecked'
-          : 'unknown'
-  return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped }
-}
-
-/**
  * What the workflow that ran the step shows, with its reader loaded only now. A file that cannot
  * be read or parsed, and a stop or the deadline met while reading it, leave it unsaid (the
  * diagnosis module says so); a bug is still a bug.
@@ -383,35 +310,6 @@ async function afterRefusal(
 async function workflowDiagnosis(settings: StatsSettings, deps: StatsDeps, when: 'strike' | 'dry-run'): Promise<string | undefined> {
   const { diagnoseWorkflow } = await import('./diagnosis.js')
   return diagnoseWorkflow(settings, deps, when)
-}
-
-/** For a stopped run: exactly what reached the service. */
-function whatWasSent(progress: Progress, dryRun: boolean): string {
-  switch (progress.delivery) {
-    case 'not-sent':
-      return dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.'
-    case 'answered':
-      return `The stats update was sent and answered${progress.status === undefined ? '' : ` (${progress.status})`}.`
-    case 'arrived':
-      return 'The stats update was sent and answered.'
-    case 'no-answer':
-      return (
-        'The stats update was sent, and no answer came back: the service may have stored it. ' +
-        'With cooldown-check: true the next run reads the public record first and does not send it twice.'
-      )
-  }
-}
-
-/**
- * A stop that cut off the answer after its status line: a 429 whose body never came may have
- * been the 6-hour refusal (a strike) or the request limiter (none); the report says which it may be.
- */
-function maybeStrike(progress: Progress): string {
-  if (progress.status !== 429) return ''
-  return (
-    ' Its answer was cut off after the status line: if that 429 was the 6-hour refusal rather than the request limiter, ' +
-    'the service counted a strike against the key (5 within 6 hours revoke it).'
-  )
 }
 
 /** One log line per count, with its source; `only` logs just the counts read from that source. */

@@ -243,9 +243,16 @@ describe('lazy loading', () => {
     await copyFile(BUNDLE, join(dir, 'index.js'))
     await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
     const api = await service()
-    const result = await run(RUNTIME_NODE, api, { 'command-count': '4', 'server-count': '1210' }, { bundle: join(dir, 'index.js') })
+    const inputs = { 'command-count': '4', 'server-count': '1210' }
+    const result = await run(RUNTIME_NODE, api, inputs, { bundle: join(dir, 'index.js') })
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(api.received('stats')).toHaveLength(1)
+
+    // The cooldown check's record reader is a chunk of its own: without it the run fails
+    // before any request, and never sends the update unchecked.
+    const checked = await run(RUNTIME_NODE, api, { ...inputs, 'cooldown-check': 'true' }, { bundle: join(dir, 'index.js') })
+    expect(checked.code).toBe(1)
+    expect(api.requests).toHaveLength(1)
 
     const withManifest = await run(
       RUNTIME_NODE,

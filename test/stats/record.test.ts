@@ -9,7 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
-import { acceptsFrom, interpretRecord, type RecordRead, readPublicRecord } from '../../src/stats/record.js'
+import { interpretRecord, readPublicRecord } from '../../src/stats/record.js'
+import { acceptsFrom, type RecordRead } from '../../src/stats/window.js'
 import { type BotSeed, type Fault, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, KEY, statsRun, TestClock } from '../support/inprocess.js'
 

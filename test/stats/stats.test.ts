@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../../src/http/transport.js'
 import { serviceMessage } from '../../src/service.js'
 import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from '../../src/stats/answers.js'
-import { cooldownEnds, interpretRecord, type PublicRecord } from '../../src/stats/record.js'
+import { interpretRecord } from '../../src/stats/record.js'
+import { cooldownEnds, type PublicRecord } from '../../src/stats/window.js'
 import type { StatsBody } from '../../src/stats/update.js'
 
 const HOUR = 60 * 60 * 1000
