@@ -4,12 +4,15 @@ import { parserDeps, parserPlugin } from './vitest.config.js'
 /**
  * The tests `npm run mutate` measures: the in-process ones. The end-to-end tests run the
  * committed bundle, which Stryker's mutants never reach, and the repository checks (workflows,
- * README, release, install) test no code under mutation.
+ * README, release, install) test no code under mutation. MUTATE_TESTS (files and folders,
+ * comma-separated; set by scripts/mutate.mjs) narrows them to one module's own tests.
  */
+const own = (process.env['MUTATE_TESTS'] ?? '').split(',').filter(Boolean)
+
 export default defineConfig({
   plugins: [parserPlugin],
   test: {
-    include: ['test/**/*.test.ts'],
+    include: own.length > 0 ? own.map(path => (path.endsWith('/') ? `${path}**/*.test.ts` : path)) : ['test/**/*.test.ts'],
     // The bundle's process runs (e2e) and the repository checks (repo) test no code under mutation.
     exclude: ['test/e2e/**', 'test/repo/**'],
     testTimeout: 30_000,
