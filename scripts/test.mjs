@@ -1,10 +1,13 @@
-// `npm test`: the static checks at once (ESLint, Prettier, the type check, and Node 24 made
-// ready for the end-to-end tests), each one's output shown whole when it ends; then, when all
-// passed, the tests (vitest). At once because each check is a process of its own that spends
-// most of its time starting up: in a row they took half as long again as the longest of them.
-// ESLint, Prettier and tsc keep caches in node_modules/.cache, so a second run checks only what
-// changed (a fresh clone, as in CI, starts without them).
+// `npm test`: Node 24 made ready for the end-to-end tests, then the tests (vitest) and the static
+// checks (ESLint, Prettier, the type check) side by side. The checks run at a lower priority:
+// the tests spend much of their time waiting on sockets and child processes, and the checks use
+// the cores the tests leave idle, without slowing the tests that measure time. In a row, a
+// fresh clone's checks (no caches) came before every test and made the run half as long again.
+// Each check's output is shown whole once the tests end; the run fails when a test or a check
+// does. ESLint, Prettier and tsc keep caches in node_modules/.cache, so a second run checks only
+// what changed (a fresh clone, as in CI, starts without them).
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -30,14 +33,23 @@ const CHECKS = [
   [
     'tsc -p tsconfig.test.json',
     [bin('typescript/bin/tsc'), '-p', 'tsconfig.test.json', '--incremental', '--tsBuildInfoFile', `${CACHE}tsc/test.tsbuildinfo`]
-  ],
-  ['node scripts/node24.mjs', ['scripts/node24.mjs']]
+  ]
 ]
 
+/** Below the tests' priority, so that a check takes only what the tests leave (19 is the lowest). */
+const CHECK_PRIORITY = 10
+
 /** Runs `node args…`, keeping its output; resolves with its exit code and output. */
-function run(args) {
+function run(args, priority) {
   return new Promise(resolve => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    if (priority !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, priority)
+      } catch {
+        // Not allowed here: the check runs at the tests' priority.
+      }
+    }
     const chunks = []
     child.stdout.on('data', chunk => chunks.push(chunk))
     child.stderr.on('data', chunk => chunks.push(chunk))
@@ -46,19 +58,29 @@ function run(args) {
   })
 }
 
-const started = Date.now()
-const results = await Promise.all(
-  CHECKS.map(async ([label, args]) => {
-    const result = await run(args)
-    process.stdout.write(`\n> ${label}\n${result.output}`)
-    return { label, ...result }
-  })
-)
-const failed = results.filter(result => result.code !== 0)
-if (failed.length > 0) {
-  console.error(`\nFailed: ${failed.map(result => result.label).join(', ')}. The tests were not run.`)
+// The end-to-end tests need Node 24, which vitest.config.ts looks for as it loads: first.
+const [node24Label, node24Args] = ['node scripts/node24.mjs', ['scripts/node24.mjs']]
+const node24 = await run(node24Args)
+process.stdout.write(`> ${node24Label}\n${node24.output}`)
+if (node24.code !== 0) {
+  console.error(`\nFailed: ${node24Label}. The tests were not run.`)
   process.exit(1)
 }
-console.log(`\nChecks passed in ${((Date.now() - started) / 1000).toFixed(1)} s; now the tests.\n`)
-const tests = spawn(process.execPath, [bin('vitest/vitest.mjs'), 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
-tests.on('close', code => process.exit(code ?? 1))
+
+const started = Date.now()
+const checks = Promise.all(CHECKS.map(async ([label, args]) => ({ label, ...(await run(args, CHECK_PRIORITY)) })))
+const tests = await new Promise(resolve => {
+  const child = spawn(process.execPath, [bin('vitest/vitest.mjs'), 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
+  child.on('error', () => resolve(1))
+  child.on('close', code => resolve(code ?? 1))
+})
+const results = await checks
+for (const result of results) process.stdout.write(`\n> ${result.label}\n${result.output}`)
+const failed = [...results.filter(result => result.code !== 0).map(result => result.label), ...(tests === 0 ? [] : ['the tests'])]
+if (failed.length > 0) {
+  console.error(`\nFailed: ${failed.join(', ')}.`)
+  process.exit(1)
+}
+console.log(
+  `\nThe tests and the checks (${results.map(result => result.label).join(', ')}) passed in ${((Date.now() - started) / 1000).toFixed(1)} s.`
+)

@@ -220,7 +220,7 @@ describe('ci.yml runs the README test command on every platform', () => {
     expect(job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(expr('matrix.node'))
   })
 
-  it('npm test runs the linters, the type check and the Node 24 step, then the tests', () => {
+  it('npm test runs the Node 24 step, then the tests beside the linters and the type check', () => {
     const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> }).scripts
     expect(scripts['test']).toBe('node scripts/test.mjs')
     const runner = source('scripts/test.mjs')
