@@ -1,5 +1,5 @@
 export const id = 4;
-export const ids = [4,614,847];
+export const ids = [4,847];
 export const modules = {
 
 /***/ 7847:
@@ -135,9 +135,7 @@ async function checkKey(plan, deps) {
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
 /* harmony import */ var _keys_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7847);
 /* harmony import */ var _summary_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1577);
-/* harmony import */ var _record_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8614);
-/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7743);
-
+/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7743);
 
 
 
@@ -257,7 +255,9 @@ async function afterRefusal(settings, deps, first) {
     let fresh;
     let stopped;
     try {
-        fresh = await (0,_record_js__WEBPACK_IMPORTED_MODULE_4__.readPublicRecord)(settings, deps);
+        // The record reader is a chunk of its own, shared with the cooldown check and the delivery check.
+        const { readPublicRecord } = await __webpack_require__.e(/* import() */ 614).then(__webpack_require__.bind(__webpack_require__, 8614));
+        fresh = await readPublicRecord(settings, deps);
     }
     catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko)
@@ -266,11 +266,11 @@ async function afterRefusal(settings, deps, first) {
             throw error;
     }
     const future = (read) => {
-        const from = read?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptsFrom */ .g8)(read) : undefined;
+        const from = read?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_4__/* .acceptsFrom */ .g8)(read) : undefined;
         return from !== undefined && from.getTime() > deps.requests.clock.now() ? from : undefined;
     };
-    const before = first?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_5__/* .lastUpdate */ .q8)(first.record) : undefined;
-    const after = fresh?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_5__/* .lastUpdate */ .q8)(fresh.record) : undefined;
+    const before = first?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_4__/* .lastUpdate */ .q8)(first.record) : undefined;
+    const after = fresh?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_4__/* .lastUpdate */ .q8)(fresh.record) : undefined;
     const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
     const strikeCause = overlap !== undefined
         ? 'overlap'
@@ -302,219 +302,6 @@ function whatWasSent(delivery, status, dryRun) {
             return ('The stats update was sent, and no answer came back: the service may have stored it. ' +
                 'With cooldown-check: true the next run reads the public record first and does not send it twice.');
     }
-}
-
-
-/***/ }),
-
-/***/ 8614:
-/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
-
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   holdBack: () => (/* binding */ holdBack),
-/* harmony export */   readPublicRecord: () => (/* binding */ readPublicRecord)
-/* harmony export */ });
-/* unused harmony exports RECORD_POLICY, interpretRecord */
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(448);
-/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1013);
-/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7743);
-
-
-
-
-
-
-/**
- * The record keeps the key safe, so it is read patiently: 5xx and network failures are retried
- * here, and the read limiter's 429 is waited out by readPublicRecord, which knows how much of
- * the step's time the update still needs. A record is kept up to a megabyte.
- */
-const RECORD_POLICY = {
-    ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW,
-    name: "the bot's public record",
-    attempts: 3,
-    retryStatuses: _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx,
-    maxBodyBytes: 1024 * 1024
-};
-/** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
-const MAX_LIMITER_WAITS = 3;
-/** How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours. */
-const FUTURE_TOLERANCE_MS = 60 * 60 * 1000;
-/**
- * Reads the record. A read the read limiter turns away (429, `Retry-After: 60` on the live
- * service, whose limit of 10 a minute is shared by every job on the runner's address) is
- * waited out and read again, as long as the step's timeout leaves room for the read and the
- * update after it; a 5xx or network failure is retried by the record policy. What is still
- * unreadable then comes back `unreadable`: the caller sends nothing rather than an update
- * that would be a strike whenever the last one was recent. Only the step's own deadline
- * passing throws (DeadlineError).
- */
-async function readPublicRecord(plan, deps) {
-    const url = `${plan.baseUrl}/bots/${plan.botId}`;
-    deps.log(`Reading the bot's public record: GET ${url}`);
-    for (let waits = 0;; waits++) {
-        let answer;
-        try {
-            // No key: the record is public. no-cache: a cached copy could hide a recent update.
-            answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_4__/* .USER_AGENT */ ._O } }, RECORD_POLICY);
-        }
-        catch (error) {
-            if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
-                throw error;
-            return unreadable(deps, {
-                ok: false,
-                status: undefined,
-                reason: error.message,
-                problem: error.delivered ? 'unreadable' : 'unreachable'
-            });
-        }
-        const receivedAt = deps.requests.clock.now();
-        const read = interpretRecord(answer, receivedAt);
-        if (read.ok)
-            return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) };
-        if (answer.status !== 429)
-            return read.problem === 'unreadable' ? unreadable(deps, read) : read;
-        // The read limiter: wait as long as it asks (at least a second), if the step has room.
-        const wait = Math.max(1_000, (0,_http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer) ?? 60_000);
-        const room = deps.requests.remainingMs() - 2 * deps.requests.limits.attemptTimeoutMs;
-        if (waits >= MAX_LIMITER_WAITS || wait > room) {
-            const why = `the service's read limit asks for a wait of ${Math.ceil(wait / 1000)} s, more than the step's timeout leaves`;
-            return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why });
-        }
-        deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`);
-        await deps.requests.sleep(wait, RECORD_POLICY);
-    }
-}
-/**
- * What a record read means for an update about to be sent: undefined when it may be sent, or
- * why it is held back (with a warning when the check itself could not be made). A record that
- * shows no update could get through either (the service unreachable, the bot not listed)
- * fails the run; a dry run fails where a real run would, so it promises nothing a real run
- * would not do.
- */
-function holdBack(read, botId, now) {
-    const noCheck = '(cooldown-check: false sends without the check.)';
-    if (!read.ok) {
-        switch (read.problem) {
-            // The first day: the record stays private until the bot is verified, and the bot's
-            // submission stamped its update times, so no read can tell whether an update would be a
-            // strike. Nothing is sent until the bot is verified (cooldown-check: false sends anyway).
-            case 'unverified':
-                return { skip: 'unverified' };
-            case 'unreadable':
-                return {
-                    skip: 'unchecked',
-                    warning: `Stats not sent: the bot's public record could not be checked (${read.reason}). An update sent without that check ` +
-                        `is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ${noCheck}`
-                };
-            case 'unreachable':
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read the bot's public record: ${read.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`, { headline: 'discord.place unreachable' });
-            case 'absent':
-                // The stats route answers 404 for the same bot: fail before spending a request on it.
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`The service lists no bot with ID ${botId} (its public record answered 404), so nothing was sent. ` +
-                    "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.", { headline: 'bot not listed on discord.place' });
-        }
-    }
-    const from = (0,_window_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptsFrom */ .g8)(read);
-    if (from !== undefined && from > now)
-        return { skip: 'recent', nextUpdateAt: from };
-    // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
-    // never clear one.
-    if (read.cached === true) {
-        return {
-            skip: 'unchecked',
-            warning: "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
-                `update, and an update within 6 hours of it would be a strike. The next run will try again. ${noCheck}`
-        };
-    }
-    return undefined;
-}
-function unreadable(deps, read) {
-    deps.log(`Could not read the public record (${read.reason}).`);
-    return read;
-}
-/**
- * How far the service's clock is behind ours when it answered, from its `Date` header. The
- * header is in whole seconds, so a second is allowed for; a clock ahead of ours only makes
- * the check stricter, so it is not corrected for. A missing or broken header counts as 0
- * (the margin still applies).
- */
-function lagMs(answer, receivedAt) {
-    const date = Date.parse(String(answer.headers['date'] ?? ''));
-    if (Number.isNaN(date))
-        return 0;
-    // A day at most: past that the header is broken, not a clock.
-    return Math.min(Math.max(0, receivedAt - date - 1_000), 86_400_000);
-}
-/** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
-function interpretRecord(answer, now = Date.now()) {
-    const { status } = answer;
-    // Only the service's own answer means "not verified": a proxy's or a firewall's 403 (an HTML
-    // page, a gateway's {"message":"Forbidden"}) says nothing about the bot, and taking it for the
-    // service's would send the update without the check.
-    if (status === 403 && isServiceAnswer(answer)) {
-        return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' };
-    }
-    if (status === 403) {
-        return {
-            ok: false,
-            status,
-            problem: 'unreadable',
-            reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)"
-        };
-    }
-    if (status === 404)
-        return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' };
-    if (status === 429)
-        return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' };
-    if (status !== 200)
-        return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` };
-    const json = answer.json;
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-        return { ok: false, status, problem: 'unreadable', reason: 'the answer was not a JSON object' };
-    }
-    const fields = json;
-    const record = {
-        username: typeof fields['username'] === 'string' && fields['username'].trim() !== '' ? fields['username'].trim() : undefined,
-        commands: asCount(fields['commands']),
-        servers: asCount(fields['servers']),
-        commandsUpdatedAt: asDate(fields['commands_updated_at']),
-        serversUpdatedAt: asDate(fields['servers_updated_at'])
-    };
-    if (record.commandsUpdatedAt === undefined && record.serversUpdatedAt === undefined) {
-        return { ok: false, status, problem: 'unreadable', reason: 'the record has no update times' };
-    }
-    // The service stamps an update with its own clock, so a time well past ours is a broken (or
-    // hostile) record, not a clock: trusting it would skip every update until that date.
-    const future = [record.commandsUpdatedAt, record.serversUpdatedAt].find(d => d !== undefined && d.getTime() > now + FUTURE_TOLERANCE_MS);
-    if (future !== undefined) {
-        return {
-            ok: false,
-            status,
-            problem: 'unreadable',
-            reason: `its update time ${future.toISOString()} is later than the runner's clock (${new Date(now).toISOString()}), so it cannot be trusted`
-        };
-    }
-    return { ok: true, status, record };
-}
-/** The service's own error answer: JSON (by its content type), `success: false` and an `error` text. */
-function isServiceAnswer(answer) {
-    const json = answer.json;
-    const type = String(answer.headers['content-type'] ?? '');
-    return /^application\/json\b/i.test(type) && json?.success === false && (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer) !== undefined;
-}
-function asCount(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-}
-function asDate(value) {
-    if (typeof value !== 'string' && typeof value !== 'number')
-        return undefined;
-    const date = new Date(value);
-    // Invalid, or out of the range a Date can print (a hostile or broken answer).
-    return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
 

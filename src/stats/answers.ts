@@ -4,7 +4,7 @@ import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice, keyHeadline } from '../keys.js'
 import type { StatsSettings } from '../settings.js'
 import { utc, when } from '../summary.js'
-import { readPublicRecord, type RecordDeps } from './record.js'
+import type { RecordDeps } from './record.js'
 import type { Delivery, StrikeCause } from './update.js'
 import { acceptsFrom, lastUpdate, type RecordRead } from './window.js'
 
@@ -167,6 +167,8 @@ export async function afterRefusal(
   let fresh: RecordRead | undefined
   let stopped: string | undefined
   try {
+    // The record reader is a chunk of its own, shared with the cooldown check and the delivery check.
+    const { readPublicRecord } = await import('./record.js')
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
     if (error instanceof StoppedError) stopped = error.message
