@@ -16,7 +16,14 @@ import { fileURLToPath } from 'node:url'
 const OWN_TESTS = {
   'src/main.ts': ['test/shared/main.test.ts'],
   'src/settings.ts': ['test/shared/settings.test.ts', 'test/shared/main.test.ts'],
-  'src/summary.ts': ['test/shared/summary-gfm.test.ts', 'test/shared/main.test.ts', 'test/stats/report.test.ts'],
+  // number(), relative() and when() are tested with the other texts a person reads, in text.test.ts.
+  'src/summary.ts': [
+    'test/shared/summary.test.ts',
+    'test/shared/summary-gfm.test.ts',
+    'test/shared/text.test.ts',
+    'test/shared/main.test.ts',
+    'test/stats/report.test.ts'
+  ],
   'src/secrets.ts': ['test/shared/redact.test.ts', 'test/shared/settings.test.ts'],
   'src/text.ts': ['test/shared/text.test.ts', 'test/shared/redact.test.ts'],
   'src/service.ts': ['test/shared/service.test.ts', 'test/votes/'],

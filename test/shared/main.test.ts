@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import * as core from '@actions/core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { run } from '../../src/main.js'
+import { addSecret, clearSecrets } from '../../src/secrets.js'
 import * as settings from '../../src/settings.js'
 import { ROOT } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
@@ -153,5 +154,106 @@ describe('run()', () => {
     expect(view.exitCode).toBeUndefined()
     expect(view.outputs).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
     expect(view.summary).toMatch(/^<h3>⭕ /)
+  })
+})
+
+describe('run() and the step around it', () => {
+  it('logs the notes on how the inputs were taken', async () => {
+    const emulator = await service()
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, timeout: '10' })
+    expect(view.exitCode).toBeUndefined()
+    expect(view.log).toContain(
+      'request-timeout (30 s) is longer than timeout (10 s), so each request may take at most 10 s, the time the whole step may take.'
+    )
+  })
+
+  it('gives each request request-timeout to answer: a service that never answers fails the step then, not later', async () => {
+    const emulator = await service()
+    emulator.inject('stats', { kind: 'hang' })
+    const started = Date.now()
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, 'request-timeout': '1' })
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(view.exitCode).toBe(1)
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: expect.stringMatching(/^Stats update failed: no complete answer from 127\.0\.0\.1:\d+ within 1 s\./) }
+    ])
+  })
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'a %s (a cancelled workflow) stops the run where it is: the step fails saying so, and the handler is gone afterwards',
+    async signal => {
+      const emulator = await service()
+      emulator.inject('record', { kind: 'hang' })
+      const before = process.listenerCount(signal)
+      const timer = setInterval(() => {
+        if (emulator.received('record').length === 0) return
+        clearInterval(timer)
+        process.emit(signal, signal)
+      }, 5)
+      cleanups.push(async () => clearInterval(timer))
+      const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, 'request-timeout': '5' })
+      expect(view.exitCode).toBe(1)
+      expect(view.outputs).toMatchObject({ result: 'failed' })
+      expect(view.commands.filter(c => c.command === 'error')).toEqual([
+        {
+          command: 'error',
+          message: expect.stringMatching(new RegExp(`^The step was stopped by ${signal} \\(a cancelled workflow or a time limit\\)\\.`))
+        }
+      ])
+      expect(emulator.received('stats'), 'nothing is sent after the stop').toEqual([])
+      expect(process.listenerCount(signal)).toBe(before)
+    }
+  )
+
+  it('leaves no signal handler behind after a failed run either', async () => {
+    const before = [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')]
+    await runStep({ 'bot-id': '42', 'api-key': KEY, 'command-count': '14' })
+    expect([process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')]).toEqual(before)
+  })
+
+  it('a bad bot-id: the headline names no bot, only the input', async () => {
+    const view = await runStep({ 'bot-id': '42', 'api-key': KEY, 'command-count': '14' })
+    expect(view.outputs).toEqual({ result: 'failed' })
+    expect(view.summary).toMatch(
+      /^<h3>❌ discord\.place: failed: bad input &#39;bot-id&#39;<\/h3>\n<p>❌ <strong>Error:<\/strong> Input &#39;bot-id&#39; must be/
+    )
+  })
+
+  it('a bug whose message holds a secret prints it redacted', async () => {
+    vi.spyOn(settings, 'readSettings').mockImplementation(() => {
+      addSecret(KEY)
+      throw new Error(`a planted bug with ${KEY} in it`)
+    })
+    cleanups.push(async () => clearSecrets())
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
+    const [error] = view.commands.filter(c => c.command === 'error')
+    expect(error?.message).toMatch(/^Unexpected internal error: a planted bug with \S+ in it\. Please report it with this log\.$/)
+    expect(error?.message).not.toContain(KEY)
+    expect(view.summary).not.toContain(KEY)
+  })
+
+  it('a thrown value that is not an Error is reported as a bug too, with no stack to print', async () => {
+    vi.spyOn(settings, 'readSettings').mockImplementation(() => {
+      throw 'a planted string'
+    })
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: 'Unexpected internal error: a planted string. Please report it with this log.' }
+    ])
+    expect(view.commands.filter(c => c.command === 'debug')).toEqual([])
+    expect(view.summary).toMatch(/^<h3>❌ discord\.place: failed: internal error<\/h3>/)
+  })
+
+  it('an Error without a stack is reported without a debug line', async () => {
+    vi.spyOn(settings, 'readSettings').mockImplementation(() => {
+      const bug = new RangeError('a planted bug without a stack')
+      bug.stack = undefined
+      throw bug
+    })
+    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
+    expect(view.commands.filter(c => c.command === 'error')).toEqual([
+      { command: 'error', message: 'Unexpected internal error: a planted bug without a stack. Please report it with this log.' }
+    ])
+    expect(view.commands.filter(c => c.command === 'debug')).toEqual([])
   })
 })

@@ -699,3 +699,440 @@ describe('credentials that belong elsewhere', () => {
     expect(settings).toMatchObject({ apiKey: PLACE_KEY, discordToken: OWN_TOKEN })
   })
 })
+
+// ---------------------------------------------------------------------------------------
+// What a user reads when an input is refused: the whole message, word for word (the input, the
+// problem, the fix), and the summary's headline naming the input and the bot once it is known.
+// ---------------------------------------------------------------------------------------
+
+describe('every refusal, word for word', () => {
+  const URL_FIX = 'Use https://api.discord.place (the default) or the https address of a compatible service.'
+  const KEY_FIX = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
+  const HEADER_SAFE = 'contains whitespace, a control character or a non-ASCII character'
+  const ownToken = `${Buffer.from(BOT_ID).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+  const otherToken = `${Buffer.from('223456789012345678').toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+  const placeKey = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
+  const TOO_MANY = Array.from({ length: 1001 }, (_, i) => String(100000000000000000n + BigInt(i))).join(',')
+
+  it.each<[label: string, withBlock: Record<string, string>, message: string]>([
+    [
+      'a line break inside a value',
+      withValid({ timeout: '9\n00' }),
+      "Input 'timeout' contains a line break or another control character (at character 2). Give the value on one line, without control characters; in YAML, quote it or use a plain scalar."
+    ],
+    [
+      'bot-id empty',
+      withValid({ 'bot-id': '' }),
+      "Input 'bot-id' is empty. Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID)."
+    ],
+    [
+      'bot-id rounded by YAML',
+      withValid({ 'bot-id': '1.2345678901234568E+17' }),
+      "Input 'bot-id' looks like a number that YAML rounded (\"1.2345678901234568E+17\"). YAML read this as a number: put the ID in quotes, for example bot-id: '123456789012345678'."
+    ],
+    [
+      'bot-id with a letter',
+      withValid({ 'bot-id': 'a123456789012345678' }),
+      "Input 'bot-id' must be a Discord ID of 17 to 20 digits, got \"a123456789012345678\". Copy the bot's Application ID from the Discord Developer Portal or from its page on discord.place."
+    ],
+    [
+      'mode unknown',
+      withValid({ mode: 'update' }),
+      'Input \'mode\' must be "stats" or "vote-check", got "update". Use mode: stats to update the counts, or mode: vote-check to check votes.'
+    ],
+    [
+      'dry-run not a boolean',
+      withValid({ 'dry-run': 'yes' }),
+      'Input \'dry-run\' must be true or false, got "yes". Write dry-run: true or dry-run: false.'
+    ],
+    ['base-url empty', withValid({ 'base-url': '' }), `Input 'base-url' is empty. ${URL_FIX}`],
+    [
+      'base-url not absolute',
+      withValid({ 'base-url': 'api.discord.place' }),
+      `Input 'base-url' is not an absolute URL: "api.discord.place". ${URL_FIX}`
+    ],
+    [
+      'base-url with a user and password',
+      withValid({ 'base-url': 'https://user:pass@api.example.com' }),
+      `Input 'base-url' contains a user name or password. Remove them; the secret is sent in a header. ${URL_FIX}`
+    ],
+    [
+      'base-url with a password alone',
+      withValid({ 'base-url': 'https://:pass@api.example.com' }),
+      `Input 'base-url' contains a user name or password. Remove them; the secret is sent in a header. ${URL_FIX}`
+    ],
+    ['base-url ftp:', withValid({ 'base-url': 'ftp://files.example.com' }), `Input 'base-url' uses "ftp:", not https. ${URL_FIX}`],
+    [
+      'base-url over plain http to a remote host',
+      withValid({ 'base-url': 'http://api.discord.place:8080' }),
+      "Input 'base-url' uses plain http to api.discord.place:8080, which would send a secret unencrypted. Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server."
+    ],
+    [
+      'base-url with a query',
+      withValid({ 'base-url': 'https://api.example.com/?x=1' }),
+      "Input 'base-url' has a query or fragment. Give only the scheme, host and optional path prefix."
+    ],
+    [
+      'api-key empty',
+      withValid({ 'api-key': '' }),
+      "Input 'api-key' is empty. Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} (create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
+    ],
+    [
+      'api-key with a space',
+      withValid({ 'api-key': 'dp_K3y 0f-Th3-B0t' }),
+      `Input 'api-key' ${HEADER_SAFE} (at character 7). Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.`
+    ],
+    [
+      'api-key starting with a non-ASCII character',
+      withValid({ 'api-key': 'é_K3y-0f-Th3-B0t' }),
+      `Input 'api-key' ${HEADER_SAFE} (at character 1). Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.`
+    ],
+    [
+      "api-key holding the bot's Discord token",
+      withValid({ 'api-key': ownToken }),
+      "Input 'api-key' looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent. " +
+        `The secrets are probably swapped, or the wrong secret is named. ${KEY_FIX} The Discord token goes in discord-token.`
+    ],
+    [
+      'api-key the same as discord-token',
+      withValid({ 'api-key': 'dp_same-secret-in-both', 'discord-token': 'dp_same-secret-in-both' }),
+      `Input 'api-key' is the same secret as discord-token, so nothing was sent. One of the two names the wrong secret. ${KEY_FIX} discord-token takes the bot's Discord token.`
+    ],
+    [
+      'api-key the same as github-token',
+      withValid({ 'api-key': 'ghs_0123456789abcdef', 'github-token': 'ghs_0123456789abcdef' }),
+      `Input 'api-key' is the same secret as github-token (GitHub's token for the job), so nothing was sent. ${KEY_FIX}`
+    ],
+    [
+      'timeout 0',
+      withValid({ timeout: '0' }),
+      'Input \'timeout\' must be a whole number of seconds from 1 to 21600, got "0". Write it like 900.'
+    ],
+    [
+      'request-timeout above 6 hours',
+      withValid({ 'request-timeout': '21601' }),
+      'Input \'request-timeout\' must be a whole number of seconds from 1 to 21600, got "21601". Write it like 30.'
+    ],
+    [
+      'user-id in stats mode',
+      withValid({ 'user-id': '987654321098765432' }),
+      "Input 'user-id' is set, but it belongs to mode: vote-check. Remove it, or set mode: vote-check."
+    ],
+    [
+      'server-count in vote-check mode',
+      { ...VOTE, 'server-count': '5' },
+      "Input 'server-count' is set, but it belongs to mode: stats. Remove it, or set mode: stats."
+    ],
+    [
+      'count-subcommands in vote-check mode',
+      { ...VOTE, 'count-subcommands': 'TRUE' },
+      "Input 'count-subcommands' is set, but it belongs to mode: stats. Remove it, or set mode: stats."
+    ],
+    [
+      'commands-file with command-count',
+      withValid({ 'commands-file': 'commands.json' }),
+      "Input 'commands-file' cannot be combined with 'command-count': both give the command count. Keep one of them: commands-file to count the manifest, or command-count to send a fixed number."
+    ],
+    [
+      'discord-token with the "Bot " prefix',
+      withValid({ 'discord-token': 'Bot MTIz.abc.def' }),
+      'Input \'discord-token\' starts with "Bot ". Store only the token itself in the secret; the action adds the "Bot " prefix.'
+    ],
+    [
+      'discord-token holding a whole Authorization header',
+      withValid({ 'discord-token': 'Authorization: Bot MTIz.abc.def' }),
+      `Input 'discord-token' ${HEADER_SAFE} (at character 15). Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.`
+    ],
+    [
+      'discord-token shaped like a discord.place key',
+      withValid({ 'discord-token': placeKey }),
+      "Input 'discord-token' looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord. " +
+        'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord Developer Portal (Bot page) as discord-token.'
+    ],
+    [
+      'discord-token of another bot',
+      withValid({ 'discord-token': otherToken }),
+      "Input 'discord-token' is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's. " +
+        "Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id."
+    ],
+    [
+      'discord-api-url empty',
+      withValid({ 'discord-token': ownToken, 'discord-api-url': '' }),
+      "Input 'discord-api-url' is empty. Use https://discord.com/api/v10 (the default) or the https address of a compatible service."
+    ],
+    [
+      'count-subcommands without a source to count',
+      withValid({ 'count-subcommands': 'true' }),
+      "Input 'count-subcommands' is true, but it only applies to counts read from commands-file or discord-token. Set commands-file or discord-token, or remove count-subcommands."
+    ],
+    [
+      'github-token with a space',
+      withValid({ 'github-token': 'ghs_a b' }),
+      `Input 'github-token' ${HEADER_SAFE} (at character 6). Pass a GitHub token, for example the default \${{ github.token }}.`
+    ],
+    [
+      'command-count not in plain digits',
+      withValid({ 'command-count': '12.5' }),
+      'Input \'command-count\' must be a whole number from 0 to 1000 written in plain digits, got "12.5". Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.'
+    ],
+    [
+      'command-count above the maximum',
+      withValid({ 'command-count': '1001' }),
+      "Input 'command-count' is \"1001\", above the service's maximum of 1000. Send a whole number from 0 to 1000."
+    ],
+    [
+      'server-count above the maximum',
+      withValid({ 'server-count': '10000001' }),
+      "Input 'server-count' is \"10000001\", above the service's maximum of 10000000. Send a whole number from 0 to 10000000."
+    ],
+    [
+      'user-id empty',
+      { ...VOTE, 'user-id': '' },
+      "Input 'user-id' is empty, and mode: vote-check needs at least one user. Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines."
+    ],
+    [
+      'a user-id that is not an ID',
+      { ...VOTE, 'user-id': '987654321098765432, @someone' },
+      'Input \'user-id\' has "@someone" (entry 2), which is not a Discord user ID of 17 to 20 digits. Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.'
+    ],
+    [
+      'more users than one run checks',
+      { ...VOTE, 'user-id': TOO_MANY },
+      "Input 'user-id' lists 1001 users, more than the 1000 one run checks. Split the users over several steps or runs."
+    ],
+    [
+      'rate-limit-wait not in plain digits',
+      { ...VOTE, 'rate-limit-wait': '5m' },
+      'Input \'rate-limit-wait\' must be a whole number from 0 to 3600 written in plain digits, got "5m". Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.'
+    ],
+    [
+      'rate-limit-wait above an hour',
+      { ...VOTE, 'rate-limit-wait': '3601' },
+      "Input 'rate-limit-wait' is \"3601\", above the action's maximum of 3600. Send a whole number from 0 to 3600."
+    ]
+  ])('%s', (_label, withBlock, message) => {
+    const { error } = refuse(withBlock)
+    expect(error.message).toBe(message)
+    const input = /^Input '([^']+)'/.exec(message)![1]!
+    expect(error.headline).toBe(`bad input '${input}'`)
+    // The headline names the bot once its ID was read: every input but bot-id itself comes after it.
+    expect(error.botId).toBe(input === 'bot-id' ? undefined : BOT_ID)
+  })
+
+  it('no count at all: says which inputs give one, with an example; the headline says there is no count to send', () => {
+    const { error } = refuse(withValid({ 'command-count': '' }))
+    expect(error.message).toBe(
+      "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no count to send. " +
+        'Set at least one of them, for example command-count: 42.'
+    )
+    expect(error.headline).toBe('no count to send')
+    expect(error.botId).toBe(BOT_ID)
+  })
+
+  it.each([
+    ['40 characters, quoted whole', 'x'.repeat(40), `"${'x'.repeat(40)}"`],
+    ['41 characters, cut at 40', 'x'.repeat(41), `"${'x'.repeat(40)}…"`]
+  ])('a value of %s', (_label, raw, quoted) => {
+    expect(refuse(withValid({ mode: raw })).error.message).toBe(
+      `Input 'mode' must be "stats" or "vote-check", got ${quoted}. Use mode: stats to update the counts, or mode: vote-check to check votes.`
+    )
+  })
+})
+
+describe('the bounds of each input', () => {
+  it.each([
+    ['1', 1_000],
+    ['21600', 21_600_000]
+  ])('a timeout and a request-timeout of %s s are taken', (raw, ms) => {
+    const { settings } = parse(withValid({ timeout: raw, 'request-timeout': raw }))
+    expect([settings.timeoutMs, settings.requestTimeoutMs]).toEqual([ms, ms])
+    expect(settings.notes, 'a request-timeout equal to timeout is no note').toEqual([])
+  })
+
+  it.each(['0', '21601', '1.5', '1e3', '0x10', '-5', '+5', '5s', 's5'])('a timeout or request-timeout of %s is refused', raw => {
+    for (const input of ['timeout', 'request-timeout']) {
+      expect(refuse(withValid({ [input]: raw })).error.message).toMatch(
+        new RegExp(`^Input '${input}' must be a whole number of seconds from 1 to 21600`)
+      )
+    }
+  })
+
+  it('a request-timeout above timeout is cut to it, and the note says so in full', () => {
+    const { settings } = parse(withValid({ timeout: '10', 'request-timeout': '11' }))
+    expect(settings.requestTimeoutMs).toBe(10_000)
+    expect(settings.notes).toEqual([
+      'request-timeout (11 s) is longer than timeout (10 s), so each request may take at most 10 s, the time the whole step may take.'
+    ])
+  })
+
+  it.each([
+    ['with a letter before', 'a123456789012345678'],
+    ['with a letter after', '123456789012345678a'],
+    ['of 16 digits', '1234567890123456'],
+    ['of 21 digits', '123456789012345678901']
+  ])('a bot-id or user-id %s is refused', (_label, id) => {
+    expect(refuse(withValid({ 'bot-id': id })).error.message).toMatch(/^Input 'bot-id' must be a Discord ID of 17 to 20 digits/)
+    expect(refuse({ ...VOTE, 'user-id': id }).error.message).toMatch(
+      /^Input 'user-id' has ".*" \(entry 1\), which is not a Discord user ID/
+    )
+  })
+
+  it.each(['12345678901234567', '12345678901234567890'])('a user-id of %s (17 and 20 digits) is taken', id => {
+    expect(parse({ ...VOTE, 'user-id': id }).settings.userIds).toEqual([id])
+  })
+
+  it('1000 users, the most one run checks, are taken', () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => String(100000000000000000n + BigInt(i)))
+    expect(parse({ ...VOTE, 'user-id': ids.join('\n') }).settings.userIds).toEqual(ids)
+  })
+
+  it.each([
+    ['in exponent form', '1.2345678901234568E+17'],
+    ['with a lower-case exponent and no plus sign', '1.2345678901234568e17'],
+    ['without a decimal point', '1e+17'],
+    ['with a decimal point and no exponent', '123456789012345678.0']
+  ])('a bot-id that YAML read as a number (%s) is refused with the advice to quote it', (_label, raw) => {
+    expect(refuse(withValid({ 'bot-id': raw })).error.message).toMatch(
+      /^Input 'bot-id' looks like a number that YAML rounded .* put the ID in quotes/
+    )
+  })
+})
+
+describe('addresses a secret may be sent to', () => {
+  it.each([
+    ['http to a 127/8 address with several digits in each part', 'http://127.10.200.255:9', 'http://127.10.200.255:9'],
+    ['http to localhost in capitals', 'http://LOCALHOST:3000', 'http://localhost:3000'],
+    ['several trailing slashes', 'https://x.example/api//', 'https://x.example/api']
+  ])('a base-url with %s', (_label, raw, normalized) => {
+    expect(parse(withValid({ 'base-url': raw })).settings.baseUrl).toBe(normalized)
+  })
+
+  it.each(['http://127.0.0.1.evil.com', 'http://localhost.evil.com', 'http://[::2]'])('plain http to %s is refused', raw => {
+    expect(refuse(withValid({ 'base-url': raw })).error.message).toMatch(
+      /^Input 'base-url' uses plain http to .*, which would send a secret unencrypted/
+    )
+  })
+
+  it('discord-api-url is not read without a discord-token, whatever it holds', () => {
+    expect(parse(withValid({ 'discord-api-url': 'not a url' })).settings.discordApiUrl).toBe('')
+  })
+})
+
+describe('what is and is not a token', () => {
+  const ownToken = `${Buffer.from(BOT_ID).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+
+  it.each([
+    ['four dot-separated parts, a token after the first', `x.${ownToken}`],
+    ['four dot-separated parts, a token before the last', `${ownToken}.x`]
+  ])('an api-key of %s is a key, not a token', (_label, key) => {
+    expect(parse(withValid({ 'api-key': key })).settings.apiKey).toBe(key)
+  })
+
+  it.each([
+    ['a letter before the ID', `x${BOT_ID}`],
+    ['a letter after the ID', `${BOT_ID}x`]
+  ])('a discord-token whose first part decodes to %s names no bot, so it is taken', (_label, decoded) => {
+    const token = `${Buffer.from(decoded).toString('base64url')}.GpRxYz.abc`
+    expect(parse(withValid({ 'discord-token': token })).settings.discordToken).toBe(token)
+  })
+
+  it.each(['a'.repeat(63), 'a'.repeat(65), `g${'a'.repeat(63)}`])('a discord-token of %s is not a discord.place key', token => {
+    expect(parse(withValid({ 'discord-token': token })).settings.discordToken).toBe(token)
+  })
+
+  it('count-subcommands with a discord-token as the only source', () => {
+    const { settings } = parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'discord-token': ownToken, 'count-subcommands': 'true' })
+    expect(settings).toMatchObject({ countSubcommands: true, discordToken: ownToken, discordApiUrl: 'https://discord.com/api/v10' })
+  })
+
+  it.each(['${{github.token}}x', 'x${{github.token}}'])('a github-token of %s is a token, not an unexpanded expression', token => {
+    expect(parse(withValid({ 'github-token': token })).settings.github?.token).toBe(token)
+  })
+})
+
+describe('the workflow context, from the environment', () => {
+  const read = (env: Record<string, string>): Either =>
+    parseSettings(
+      name => inputs(VALID).get(name) ?? '',
+      () => {},
+      env
+    ) as Either
+
+  it('the workflow, its commit and the job (read after a strike), and the mark of the reusable workflow', () => {
+    const settings = read({
+      GITHUB_WORKSPACE: '/w',
+      GITHUB_REPOSITORY: 'example/bot',
+      GITHUB_SHA: 'abc123',
+      GITHUB_API_URL: 'https://ghes.example/api/v3',
+      GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main',
+      GITHUB_WORKFLOW_SHA: 'def456',
+      GITHUB_JOB: 'stats',
+      DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true'
+    })
+    expect(settings.github).toEqual({
+      token: undefined,
+      workspace: '/w',
+      repository: 'example/bot',
+      sha: 'abc123',
+      apiUrl: 'https://ghes.example/api/v3',
+      inReusableWorkflow: true,
+      workflowRef: 'example/bot/.github/workflows/stats.yml@refs/heads/main',
+      workflowSha: 'def456',
+      job: 'stats'
+    })
+    expect(Object.isFrozen(settings.github)).toBe(true)
+  })
+
+  it('variables set but empty count as unset; the reusable workflow is marked only by "true"', () => {
+    const settings = read({
+      GITHUB_WORKSPACE: '',
+      GITHUB_REPOSITORY: '',
+      GITHUB_SHA: '',
+      GITHUB_API_URL: '',
+      GITHUB_WORKFLOW_REF: '',
+      GITHUB_WORKFLOW_SHA: '',
+      GITHUB_JOB: '',
+      DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: '1'
+    })
+    expect(settings.github).toEqual({
+      token: undefined,
+      workspace: process.cwd(),
+      repository: undefined,
+      sha: undefined,
+      apiUrl: 'https://api.github.com',
+      inReusableWorkflow: false,
+      workflowRef: undefined,
+      workflowSha: undefined,
+      job: undefined
+    })
+  })
+})
+
+describe('parseSettings and its callers', () => {
+  it('never asks to mask an empty secret', () => {
+    const mask = vi.fn()
+    parseSettings(name => inputs({ 'bot-id': BOT_ID, 'dry-run': 'true', 'server-count': '5', 'discord-token': '' }).get(name) ?? '', mask)
+    expect(mask).not.toHaveBeenCalled()
+  })
+
+  it('passes a failure that is not a refusal (a bug in the reader) on as it is, naming no bot', () => {
+    const bug = new TypeError('the reader broke')
+    const map = inputs(VALID)
+    const thrown = (() => {
+      try {
+        parseSettings(
+          name => {
+            if (name === 'mode') throw bug
+            return map.get(name) ?? ''
+          },
+          () => {}
+        )
+      } catch (error) {
+        return error
+      }
+      return undefined
+    })()
+    expect(thrown).toBe(bug)
+    expect(thrown).not.toHaveProperty('botId')
+  })
+})
