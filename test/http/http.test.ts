@@ -1056,6 +1056,53 @@ describe('retryAfterMs: the wait an answer asks for', () => {
     expect(retryAfterMs(given)).toBe(expected)
   })
 
+  /** The request limiter's 429 as the service words it, with these fields beside its own, and these headers. */
+  const tooMany = (body: Record<string, unknown>, headers: http.IncomingHttpHeaders = {}): HttpAnswer =>
+    answer(429, headers, { success: false, error: 'Too many requests, please try again later.', status: 429, ...body })
+  /** A 429 whose body is not JSON. */
+  const plain429 = (headers: http.IncomingHttpHeaders = {}): HttpAnswer => ({ ...answer(429, headers), text: 'Too Many Requests' })
+
+  it.each([
+    ['retry_after in the body', tooMany({ retry_after: 60 }), 60_000],
+    ['a fractional retry_after', tooMany({ retry_after: 1.5 }), 1_500],
+    ['retry_after 0', tooMany({ retry_after: 0 }), 0],
+    ['a Retry-After header', tooMany({}, { 'retry-after': '120' }), 120_000],
+    ['a RateLimit-Reset header', tooMany({}, { 'ratelimit-reset': '30' }), 30_000],
+    ['an absurd retry_after: capped at a day', tooMany({ retry_after: 1e20 }), 86_400_000],
+    ['all three: the body wins', tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }), 60_000],
+    ['both headers: Retry-After wins', tooMany({}, { 'retry-after': '120', 'ratelimit-reset': '30' }), 120_000],
+    ['an unusable retry_after: the headers are used', tooMany({ retry_after: 'soon' }, { 'retry-after': '120' }), 120_000],
+    ['a negative retry_after: the headers are used', tooMany({ retry_after: -5 }, { 'ratelimit-reset': '30' }), 30_000],
+    ['an unusable Retry-After: RateLimit-Reset is used', tooMany({}, { 'retry-after': 'later', 'ratelimit-reset': '30' }), 30_000],
+    ['a non-JSON 429 with Retry-After', plain429({ 'retry-after': '7' }), 7_000]
+  ])('the limiter’s 429: takes %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
+  })
+
+  it.each([
+    ['no hint at all', tooMany({})],
+    ['a non-JSON 429 without headers', plain429()],
+    ['only unusable hints', tooMany({ retry_after: null }, { 'retry-after': 'later', 'ratelimit-reset': '-1' })]
+  ])('the limiter’s 429: is unknown with %s', (_label, got) => {
+    expect(retryAfterMs(got)).toBeUndefined()
+  })
+
+  it.each([
+    [
+      'a 503 with only RateLimit-Reset: a backoff, not the window',
+      answer(503, { 'ratelimit-remaining': '9', 'ratelimit-reset': '1800' }),
+      undefined
+    ],
+    ['a 503 with Retry-After', answer(503, { 'retry-after': '5', 'ratelimit-reset': '1800' }), 5_000],
+    [
+      'a 200 with RateLimit-Remaining: 0: the limiter is spent',
+      answer(200, { 'ratelimit-remaining': '0', 'ratelimit-reset': '30' }),
+      30_000
+    ]
+  ])('reads RateLimit-Reset only when the limiter is spent: %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
+  })
+
   it('leaves RateLimit-Reset out when told to', () => {
     expect(retryAfterMs(answer(429, { 'ratelimit-reset': '20' }), { limiterReset: false })).toBeUndefined()
     expect(retryAfterMs(answer(429, { 'ratelimit-reset': '20', 'retry-after': '2' }), { limiterReset: false })).toBe(2_000)

@@ -3,16 +3,23 @@
  * from the inputs a step gives (action.yml's defaults applied, as the runner does), a clock the
  * test controls (a wait moves it on at once), and the run's stop signal.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import * as core from '@actions/core'
+import { expect, vi } from 'vitest'
+import { ActionError } from '../../src/errors.js'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
+import { reportStats } from '../../src/stats/report.js'
 import { runStats, type StatsOutcome } from '../../src/stats/update.js'
 import { runVotes, type VoteOutcome } from '../../src/votes/check.js'
-import { onTestFinished } from 'vitest'
-import { ROOT } from './action.js'
-import { type BotSeed, ServiceEmulator } from './emulator.js'
+import { parseCommands, parseOutputFile, ROOT, type WorkflowCommand } from './action.js'
+import { type BotSeed, type EmulatorOptions, ServiceEmulator } from './emulator.js'
+import { DiscordFake } from './fakes.js'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
+import { afterTest } from './teardown.js'
 
 const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
 
@@ -87,10 +94,16 @@ export async function votesRun(
   return { outcome: await runVotes(settings, d), log }
 }
 
-/** The bot and key every in-process test of the stats mode uses, unless it needs another. */
+/**
+ * The bot and key every in-process test uses, unless it needs another. The key holds the
+ * symbols a key may hold ('.', '-', '_'): it must reach the service as it is.
+ */
 export const BOT = '123456789012345678'
-export const KEY = 'dpk_test_key_0123456789abcdef'
-export const HOUR = 3_600_000
+export const KEY = 'dp_live_k3y.with-symbols_9f8e7d6c5b4a'
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
+/** The token Discord's fake answers to (discordFake). */
+export const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.Qm4vR7tW2pK9sL5nX8cJ_0z3'
 
 export interface EmulatedBot {
   /** How long before the clock's now the counts were last updated (default 7 h: an update is due). */
@@ -99,6 +112,8 @@ export interface EmulatedBot {
   readonly seed?: Partial<BotSeed>
   /** Each request is handled this long after it arrived, as over the internet. */
   readonly latencyMs?: number
+  /** Anything else about the service: its rate limits, a path prefix, a clock of its own (by default the test's). */
+  readonly service?: Omit<EmulatorOptions, 'bots' | 'latencyMs'>
 }
 
 /**
@@ -111,10 +126,165 @@ export async function emulatedBot(clock: { readonly now: () => number }, bot: Em
   const emulator = await ServiceEmulator.start({
     now: clock.now,
     latencyMs: bot.latencyMs,
+    ...bot.service,
     bots: [
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...bot.seed }
     ]
   })
-  onTestFinished(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
+}
+
+/** An address nothing listens on: an emulator's, closed. */
+export async function unreachableUrl(clock: { readonly now: () => number }): Promise<string> {
+  const emulator = await emulatedBot(clock)
+  await emulator.close()
+  return emulator.url
+}
+
+/** A workspace folder (not a checkout) holding `files` (paths relative to it), removed when the test finishes. */
+export async function tempWorkspace(files: Record<string, string> = {}): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'workspace-'))
+  afterTest(() => rm(dir, { recursive: true, force: true }))
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true })
+    await writeFile(join(dir, path), text)
+  }
+  return dir
+}
+
+/** Discord's fake for the test's bot (DISCORD_TOKEN), with these global commands and server count, closed when the test finishes. */
+export async function discordFake(commands: unknown[] = [], guildCount = 1250): Promise<DiscordFake> {
+  const fake = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount, commands })
+  afterTest(() => fake.close())
+  return fake
+}
+
+/** A step's inputs for the test's bot on `emulator` (bot-id, api-key, base-url), with `more`. */
+export function botInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+  return { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...more }
+}
+
+/** The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is its record). */
+export function routes(emulator: ServiceEmulator): string[] {
+  return emulator.requests.map(r => `${r.method} ${r.path.replace(`/bots/${BOT}`, '')}`)
+}
+
+/** A stats step's inputs for the test's bot: a command count of 14 (12 are listed) unless `more` says otherwise. */
+export function statsInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+  return botInputs(emulator, { 'command-count': '14', ...more })
+}
+
+// ---------------------------------------------------------------------------------------
+// A step's report, read back as the runner reads it
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers
+ * of what was written to them; when the test finishes, the environment is as it was and the
+ * files are gone.
+ */
+export function runnerFiles(): { outputs: () => Record<string, string>; summary: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-files-'))
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') }
+  const saved = { GITHUB_OUTPUT: process.env['GITHUB_OUTPUT'], GITHUB_STEP_SUMMARY: process.env['GITHUB_STEP_SUMMARY'] }
+  for (const [name, file] of Object.entries(files)) {
+    writeFileSync(file, '')
+    process.env[name] = file
+  }
+  // @actions/core's summary keeps the file of its first write, as one step's process would.
+  forgetSummaryFile()
+  afterTest(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    forgetSummaryFile()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    outputs: () => parseOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+    summary: () => readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+  }
+}
+
+function forgetSummaryFile(): void {
+  ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+}
+
+/** What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`, or until the test finishes. */
+export function capturedStdout(): { text: () => string; lines: () => string[]; stop: () => void } {
+  const chunks: string[] = []
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    chunks.push(String(chunk))
+    return true
+  })
+  const stop = (): void => spy.mockRestore()
+  afterTest(stop)
+  return {
+    text: () => chunks.join(''),
+    lines: () =>
+      chunks
+        .join('')
+        .split(/\r?\n/)
+        .filter(line => line !== ''),
+    stop
+  }
+}
+
+/** A stats step in process, as the runner sees it: the run, then its report as main.ts writes it. */
+export interface StatsStep {
+  outcome: StatsOutcome
+  /** The run's own log lines. */
+  log: string[]
+  outputs: Record<string, string>
+  summary: string
+  /** The workflow commands the report printed (annotations), as the runner reads them. */
+  commands: WorkflowCommand[]
+  /** What main.ts fails the step with (its one `::error::`), if anything. */
+  failure: string | undefined
+  /** Every wait the run asked for. */
+  waits: number[]
+}
+
+/** Runs the stats mode with these inputs, then writes its report (reportStats) as the step does, and reads it back. */
+export async function statsStep(given: Record<string, string>, clock: TestClock): Promise<StatsStep> {
+  const { outcome, log } = await statsRun(given, { clock })
+  const files = runnerFiles()
+  const printed = capturedStdout()
+  let failure: string | undefined
+  try {
+    failure = await reportStats(settingsFor<StatsSettings>(given), outcome)
+  } finally {
+    printed.stop()
+  }
+  return {
+    outcome,
+    log,
+    outputs: files.outputs(),
+    summary: files.summary(),
+    commands: parseCommands(printed.text()).commands,
+    failure,
+    waits: clock.waits
+  }
+}
+
+/** The messages of the annotations of one kind a step printed. */
+export function annotations(step: StatsStep, kind: 'error' | 'warning' | 'notice'): string[] {
+  return step.commands.filter(c => c.command === kind).map(c => c.message)
+}
+
+/**
+ * A failure as the step reports it: main.ts fails the step with the one message the report
+ * returns (its one `::error::` line), and the report prints no error of its own. An ActionError
+ * is an expected failure: main.ts prints no stack trace for it. Returns the message.
+ */
+export function expectCleanFailure(step: StatsStep): string {
+  expect(step.outcome.result).toBe('failed')
+  expect(step.outcome.error, 'an expected failure, reported without a stack trace').toBeInstanceOf(ActionError)
+  expect(step.failure).toBe(step.outcome.error!.message)
+  expect(annotations(step, 'error'), 'no ::error:: but the one main.ts prints').toEqual([])
+  // The headline says why in a few words (interface.md, "Every word true of the run").
+  expect(step.summary).toMatch(/<h3>❌ [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: failed: [^<]+<\/h3>/)
+  return step.failure!
 }
