@@ -14,21 +14,9 @@ import { serviceMessage } from '../../src/service.js'
 import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from '../../src/stats/answers.js'
 import type { StatsBody } from '../../src/stats/update.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
-import { jsonFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
-import {
-  annotations,
-  BOT,
-  emulatedBot,
-  expectCleanFailure,
-  HOUR,
-  KEY,
-  MINUTE,
-  routes,
-  statsInputs,
-  statsRun,
-  statsStep,
-  TestClock
-} from '../support/inprocess.js'
+import { jsonFault, limiterFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
+import { BOT, emulatedBot, HOUR, KEY, MINUTE, routes, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
+import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 /** Where every TestClock starts. */
 const START = new TestClock().now()
@@ -465,9 +453,8 @@ describe("the request limiter's 429: turned away, no strike", () => {
     // follows the named wait, never RateLimit-Reset (interface.md).
     emulator.inject(
       'stats',
-      jsonFault(
-        429,
-        { success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: 120 },
+      limiterFault(
+        { retry_after: 120 },
         { 'Retry-After': '120', 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1800' }
       )
     )
@@ -481,14 +468,7 @@ describe("the request limiter's 429: turned away, no strike", () => {
   it('leaves next-update-at empty for a limiter 429 that names no wait, whatever RateLimit-Reset says', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    emulator.inject(
-      'stats',
-      jsonFault(
-        429,
-        { success: false, error: 'Too many requests, please try again later.', status: 429 },
-        { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1500' }
-      )
-    )
+    emulator.inject('stats', limiterFault({}, { 'RateLimit-Limit': '2', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1500' }))
     const run = await statsStep(statsInputs(emulator, { 'command-count': '5', 'cooldown-check': 'false' }), clock)
     expect(run.failure).toBeUndefined()
     expect(run.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
@@ -498,7 +478,7 @@ describe("the request limiter's 429: turned away, no strike", () => {
   it('the request limiter’s 429 naming no wait, after a record that allowed the update: no next update time', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    emulator.inject('stats', jsonFault(429, { success: false, error: 'Too many requests, please try again later.', status: 429 }))
+    emulator.inject('stats', limiterFault())
     const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome).toMatchObject({ result: 'rate-limited', status: 429, nextUpdateAt: undefined })
   })

@@ -21,11 +21,12 @@ import {
   HOUR,
   KEY,
   settingsFor,
+  statsInputs,
   statsRun,
-  statsStep,
   tempWorkspace,
   TestClock
 } from '../support/inprocess.js'
+import { statsStep } from '../support/step.js'
 import type { StatsSettings } from '../../src/settings.js'
 
 const JOB_TOKEN = 'ghs_countsJobToken0123456789'
@@ -51,15 +52,18 @@ const ERASURE_ADVICE =
   'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build. ' +
   '(command-count: 0 sends zero on purpose.)'
 
+/** A run whose commands-file, commands.json, holds `manifest` in a workspace of its own; `dir` is that workspace. */
+async function withManifest(clock: TestClock, emulator: ServiceEmulator, manifest: string, more: Record<string, string> = {}) {
+  const dir = await tempWorkspace({ 'commands.json': manifest })
+  const run = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', ...more }), { clock, env: { GITHUB_WORKSPACE: dir } })
+  return { ...run, dir }
+}
+
 describe('a commands-file', () => {
   it('in the workspace: counted, named as the source, and the log says which file', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace({ 'commands.json': '[{"name":"ping","type":1},{"name":"help","type":1}]' })
-    const { outcome, log } = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json' }), {
-      clock,
-      env: { GITHUB_WORKSPACE: dir }
-    })
+    const { outcome, log, dir } = await withManifest(clock, emulator, '[{"name":"ping","type":1},{"name":"help","type":1}]')
     expect(outcome.counts?.command).toEqual({ value: 2, source: 'commands-file commands.json', read: true })
     expect(log).toContain(`Counting the commands in ${join(dir, 'commands.json')}.`)
     expect(sent(emulator)).toEqual([{ command_count: 2 }])
@@ -68,11 +72,7 @@ describe('a commands-file', () => {
   it('that lists no commands while the listing shows some: left out with a warning, the server count still sent', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace({ 'commands.json': '[]' })
-    const { outcome } = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', 'server-count': '1250' }), {
-      clock,
-      env: { GITHUB_WORKSPACE: dir }
-    })
+    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250' })
     expect(sent(emulator)).toEqual([{ server_count: 1250 }])
     expect(emulator.bot(BOT).commands).toBe(12)
     expect(outcome.counts?.warnings).toEqual([
@@ -84,27 +84,26 @@ describe('a commands-file', () => {
   it('that lists no commands while the listing shows none either: 0 is sent, with no warning', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, { seed: { commands: 0 } })
-    const dir = await tempWorkspace({ 'commands.json': '[]' })
-    const { outcome } = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', 'server-count': '1250' }), {
-      clock,
-      env: { GITHUB_WORKSPACE: dir }
-    })
+    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250' })
     expect(emulator.received('stats')[0]!.body).toBe('{"command_count":0,"server_count":1250}')
     expect(outcome.counts?.warnings).toEqual([])
     expect(outcome.warnings).toEqual([])
   })
 
+  it('a count a source left out leaves nothing to send: skipped, the key still checked, nothing sent', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    // A manifest that lists no commands while the listing shows 12: the count is left out.
+    const { outcome } = await withManifest(clock, emulator, '[]')
+    expect(emulator.received('stats')).toEqual([])
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'skipped', skip: 'nothing', keyCheck: { state: 'valid' }, error: undefined })
+  })
+
   it('that lists no commands, without the record to compare (cooldown-check: false): left out, saying the listing was not read', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace({ 'commands.json': '[]' })
-    const { outcome } = await statsRun(
-      botInputs(emulator, { 'commands-file': 'commands.json', 'server-count': '1250', 'cooldown-check': 'false' }),
-      {
-        clock,
-        env: { GITHUB_WORKSPACE: dir }
-      }
-    )
+    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250', 'cooldown-check': 'false' })
     expect(sent(emulator)).toEqual([{ server_count: 1250 }])
     expect(outcome.counts?.warnings).toEqual([
       `The command count was left out: commands-file commands.json found no commands, and the listing's count could not be read to compare; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
@@ -166,6 +165,29 @@ describe('a count given as an input', () => {
     expect(emulator.bot(BOT)).toMatchObject({ commands: 0, servers: 1204 })
     expect(run.outputs).toMatchObject({ result: 'updated', 'command-count': '0', status: '200' })
     expect(run.outputs['server-count']).toBeUndefined()
+  })
+})
+
+describe('the log', () => {
+  it('names each count given with its source', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    const { log } = await statsRun(statsInputs(emulator, { 'server-count': '1250' }), { clock })
+    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
+      'Command count: 14 (input command-count)',
+      'Server count: 1250 (input server-count)'
+    ])
+  })
+
+  it('names each count with its source once, then the ones Discord filled in', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    const fake = await discordFake()
+    const { log } = await statsRun(statsInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
+    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
+      'Command count: 14 (input command-count)',
+      'Server count: 1250 (Discord (approximate_guild_count))'
+    ])
   })
 })
 
@@ -246,11 +268,10 @@ describe('Discord fills in whichever count is missing', () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
     const fake = await discordFake([])
-    const dir = await tempWorkspace({ 'commands.json': '[{"name":"ping"},{"name":"ping"}]' })
-    const { outcome, log } = await statsRun(
-      botInputs(emulator, { 'commands-file': 'commands.json', 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }),
-      { clock, env: { GITHUB_WORKSPACE: dir } }
-    )
+    const { outcome, log } = await withManifest(clock, emulator, '[{"name":"ping"},{"name":"ping"}]', {
+      'discord-token': DISCORD_TOKEN,
+      'discord-api-url': fake.url
+    })
     expect(log).toContain('Reading the server count from Discord.')
     expect(fake.requests.map(r => r.route)).toEqual(['application'])
     expect(outcome.counts?.warnings).toHaveLength(1)

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import type { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
-import { DISCORD_TOKEN, discordFake, emulatedBot, expectCleanFailure, statsInputs, statsStep, TestClock } from '../support/inprocess.js'
+import { DISCORD_TOKEN, discordFake, emulatedBot, statsInputs, TestClock } from '../support/inprocess.js'
+import { expectCleanFailure, statsStep } from '../support/step.js'
 
 /** An update due without the record read, the server count read from Discord. */
 const fromDiscord = (emulator: ServiceEmulator, fake: DiscordFake): Record<string, string> =>

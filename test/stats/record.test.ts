@@ -12,29 +12,12 @@ import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import { acceptsFrom, cooldownEnds, interpretRecord, type PublicRecord, type RecordRead, readPublicRecord } from '../../src/stats/record.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
-import { type Fault, recordFault, SIX_HOURS } from '../support/emulator.js'
-import {
-  annotations,
-  BOT,
-  emulatedBot,
-  expectCleanFailure,
-  HOUR,
-  MINUTE,
-  routes,
-  statsInputs,
-  statsRun,
-  statsStep,
-  TestClock,
-  unreachableUrl
-} from '../support/inprocess.js'
+import { type Fault, limiterFault, recordFault, SIX_HOURS } from '../support/emulator.js'
+import { BOT, emulatedBot, HOUR, MINUTE, routes, statsInputs, statsRun, TestClock, unreachableUrl } from '../support/inprocess.js'
+import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 /** The read limiter's answer, once, asking for `seconds`. */
-const readLimited = (seconds: number): Fault => ({
-  kind: 'answer',
-  status: 429,
-  headers: { 'Content-Type': 'application/json', 'Retry-After': String(seconds) },
-  body: JSON.stringify({ success: false, error: 'Too many requests, please try again later.', status: 429, retry_after: seconds })
-})
+const readLimited = (seconds: number): Fault => limiterFault({ retry_after: seconds }, { 'Retry-After': String(seconds) })
 
 describe('interpretRecord', () => {
   it('reads a 200 record with ISO 8601 dates', () => {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
+import { type Clock, realClock } from '../../src/http/client.js'
 import { GitHubFake } from '../support/fakes.js'
 import {
   botInputs,
@@ -20,6 +21,10 @@ import {
   votesRun
 } from '../support/inprocess.js'
 import { afterTest } from '../support/teardown.js'
+
+/** A stop's report: the stop (by SIGTERM unless told), then what had been sent and answered. */
+const stopped = (sent: string, signal = 'SIGTERM'): string =>
+  `The step was stopped by ${signal} (a cancelled workflow or a time limit). ${sent}`
 
 const SIX_HOUR_REFUSAL = '{"success":false,"error":"You can only update stats once every 6 hours.","status":429}'
 
@@ -63,9 +68,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
     const { outcome } = await statsRun(statsInputs(emulator), { clock, ...stopAfter('Sending PATCH', { delayMs: 0, signal: 'SIGINT' }) })
     expect(emulator.received('stats')).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGINT (a cancelled workflow or a time limit). The stats update was not sent.'
-    )
+    expect(outcome.error?.message).toBe(stopped('The stats update was not sent.', 'SIGINT'))
   })
 
   it.each([
@@ -81,7 +84,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
     })
     expect(emulator.received('stats')).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
-    expect(outcome.error?.message).toBe(`The step was stopped by SIGTERM (a cancelled workflow or a time limit). ${sent}`)
+    expect(outcome.error?.message).toBe(stopped(sent))
   })
 
   it('SIGTERM while Discord is read: no PATCH', async () => {
@@ -107,8 +110,10 @@ describe('a stop in stats mode says what was sent and answered', () => {
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'no-answer' })
     expect(outcome.error?.message).toMatch(/The stats update was sent, and no answer came back/)
     expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was sent, and no answer came back: ' +
-        'the service may have stored it. With cooldown-check: true the next run reads the public record first and does not send it twice.'
+      stopped(
+        'The stats update was sent, and no answer came back: the service may have stored it. ' +
+          'With cooldown-check: true the next run reads the public record first and does not send it twice.'
+      )
     )
   })
 
@@ -123,9 +128,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
     })
     expect(emulator.received('stats')).toHaveLength(1)
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'answered', status: 200 })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was sent and answered (200).'
-    )
+    expect(outcome.error?.message).toBe(stopped('The stats update was sent and answered (200).'))
   })
 
   it('during the record read after a 6-hour refusal: the refusal (a strike) is reported, and the stop with it', async () => {
@@ -191,13 +194,38 @@ describe('a stop while the manifest is read from the repository', () => {
     expect(github.requests).toHaveLength(1)
     expect(emulator.requests).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was not sent.'
-    )
+    expect(outcome.error?.message).toBe(stopped('The stats update was not sent.'))
   })
 })
 
 describe('a stop in vote-check mode', () => {
+  it('a stop during a pacing wait ends the wait at once, sends nothing more, and says how many checks were answered', async () => {
+    const clock = new TestClock()
+    // One check per window: the first answer says the window is spent, so the second check waits 60 s.
+    const emulator = await emulatedBot(clock, { service: { rateLimits: { votes: { limit: 1, windowMs: 60_000 } } } })
+    const stop = new AbortController()
+    const waits: number[] = []
+    const stopping: Clock = {
+      now: clock.now,
+      random: clock.random,
+      sleep: (ms, signal) => {
+        waits.push(ms)
+        setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
+        return realClock.sleep(ms, signal)
+      }
+    }
+    const ids = ['223456789012345678', '323456789012345678', '423456789012345678']
+    const started = Date.now()
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': ids.join(',') }), { clock: stopping, signal: stop.signal })
+
+    expect(waits).toEqual([60_000])
+    expect(Date.now() - started, 'the wait ended with the stop, not after 60 s').toBeLessThan(5_000)
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', unchecked: ids.slice(1) })
+    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
+    expect(outcome.error?.message).toBe(stopped('1 vote check(s) had been answered; no result is reported for an unfinished check.'))
+  })
+
   it('names the check it cut off in flight, and sends no other', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
@@ -212,8 +240,10 @@ describe('a stop in vote-check mode', () => {
     expect(emulator.received('votes'), 'no check after the stop').toHaveLength(2)
     expect(outcome).toMatchObject({ result: 'failed', unchecked: [users[1], users[2]] })
     expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered, and the check ' +
-        `of user ${users[1]} was sent but cut off before its answer; no result is reported for an unfinished check.`
+      stopped(
+        `1 vote check(s) had been answered, and the check of user ${users[1]} was sent but cut off before its answer; ` +
+          'no result is reported for an unfinished check.'
+      )
     )
   })
 })

@@ -14,24 +14,19 @@ import { outcomeLine } from '../../src/stats/report.js'
 import { when } from '../../src/summary.js'
 import { type Fault, recordFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
 import {
-  annotations,
   BOT,
   botInputs,
-  DISCORD_TOKEN,
-  discordFake,
   emulatedBot,
-  expectCleanFailure,
   HOUR,
   KEY,
   MINUTE,
   routes,
   statsInputs,
   statsRun,
-  statsStep,
-  tempWorkspace,
   TestClock,
   unreachableUrl
 } from '../support/inprocess.js'
+import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 describe('an update that is due', () => {
   it('reads the record, sends one PATCH with only the counts resolved, and reports the answer', async () => {
@@ -60,20 +55,6 @@ describe('an update that is due', () => {
     const run = await statsStep(statsInputs(emulator, { 'command-count': '5', 'base-url': `${emulator.url}/` }), clock)
     expect(run.outcome.result).toBe('updated')
     expect(emulator.requests.map(r => `${r.method} ${r.path}`)).toEqual([`GET /api/v1/bots/${BOT}`, `PATCH /api/v1/bots/${BOT}/stats`])
-  })
-
-  it('a count a source left out leaves nothing to send: skipped, the key still checked, nothing sent', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    // A manifest that lists no commands while the listing shows 12: the count is left out.
-    const dir = await tempWorkspace({ 'commands.json': '[]' })
-    const { outcome } = await statsRun(statsInputs(emulator, { 'command-count': '', 'commands-file': 'commands.json' }), {
-      clock,
-      env: { GITHUB_WORKSPACE: dir }
-    })
-    expect(emulator.received('stats')).toEqual([])
-    expect(emulator.received('votes')).toHaveLength(1)
-    expect(outcome).toMatchObject({ result: 'skipped', skip: 'nothing', keyCheck: { state: 'valid' }, error: undefined })
   })
 })
 
@@ -280,27 +261,31 @@ describe('an update whose answer was lost', () => {
     expect(log).toContain(line)
   })
 
-  it('sends the update once more when the connection dropped and the record shows it did not arrive: no strike', async () => {
+  it.each([
+    [
+      'sends the update once more when the connection dropped and the record shows it did not arrive: no strike',
+      { kind: 'reset' } as Fault,
+      ['stats 0', 'record 200', 'stats 200'],
+      '200'
+    ],
+    [
+      'does not send the update again when the record shows it arrived before the connection dropped',
+      { kind: 'reset-after-handling' } as Fault,
+      // The service stored it (its 200), and the connection dropped before the answer went out.
+      ['stats 200', 'record 200'],
+      undefined
+    ]
+  ])('%s', async (_, fault, requests, status) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    emulator.inject('stats', { kind: 'reset' })
+    emulator.inject('stats', fault)
     const run = await statsStep(statsInputs(emulator, { 'command-count': '5', 'cooldown-check': 'false' }), clock)
     expect(run.failure, run.log.join('\n')).toBeUndefined()
-    expect(emulator.requests.map(r => `${r.route} ${r.status}`)).toEqual(['stats 0', 'record 200', 'stats 200'])
-    expect(emulator.bot(BOT).strikes).toHaveLength(0)
-    expect(run.outputs).toMatchObject({ result: 'updated', status: '200' })
-  })
-
-  it('does not send the update again when the record shows it arrived before the connection dropped', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    emulator.inject('stats', { kind: 'reset-after-handling' })
-    const run = await statsStep(statsInputs(emulator, { 'command-count': '5', 'cooldown-check': 'false' }), clock)
-    expect(run.failure, run.log.join('\n')).toBeUndefined()
-    expect(emulator.requests.map(r => r.route)).toEqual(['stats', 'record'])
+    expect(emulator.requests.map(r => `${r.route} ${r.status}`)).toEqual(requests)
     expect(emulator.bot(BOT).commands).toBe(5)
+    expect(emulator.bot(BOT).strikes).toHaveLength(0)
     expect(run.outputs['result']).toBe('updated')
-    expect(run.outputs['status'], 'no answer came back').toBeUndefined()
+    expect(run.outputs['status'], status === undefined ? 'no answer came back' : 'the answer to the update sent again').toBe(status)
   })
 
   it('dropped, and the record cannot tell whether it arrived: failed, maybe delivered, and not sent again', async () => {
@@ -368,27 +353,6 @@ describe('an update whose answer was lost', () => {
 })
 
 describe('the log', () => {
-  it('names each count given with its source', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const { log } = await statsRun(statsInputs(emulator, { 'server-count': '1250' }), { clock })
-    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
-      'Command count: 14 (input command-count)',
-      'Server count: 1250 (input server-count)'
-    ])
-  })
-
-  it('names each count with its source once, then the ones Discord filled in', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake()
-    const { log } = await statsRun(statsInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
-    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
-      'Command count: 14 (input command-count)',
-      'Server count: 1250 (Discord (approximate_guild_count))'
-    ])
-  })
-
   it.each([
     ['an update', undefined, 'The service answered 200'],
     ['the 6-hour refusal, with its words', SIX_HOUR_REFUSAL, 'The service answered 429: You can only update stats once every 6 hours.']

@@ -114,6 +114,11 @@ export function jsonFault(status: number, body: unknown, headers: Record<string,
   return { kind: 'answer', status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
+/** The request limiter's 429 as the service sends it, once: `fields` beside its own (a `retry_after`), and these headers. */
+export function limiterFault(fields: Record<string, unknown> = {}, headers: Record<string, string> = {}): Fault {
+  return jsonFault(429, { success: false, error: 'Too many requests, please try again later.', status: 429, ...fields }, headers)
+}
+
 /** The 6-hour refusal as the service sends it, once: no Retry-After, no retry_after (service-behaviour.md). */
 export const SIX_HOUR_REFUSAL: Fault = jsonFault(429, {
   success: false,
