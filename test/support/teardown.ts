@@ -9,16 +9,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 
-const running = new AsyncLocalStorage<TestContext>()
+/** The running test's own onTestFinished. */
+const running = new AsyncLocalStorage<TestContext['onTestFinished']>()
 
 /** Runs each test of the file in an async context that knows the test. */
 export function trackTests(): void {
-  aroundEach(async (runTest, context) => running.run(context, runTest))
+  // Destructured: vitest reads a hook's second parameter as the fixtures it needs (test.extend).
+  aroundEach(async (runTest, { onTestFinished: finished }) => running.run(finished, runTest))
 }
 
 /** Runs `teardown` when the current test has finished, passed or failed. Call it inside a test. */
 export function afterTest(teardown: () => unknown): void {
-  const finished = running.getStore()?.onTestFinished ?? onTestFinished
+  const finished = running.getStore() ?? onTestFinished
   finished(async () => {
     await teardown()
   })
