@@ -11,13 +11,13 @@
  */
 import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
 import { ForwardProxy } from '../support/proxy.js'
+import { listenForTest } from '../support/server.js'
 import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
@@ -206,15 +206,5 @@ async function plainServer(): Promise<{ url: string; requests: string[] }> {
     req.resume()
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"success":true}')
   })
-  const sockets = new Set<Socket>()
-  server.on('connection', socket => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  afterTest(async () => {
-    for (const socket of sockets) socket.destroy()
-    await new Promise<void>(resolve => server.close(() => resolve()))
-  })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+  return { url: `http://127.0.0.1:${await listenForTest(server)}`, requests }
 }

@@ -4,10 +4,9 @@
  * for strikes; a regenerated or deleted key is a 401), the service's words in an answer, and the
  * key check of a run that sends nothing (a skip or a dry run), in process against the service
  * emulator on a clock the test controls: a key refused fails the step now, one that cannot be
- * checked leaves it green with a warning.
+ * checked leaves it green with a warning (a stop during the check: test/stats/stops.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { StoppedError } from '../../src/errors.js'
 import { keyAdvice } from '../../src/keys.js'
 import { serviceMessage } from '../../src/service.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
@@ -257,24 +256,5 @@ describe('the key check of a run that sends nothing', () => {
     expect(emulator.received('votes')).toHaveLength(2)
     expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
     expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/^the connection to 127\.0\.0\.1:\d+ failed/) })
-  })
-
-  it('a stop during the key check is a stop, not an unchecked key: the run fails saying nothing was sent', async () => {
-    const clock = new TestClock()
-    const emulator = await recentlyUpdated(clock)
-    emulator.inject('votes', { kind: 'hang' })
-    const stop = new AbortController()
-    const { outcome } = await statsRun(statsInputs(emulator), {
-      clock,
-      signal: stop.signal,
-      onLog: line => {
-        if (line.startsWith('Checking the API key')) setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
-      }
-    })
-    expect(emulator.received('votes')).toHaveLength(1)
-    expect(outcome).toMatchObject({ result: 'failed', keyCheck: undefined })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was not sent.'
-    )
   })
 })

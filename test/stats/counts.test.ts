@@ -2,9 +2,11 @@
  * Where the counts come from (src/stats/counts.ts), in process: the inputs, a commands-file in
  * the workspace or, without a checkout, in the repository at the run's commit, and Discord for
  * whichever count is still missing, against the service emulator, Discord's fake and GitHub's
- * fake, on a clock the test controls. interface.md: Discord "fills in whichever count was not
- * given otherwise"; "Counts that would erase the listing are not sent" (a source that finds no
- * commands while the listing shows some), while `command-count: 0` is the user's own word.
+ * fake, on a clock the test controls; and the log line that names each count's source.
+ * interface.md: Discord "fills in whichever count was not given otherwise", and is asked only
+ * for an update that is due; "Counts that would erase the listing are not sent" (a source that
+ * finds no commands while the listing shows some), while `command-count: 0` is the user's own
+ * word. Discord's own answers are in discord.test.ts.
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

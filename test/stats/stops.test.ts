@@ -2,8 +2,10 @@
  * A stop reports exactly what was sent and answered, wherever it lands (interface.md, "A stop
  * is a stop"), in process against the emulator, Discord's fake and GitHub's fake: before the
  * update goes out, while the record, Discord or the update is in flight, after the update's
- * status line, during the record read that follows a refusal, during the GitHub read of a
- * manifest, and during a vote check. Nothing is sent after a stop.
+ * status line, during the record read that follows a refusal, during the key check of a run
+ * that sends nothing, during the GitHub read of a manifest, and during a vote check or the wait
+ * between two. Nothing is sent after a stop. A stop "in flight" lands once the far side has the
+ * request, however long the run took to send it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
@@ -14,6 +16,7 @@ import {
   DISCORD_TOKEN,
   discordFake,
   emulatedBot,
+  HOUR,
   statsInputs,
   statsRun,
   tempWorkspace,
@@ -28,28 +31,21 @@ const stopped = (sent: string, signal = 'SIGTERM'): string =>
 
 const SIX_HOUR_REFUSAL = '{"success":false,"error":"You can only update stats once every 6 hours.","status":429}'
 
-/**
- * A stop by `signal` (SIGTERM unless told) `delayMs` after the `nth` log line that starts with
- * `start`; with a delay of 0, at once, before that line's request goes out.
- */
-function stopAfter(
-  start: string,
-  { nth = 1, delayMs = 30, signal = 'SIGTERM' } = {}
-): { signal: AbortSignal; onLog: (line: string) => void } {
+/** A stop by SIGINT the moment the run logs a line that starts with `start`: before that line's request goes out. */
+function stopAt(start: string): { signal: AbortSignal; onLog: (line: string) => void } {
   const stop = new AbortController()
-  const abort = (): void => stop.abort(new StoppedError(signal))
-  let seen = 0
   return {
     signal: stop.signal,
     onLog: line => {
-      if (!line.startsWith(start) || ++seen !== nth) return
-      if (delayMs === 0) abort()
-      else setTimeout(abort, delayMs)
+      if (line.startsWith(start)) stop.abort(new StoppedError('SIGINT'))
     }
   }
 }
 
-/** A stop signal fired `delayMs` after `ready` first holds (polled every 5 ms). */
+/**
+ * A stop signal fired `delayMs` after `ready` first holds (polled every 5 ms): after a request
+ * has reached the far side, say, whatever time the run took to send it.
+ */
 function stopWhen(ready: () => boolean, delayMs = 30): AbortSignal {
   const stop = new AbortController()
   const timer = setInterval(() => {
@@ -65,7 +61,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
   it('just before the PATCH goes out: it is not sent, and the report says so', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    const { outcome } = await statsRun(statsInputs(emulator), { clock, ...stopAfter('Sending PATCH', { delayMs: 0, signal: 'SIGINT' }) })
+    const { outcome } = await statsRun(statsInputs(emulator), { clock, ...stopAt('Sending PATCH') })
     expect(emulator.received('stats')).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
     expect(outcome.error?.message).toBe(stopped('The stats update was not sent.', 'SIGINT'))
@@ -80,7 +76,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
     emulator.inject('record', { kind: 'hang' })
     const { outcome } = await statsRun(statsInputs(emulator, more), {
       clock,
-      ...stopAfter("Reading the bot's public record", { delayMs: 20 })
+      signal: stopWhen(() => emulator.received('record').length === 1, 20)
     })
     expect(emulator.received('stats')).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
@@ -94,7 +90,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
     fake.inject('application', { kind: 'hang' })
     const { outcome } = await statsRun(botInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), {
       clock,
-      ...stopAfter('Reading the server count', { delayMs: 20 })
+      signal: stopWhen(() => fake.requests.length === 1, 20)
     })
     expect(emulator.received('stats')).toEqual([])
     expect(outcome.error?.message).toMatch(/The stats update was not sent/)
@@ -104,7 +100,10 @@ describe('a stop in stats mode says what was sent and answered', () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
     emulator.inject('stats', { kind: 'hang' })
-    const { outcome } = await statsRun(statsInputs(emulator), { clock, ...stopAfter('Sending PATCH', { delayMs: 20 }) })
+    const { outcome } = await statsRun(statsInputs(emulator), {
+      clock,
+      signal: stopWhen(() => emulator.received('stats').length === 1, 20)
+    })
     expect(emulator.received('stats')).toHaveLength(1)
     expect(emulator.received('record')).toHaveLength(1)
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'no-answer' })
@@ -135,14 +134,12 @@ describe('a stop in stats mode says what was sent and answered', () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
     emulator.inject('stats', { kind: 'answer', status: 429, body: SIX_HOUR_REFUSAL })
-    const stop = stopAfter("Reading the bot's public record", { nth: 2 })
     const { outcome } = await statsRun(statsInputs(emulator), {
       clock,
-      signal: stop.signal,
+      signal: stopWhen(() => emulator.received('record').length === 2),
       onLog: line => {
         // The second read hangs, so that the stop lands while it is in flight.
         if (line.startsWith('Sending PATCH')) emulator.inject('record', { kind: 'hang' })
-        stop.onLog(line)
       }
     })
     expect(emulator.received('stats')).toHaveLength(1)
@@ -163,11 +160,30 @@ describe('a stop in stats mode says what was sent and answered', () => {
     const emulator = await emulatedBot(clock)
     // The status line and headers go out with the first bytes of the body; the rest drips too slowly to arrive.
     emulator.inject('stats', { kind: 'drip', status: 429, body: SIX_HOUR_REFUSAL, intervalMs: 100 })
-    const { outcome } = await statsRun(statsInputs(emulator), { clock, ...stopAfter('Sending PATCH', { delayMs: 250 }) })
+    const { outcome } = await statsRun(statsInputs(emulator), {
+      clock,
+      signal: stopWhen(() => emulator.received('stats').length === 1, 250)
+    })
     expect(outcome).toMatchObject({ result: 'failed', status: 429 })
     expect(outcome.error?.message).toMatch(
       /if that 429 was the 6-hour refusal rather than the request limiter, the service counted a strike/
     )
+  })
+})
+
+describe('a stop during the key check of a run that sends nothing', () => {
+  it('a stop during the key check is a stop, not an unchecked key: the run fails saying nothing was sent', async () => {
+    const clock = new TestClock()
+    // Updated an hour ago: the run skips, and checks the key.
+    const emulator = await emulatedBot(clock, { ago: HOUR })
+    emulator.inject('votes', { kind: 'hang' })
+    const { outcome } = await statsRun(statsInputs(emulator), {
+      clock,
+      signal: stopWhen(() => emulator.received('votes').length === 1, 20)
+    })
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', keyCheck: undefined })
+    expect(outcome.error?.message).toBe(stopped('The stats update was not sent.'))
   })
 })
 

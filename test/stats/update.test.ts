@@ -4,10 +4,12 @@
  * A due update is sent once; the 6-hour window read from the record, with its margin, holds one
  * back; a bot not verified yet gets none (the first day); a dry run promises nothing a real run
  * would not do; overlapping runs cost at most one strike; an update whose answer was lost is
- * sent again only when the record proves it did not arrive; the log says what happened; a bug is
- * thrown. How a record that cannot be trusted is handled is in record.test.ts, the service's
- * answers to the update in answers.test.ts, a stop in stops.test.ts. Each rule of interface.md
- * that decides what is sent has a test here that fails on a planted bug.
+ * sent again only when the record proves it did not arrive; the log says what the service
+ * answered; a bug is thrown. Elsewhere: a record that cannot be trusted (record.test.ts), the
+ * counts and when Discord is asked (counts.test.ts), the service's answers to the update
+ * (answers.test.ts), the key check of a run that sends nothing (test/shared/service.test.ts), a
+ * stop (stops.test.ts). Each rule of interface.md that decides what is sent has a test that
+ * fails on a planted bug.
  */
 import { describe, expect, it } from 'vitest'
 import { outcomeLine } from '../../src/stats/report.js'

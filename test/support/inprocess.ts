@@ -1,7 +1,10 @@
 /**
  * The modes called in process, as main.ts calls them, against loopback fakes: settings built
  * from the inputs a step gives (action.yml's defaults applied, as the runner does), a clock the
- * test controls (a wait moves it on at once), and the run's stop signal.
+ * test controls (a wait moves it on at once), and the run's stop signal. And what every
+ * in-process test shares: the test's bot and key, the one emulator fixture (emulatedBot),
+ * Discord's fake and a workspace, each closed or removed when its test finishes (afterTest),
+ * and the inputs of a step for the test's bot. A step's report read back is in step.ts.
  */
 import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -161,12 +164,12 @@ export function botInputs(emulator: { readonly url: string }, more: Record<strin
   return { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...more }
 }
 
-/** The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is its record). */
-export function routes(emulator: ServiceEmulator): string[] {
-  return emulator.requests.map(r => `${r.method} ${r.path.replace(`/bots/${BOT}`, '')}`)
-}
-
 /** A stats step's inputs for the test's bot: a command count of 14 (12 are listed) unless `more` says otherwise. */
 export function statsInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
   return botInputs(emulator, { 'command-count': '14', ...more })
+}
+
+/** The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is its record). */
+export function routes(emulator: ServiceEmulator): string[] {
+  return emulator.requests.map(r => `${r.method} ${r.path.replace(`/bots/${BOT}`, '')}`)
 }
