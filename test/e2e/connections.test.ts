@@ -6,11 +6,12 @@
 import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { RecordedRequest } from '../support/server.js'
+import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_connections-key_4d5e6f'
@@ -19,15 +20,9 @@ const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
 const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
 
-/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
-
 async function service(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
   const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, servers: 1204, realServerCount: 1250 }], ...options })
-  closers.push(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
 }
 
@@ -90,7 +85,7 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
   it('reads Discord on one connection and the service on another, and exits within a second of the last answer', async () => {
     const api = await service()
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [{ name: 'ping' }] })
-    closers.push(() => discord.close())
+    afterTest(() => discord.close())
     const result = await run(node, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url, 'base-url': api.url })
     expect(result.code, result.stdout).toBe(0)
     expect(discord.requests.map(r => r.status)).toEqual([200, 200])
@@ -103,11 +98,11 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
   it('reads GitHub, Discord and the service on one connection each', async () => {
     const api = await service()
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [] })
-    closers.push(() => discord.close())
+    afterTest(() => discord.close())
     const manifest = JSON.stringify([{ name: 'ping' }, { name: 'help' }])
     const sha = '0123456789abcdef0123456789abcdef01234567'
     const github = await GitHubFake.start({ repository: 'example/bot', sha, token: JOB_TOKEN, files: { 'commands.json': manifest } })
-    closers.push(() => github.close())
+    afterTest(() => github.close())
     const inputs = { 'discord-token': DISCORD_TOKEN, 'discord-api-url': discord.url, 'commands-file': 'commands.json', 'base-url': api.url }
     const result = await run(node, inputs, { GITHUB_API_URL: github.url })
     expect(result.code, result.stdout).toBe(0)

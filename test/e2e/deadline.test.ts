@@ -9,27 +9,22 @@
  * leaves the machine.
  */
 import type { ChildProcess } from 'node:child_process'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findLeaks, NODES, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { ForwardProxy } from '../support/proxy.js'
+import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_deadline-test-key_7c8d9e0f1a'
 const HOUR = 60 * 60 * 1000
 const POSIX_ONLY = process.platform === 'win32'
 
-/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
-
 /** A proxy that reads every CONNECT and never answers it. */
 async function hungProxy(): Promise<ForwardProxy> {
   const proxy = await ForwardProxy.start({})
   proxy.hangConnects = true
-  closers.push(() => proxy.close())
+  afterTest(() => proxy.close())
   return proxy
 }
 
@@ -95,7 +90,7 @@ describe.concurrent.each(NODES)("the step's time limit on $name", ({ path: node 
     const api = await ServiceEmulator.start({
       bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: last, serversUpdatedAt: last }]
     })
-    closers.push(() => api.close())
+    afterTest(() => api.close())
     const rule = 'a timeout at or below request-timeout cuts each request to the time left; the update is sent'
     const result = await run(node, rule, { 'command-count': '14', 'server-count': '1260', timeout: '20', 'base-url': api.url })
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, it as base, describe, expect } from 'vitest'
 import { JOB_TOKEN, leakForms, NODES, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
+import { afterTest } from '../support/teardown.js'
 
 /**
  * Named pipes, /dev/zero, symbolic links (which need privileges there) and POSIX signals (which
@@ -54,12 +55,6 @@ const it = base.extend<{ service: ServiceEmulator }>({
     await use(service)
     await service.close()
   }
-})
-
-/** Other fakes a test starts, closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
 })
 
 function inputs(service: ServiceEmulator, extra: Record<string, string> = {}): Record<string, string> {
@@ -163,7 +158,7 @@ describe.concurrent.each(NODES)('workflow commands in the other remotes and in i
 
   it("Discord's error message", async ({ service }) => {
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1000, commands: [] })
-    closers.push(() => discord.close())
+    afterTest(() => discord.close())
     discord.inject('application', {
       kind: 'answer',
       status: 401,
@@ -354,7 +349,7 @@ describe.concurrent.each(NODES)('inputs that try to start workflow commands, on 
   it('a commands-file that begins with :: (no line break) starts no command in the log', async ({ service }) => {
     // No such file in the workspace, nor in the repository (GitHub's API answers 404 at once).
     const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
-    closers.push(() => github.close())
+    afterTest(() => github.close())
     const result = await runAction({
       node,
       inputs: inputs(service, { 'commands-file': '::stop-commands::pwned', 'command-count': '' }),
@@ -389,7 +384,7 @@ function expectOnlyOwnCommands(result: RunResult): void {
 describe.concurrent.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
   it('fails before any PATCH when Discord reports more than 10,000,000 servers', async ({ service }) => {
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 10_000_001, commands: [] })
-    closers.push(() => discord.close())
+    afterTest(() => discord.close())
     const before = patches(service)
     const result = await runAction({
       node,
@@ -410,7 +405,7 @@ describe.concurrent.each(NODES)('counts from Discord that the service would refu
       description: 'x'
     }))
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1000, commands })
-    closers.push(() => discord.close())
+    afterTest(() => discord.close())
     const before = patches(service)
     const result = await runAction({
       node,
@@ -522,7 +517,7 @@ describe.concurrent.each(NODES)('a public record with hostile update times, on $
     async ([, time], { service }) => {
       const bot = '223456789012345678'
       const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
-      closers.push(() => emulator.close())
+      afterTest(() => emulator.close())
       const result = await runAction({
         node,
         inputs: { ...inputs(service, { 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }

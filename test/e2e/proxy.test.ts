@@ -11,13 +11,14 @@
  */
 import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
 import { ForwardProxy } from '../support/proxy.js'
+import { listenForTest } from '../support/server.js'
+import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_proxy-test-key_5e6f7a8b9c'
@@ -30,18 +31,12 @@ const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: 
 const SERVICE = 'api.discord.place:443'
 const DISCORD = 'discord.com:443'
 
-/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
-
 async function service(options: { tls?: boolean } = {}): Promise<ServiceEmulator> {
   const emulator = await ServiceEmulator.start({
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250 }],
     tls: options.tls === false ? undefined : TLS
   })
-  closers.push(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
 }
 
@@ -53,13 +48,13 @@ async function discord(): Promise<DiscordFake> {
     commands: [{ name: 'ping' }, { name: 'help' }, { name: 'stats' }],
     tls: TLS
   })
-  closers.push(() => fake.close())
+  afterTest(() => fake.close())
   return fake
 }
 
 async function proxy(map: Record<string, number>): Promise<ForwardProxy> {
   const started = await ForwardProxy.start(map)
-  closers.push(() => started.close())
+  afterTest(() => started.close())
   return started
 }
 
@@ -211,15 +206,5 @@ async function plainServer(): Promise<{ url: string; requests: string[] }> {
     req.resume()
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"success":true}')
   })
-  const sockets = new Set<Socket>()
-  server.on('connection', socket => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  closers.push(async () => {
-    for (const socket of sockets) socket.destroy()
-    await new Promise<void>(resolve => server.close(() => resolve()))
-  })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+  return { url: `http://127.0.0.1:${await listenForTest(server)}`, requests }
 }

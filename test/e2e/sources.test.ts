@@ -6,10 +6,11 @@
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BUNDLE, findLeaks, JOB_TOKEN, NODES, RUNTIME_NODE, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
+import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_sources-test-key_0a1b2c'
@@ -25,21 +26,15 @@ const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fix
  */
 const MANIFESTS: [string, number, number][] = [['discordjs-v1.json', 5, 12]]
 
-/** Every test starts fakes of its own (the tests run at once), all closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
-
 async function service(): Promise<ServiceEmulator> {
   const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, servers: 1204, realServerCount: 1250 }] })
-  closers.push(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
 }
 
 async function discord(commands: unknown[] = [], guildCount = 1250): Promise<DiscordFake> {
   const fake = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount, commands })
-  closers.push(() => fake.close())
+  afterTest(() => fake.close())
   return fake
 }
 
@@ -113,7 +108,7 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
     ])('refuses %s before any request to the service', async (_, files, message) => {
       const api = await service()
       const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
-      closers.push(() => github.close())
+      afterTest(() => github.close())
       const result = await run(node, api, { 'commands-file': 'commands.json' }, { files, env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
       expect(errors(result)).toHaveLength(1)
@@ -131,7 +126,7 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
         token: JOB_TOKEN,
         files: { 'build/commands.json': await fixture('saved-get.json') }
       })
-      closers.push(() => github.close())
+      afterTest(() => github.close())
       const result = await run(node, api, { 'commands-file': './build/commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code, result.stdout).toBe(0)
       expect(github.requests).toHaveLength(1)
@@ -144,7 +139,7 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
     it('says what was tried and how to fix it when the repository read fails too', async () => {
       const api = await service()
       const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: 'another-token', files: {} })
-      closers.push(() => github.close())
+      afterTest(() => github.close())
       const result = await run(node, api, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
       expect(errors(result)[0]).toMatch(
@@ -223,7 +218,7 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
     it('refuses an invalid token before any request to the service', async () => {
       const api = await service()
       const fake = await DiscordFake.start({ token: 'another-token', applicationId: BOT, guildCount: 1, commands: [] })
-      closers.push(() => fake.close())
+      afterTest(() => fake.close())
       const result = await run(node, api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
       expect(result.code).toBe(1)
       expect(errors(result)).toHaveLength(1)
@@ -232,14 +227,14 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
       expect(api.requests).toEqual([])
     })
 
-    // Discord's 429s, 503s, dropped connections and IP bans: in process, test/stats/stats-cases.test.ts.
+    // Discord's 429s, 503s, dropped connections and IP bans: in process, test/stats/discord.test.ts.
   })
 })
 
 describe('lazy loading', () => {
   it('runs a stats update from inputs with none of the optional chunks present', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bundle-alone-'))
-    closers.push(() => rm(dir, { recursive: true, force: true }))
+    afterTest(() => rm(dir, { recursive: true, force: true }))
     await copyFile(BUNDLE, join(dir, 'index.js'))
     await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
     const api = await service()

@@ -2,7 +2,7 @@
  * End to end: the stats mode's happy path, from the committed dist/index.js run as the Actions
  * runner runs it against the service emulator on loopback: the requests, the outputs file, the
  * summary file and the log. The mode's decisions (skips, the service's answers, the record's
- * troubles) are checked in process: test/stats/stats-flow.test.ts and test/stats/stats-cases.test.ts.
+ * troubles) are checked in process: test/stats/update.test.ts, test/stats/answers.test.ts and test/stats/record.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { findLeaks, NODES, runAction } from '../support/action.js'

@@ -2,20 +2,15 @@
  * End to end: vote-check mode of the bundled action against the service emulator: its outputs,
  * summary and failures as a workflow sees them. Retries and pacing are checked in process (test/votes/votes.test.ts).
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
+import { afterTest } from '../support/teardown.js'
 
 const BOT = '123456789012345678'
 const KEY = 'dp_vote-check-key_9z8y7x'
 const HOUR = 3_600_000
 const [ALICE, BOB, CAROL] = ['223456789012345678', '323456789012345678', '423456789012345678']
-
-/** Every test starts a service of its own (the tests run at once), all closed when the file is done. */
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
 
 async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
   const now = Date.now()
@@ -33,7 +28,7 @@ async function start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
     ],
     ...options
   })
-  closers.push(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
 }
 

@@ -6,8 +6,7 @@
 import { getEventListeners } from 'node:events'
 import * as http from 'node:http'
 import * as net from 'node:net'
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import { DeadlineError, MIN_ATTEMPT_MS, type Policy, Requests, realClock } from '../../src/http/client.js'
 import { KEY_CHECK_POLICY } from '../../src/keys.js'
@@ -19,21 +18,9 @@ import { VOTE_POLICY } from '../../src/votes/check.js'
 const POLICIES = { record: RECORD_POLICY, stats: STATS_POLICY, keyCheck: KEY_CHECK_POLICY, vote: VOTE_POLICY } as const
 import { NetworkError } from '../../src/http/transport.js'
 import { TestClock } from '../support/inprocess.js'
+import { listenForTest } from '../support/server.js'
 
 type Reply = { status: number; headers?: Record<string, string>; body?: string }
-
-const servers: http.Server[] = []
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      server =>
-        new Promise<void>(resolve => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        })
-    )
-  )
-})
 
 /** A server that answers the nth request with `replies[n]` (the last one again after that), and counts them. */
 async function serve(...replies: Reply[]): Promise<{ url: string; count: () => number }> {
@@ -46,17 +33,13 @@ async function serve(...replies: Reply[]): Promise<{ url: string; count: () => n
       res.writeHead(reply.status, reply.headers).end(reply.body ?? '')
     })
   })
-  servers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => count }
+  return { url: `http://127.0.0.1:${await listenForTest(server)}`, count: () => count }
 }
 
 /** A server that reads every request and never answers it. */
 async function silentHttp(): Promise<string> {
   const server = http.createServer(req => req.resume())
-  servers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return `http://127.0.0.1:${await listenForTest(server)}`
 }
 
 /** A clock whose random() is fixed, to read the backoff's bounds. */
@@ -252,22 +235,9 @@ describe('realClock.sleep', () => {
 })
 
 describe('a stop cuts off the request', () => {
-  const rawServers: net.Server[] = []
-  const sockets = new Set<net.Socket>()
-  afterEach(async () => {
-    for (const socket of sockets) socket.destroy()
-    await Promise.all(rawServers.splice(0).map(server => new Promise<void>(resolve => server.close(() => resolve()))))
-  })
-
   /** A TCP server that accepts connections and never writes a byte: a TLS handshake with it never ends. */
-  async function silent(): Promise<number> {
-    const server = net.createServer(socket => {
-      sockets.add(socket)
-      socket.on('error', () => undefined)
-    })
-    rawServers.push(server)
-    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-    return (server.address() as AddressInfo).port
+  function silent(): Promise<number> {
+    return listenForTest(net.createServer(socket => socket.on('error', () => undefined)))
   }
 
   it.each([

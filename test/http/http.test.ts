@@ -5,31 +5,33 @@ import * as https from 'node:https'
 import * as net from 'node:net'
 import tls from 'node:tls'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ForwardProxy } from '../support/proxy.js'
+import { KEY } from '../support/inprocess.js'
+import { listenForTest } from '../support/server.js'
+import { afterTest } from '../support/teardown.js'
 import { type HttpAnswer, type HttpRequest, NetworkError, retryAfterMs, send } from '../../src/http/transport.js'
 
-/** A real server on a free loopback port; every one is closed after its test. */
-const servers: http.Server[] = []
-
-async function serve(handler: http.RequestListener): Promise<string> {
+/** A real server on a free loopback port, closed when its test finishes: its address, and the TCP connections it accepted. */
+async function serveWith(handler: http.RequestListener): Promise<{ url: string; server: http.Server; connections: () => number }> {
   const server = http.createServer(handler)
-  servers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  let connections = 0
+  server.on('connection', () => (connections += 1))
+  return { url: `http://127.0.0.1:${await listenForTest(server)}`, server, connections: () => connections }
+}
+
+/** The address of a real server on a free loopback port, closed when its test finishes. */
+async function serve(handler: http.RequestListener): Promise<string> {
+  return (await serveWith(handler)).url
 }
 
 /** A raw TCP server: `answer` writes the bytes of the answer once the request has arrived. */
-const rawServers: net.Server[] = []
-
 async function serveRaw(answer: (socket: net.Socket) => void): Promise<string> {
   const server = net.createServer(socket => {
     socket.on('error', () => undefined)
     socket.once('data', () => answer(socket))
   })
-  rawServers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return `http://127.0.0.1:${await listenForTest(server)}`
 }
 
 /** Writes each piece as a chunk of its own (a pause between them), then does `end`. */
@@ -41,18 +43,6 @@ function writeApart(socket: net.Socket, pieces: string[], end: 'destroy' | 'keep
   }
   socket.write(first, () => setTimeout(() => writeApart(socket, rest, end), 30))
 }
-
-afterEach(async () => {
-  for (const server of rawServers.splice(0)) server.close()
-  const closing = servers.splice(0).map(
-    server =>
-      new Promise<void>(resolve => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  )
-  await Promise.all(closing)
-})
 
 /** A port that was just open and is now closed: connecting to it is refused. */
 async function closedPort(): Promise<string> {
@@ -69,33 +59,26 @@ const TEST_TLS = {
 }
 
 /** An https server on 127.0.0.1 with the test certificate (valid for 127.0.0.1 and api.discord.place). */
-async function serveTls(
-  handler: http.RequestListener
-): Promise<{ server: https.Server; url: string; port: number; close: () => Promise<void> }> {
+async function serveTls(handler: http.RequestListener): Promise<{ server: https.Server; url: string; port: number }> {
   const server = https.createServer(TEST_TLS, handler)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  const close = (): Promise<void> =>
-    new Promise<void>(resolve => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
-  return { server, url: `https://127.0.0.1:${port}`, port, close }
+  const port = await listenForTest(server)
+  return { server, url: `https://127.0.0.1:${port}`, port }
 }
 
 /**
- * Trusts the test CA in this process until `mockRestore()`, as NODE_EXTRA_CA_CERTS does for a run
- * (Node reads that only at start-up): every TLS connection, direct or through a tunnel, is made
- * with `tls.connect`, which is given the CA.
+ * Trusts the test CA in this process until the test finishes, as NODE_EXTRA_CA_CERTS does for a
+ * run (Node reads that only at start-up): every TLS connection, direct or through a tunnel, is
+ * made with `tls.connect`, which is given the CA.
  */
-function trustTestCa(): { mockRestore: () => void } {
+function trustTestCa(): void {
   const ca = readFileSync(new URL('../fixtures/tls/ca.pem', import.meta.url))
   const connect = tls.connect
-  return vi.spyOn(tls, 'connect').mockImplementation(((...args: unknown[]) => {
+  const trusting = vi.spyOn(tls, 'connect').mockImplementation(((...args: unknown[]) => {
     // A copy: the agent files a socket it frees under a name made from the options it was made with.
     const given = args.map(arg => (typeof arg === 'object' && arg !== null ? { ...arg, ca } : arg))
     return (connect as (...given: unknown[]) => tls.TLSSocket)(...given)
   }) as typeof tls.connect)
+  afterTest(() => trusting.mockRestore())
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -106,8 +89,6 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('error', reject)
   })
 }
-
-const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
 
 function get(url: string, extra: Partial<HttpRequest> = {}): HttpRequest {
   return { method: 'GET', url, headers: { Accept: 'application/json' }, timeoutMs: 5_000, ...extra }
@@ -131,14 +112,12 @@ async function expectNetworkError(request: HttpRequest): Promise<{ error: Networ
  */
 describe('send: the connection pool', () => {
   it('sends requests in a row on one connection, the next one sent as soon as an answer is read', async () => {
-    let connections = 0
-    const url = await serve((_req, res) => res.end('{}'))
-    servers.at(-1)!.on('connection', () => (connections += 1))
+    const { url, connections } = await serveWith((_req, res) => res.end('{}'))
     const answer = await send(get(url))
     expect(answer.headers['connection']).toBe('keep-alive')
     await send(get(url))
     await send(get(url, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{}', idleMarginMs: 3_000 }))
-    expect(connections, 'one connection for three requests in a row').toBe(1)
+    expect(connections(), 'one connection for three requests in a row').toBe(1)
   })
 })
 
@@ -446,12 +425,9 @@ describe('send: connections', () => {
     keepAliveMs: number,
     handler: http.RequestListener = (_req, res) => res.end('{}')
   ): Promise<{ url: string; connections: () => number }> {
-    let connections = 0
-    const url = await serve(handler)
-    const server = servers.at(-1)!
-    server.keepAliveTimeout = keepAliveMs
-    server.on('connection', () => (connections += 1))
-    return { url, connections: () => connections }
+    const served = await serveWith(handler)
+    served.server.keepAliveTimeout = keepAliveMs
+    return served
   }
   const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
   const patch = (url: string, extra: Partial<HttpRequest> = {}): HttpRequest =>
@@ -464,32 +440,20 @@ describe('send: connections', () => {
     expect(server.connections()).toBe(3)
   })
 
-  it('sends the PATCH on a fresh connection when the reused one has idled within 3 s of the announced timeout', async () => {
+  it.each([
     // The server keeps idle connections 4 s: after 1.2 s idle, less than 3 s is left.
-    const server = await counting(4_000)
+    ['sends the PATCH on a fresh connection when the reused one has idled within 3 s of the announced timeout', 4_000, 1_200, 'PATCH', 2],
+    ['sends the PATCH on the reused connection when it has idled briefly', 5_000, 300, 'PATCH', 1],
+    ['sends a read on a fresh connection within 1 s of the announced timeout', 2_000, 1_100, 'read', 2]
+  ] as const)('%s', async (_, keepAliveMs, idleMs, second, connections) => {
+    const server = await counting(keepAliveMs)
     await send(get(server.url))
-    await sleep(1_200)
-    await send(patch(server.url))
-    expect(server.connections(), 'the PATCH opened a fresh connection').toBe(2)
-    // A read right after that reuses the PATCH's connection: its idle time is short.
+    await sleep(idleMs)
+    await send(second === 'PATCH' ? patch(server.url) : get(server.url))
+    expect(server.connections(), `the ${second} after ${idleMs} ms idle of a ${keepAliveMs} ms keep-alive`).toBe(connections)
+    // A read right after that reuses the connection the second request took: its idle time is short.
     await send(get(server.url))
-    expect(server.connections()).toBe(2)
-  })
-
-  it('sends the PATCH on the reused connection when it has idled briefly', async () => {
-    const server = await counting(5_000)
-    await send(get(server.url))
-    await sleep(300)
-    await send(patch(server.url))
-    expect(server.connections()).toBe(1)
-  })
-
-  it('sends a read on a fresh connection within 1 s of the announced timeout', async () => {
-    const server = await counting(2_000)
-    await send(get(server.url))
-    await sleep(1_100)
-    await send(get(server.url))
-    expect(server.connections(), 'the read after 1.1 s of a 2 s keep-alive opened a fresh connection').toBe(2)
+    expect(server.connections()).toBe(connections)
   })
 
   it('counts a failure on a reused connection as maybe delivered', async () => {
@@ -518,19 +482,14 @@ describe('send: https connections', () => {
       else req.on('end', () => res.socket?.destroy()).resume()
     })
     target.server.on('secureConnection', () => (connections += 1))
-    const trust = trustTestCa()
-    try {
-      await send(get(target.url))
-      const reused = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}', idleMarginMs: 3_000 }))
-      expect(connections, 'the PATCH went on the kept-alive connection').toBe(1)
-      expect(reused.error.delivered, 'a reset on a reused connection may follow delivery').toBe(true)
-      const fresh = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}' }))
-      expect(connections, 'the next PATCH opened a fresh connection').toBe(2)
-      expect(fresh.error.delivered, 'sent once the handshake was done: it may have been read').toBe(true)
-    } finally {
-      trust.mockRestore()
-      await target.close()
-    }
+    trustTestCa()
+    await send(get(target.url))
+    const reused = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}', idleMarginMs: 3_000 }))
+    expect(connections, 'the PATCH went on the kept-alive connection').toBe(1)
+    expect(reused.error.delivered, 'a reset on a reused connection may follow delivery').toBe(true)
+    const fresh = await expectNetworkError(get(target.url, { method: 'PATCH', body: '{}' }))
+    expect(connections, 'the next PATCH opened a fresh connection').toBe(2)
+    expect(fresh.error.delivered, 'sent once the handshake was done: it may have been read').toBe(true)
   })
 })
 
@@ -540,15 +499,12 @@ describe('send: the idle timeout a server announces', () => {
    * in its `Keep-Alive` header, or nothing; it counts the connections it accepts.
    */
   async function announcing(keepAlive: string | undefined): Promise<{ url: string; connections: () => number }> {
-    let connections = 0
-    const url = await serve((_req, res) => {
+    const served = await serveWith((_req, res) => {
       res.writeHead(200, keepAlive === undefined ? {} : { 'Keep-Alive': keepAlive })
       res.end('{}')
     })
-    const server = servers.at(-1)!
-    server.keepAliveTimeout = 0
-    server.on('connection', () => (connections += 1))
-    return { url, connections: () => connections }
+    served.server.keepAliveTimeout = 0
+    return served
   }
   const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
@@ -760,9 +716,8 @@ describe('send: a stop', () => {
 
 describe('send: a body over the limit', () => {
   it('closes the connection instead of reading the rest, and the next request opens a fresh one', async () => {
-    let connections = 0
     let closed = false
-    const url = await serve((req, res) => {
+    const { url, connections } = await serveWith((req, res) => {
       if (req.url === '/endless') {
         res.writeHead(200, { 'Content-Type': 'text/plain' })
         const timer = setInterval(() => res.write('z'.repeat(4096)), 5)
@@ -772,14 +727,13 @@ describe('send: a body over the limit', () => {
         })
       } else res.end('{}')
     })
-    servers.at(-1)!.on('connection', () => (connections += 1))
     const got = await send(get(`${url}/endless`, { maxBodyBytes: 100 }))
     expect(got.truncated).toBe(true)
     expect(got.text).toBe('z'.repeat(100))
     await new Promise(resolve => setTimeout(resolve, 100))
     expect(closed, 'the server saw the connection closed').toBe(true)
     await send(get(url))
-    expect(connections).toBe(2)
+    expect(connections()).toBe(2)
   })
 
   it('parses a JSON body that starts after white space, and an array', async () => {
@@ -799,6 +753,13 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
   const names = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY'] as const
   let saved: Record<string, string | undefined> = {}
 
+  /** A forward proxy with these routes, closed when the test finishes. */
+  async function proxyFor(map: Record<string, number> = {}): Promise<ForwardProxy> {
+    const proxy = await ForwardProxy.start(map)
+    afterTest(() => proxy.close())
+    return proxy
+  }
+
   async function withProxy<T>(env: Partial<Record<(typeof names)[number], string>>, run: () => Promise<T>): Promise<T> {
     saved = Object.fromEntries(names.map(name => [name, process.env[name]]))
     for (const name of names) delete process.env[name]
@@ -816,36 +777,32 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
   it('tunnels to the service through the proxy, refuses as undelivered what the proxy refuses, and goes direct to loopback', async () => {
     const url = await serve((req, res) => res.end(JSON.stringify({ path: req.url })))
     const port = Number(new URL(url).port)
-    const proxy = await ForwardProxy.start({ 'api.discord.place:80': port })
-    try {
-      await withProxy({ http_proxy: proxy.url }, async () => {
-        const got = await send(get('http://api.discord.place/bots/1'))
-        expect(got.json).toEqual({ path: '/bots/1' })
-        expect(proxy.connects).toEqual(['api.discord.place:80'])
+    const proxy = await proxyFor({ 'api.discord.place:80': port })
+    await withProxy({ http_proxy: proxy.url }, async () => {
+      const got = await send(get('http://api.discord.place/bots/1'))
+      expect(got.json).toEqual({ path: '/bots/1' })
+      expect(proxy.connects).toEqual(['api.discord.place:80'])
 
-        // Loopback is never sent through a proxy, and fails as a direct connection does.
-        expect((await send(get(`${url}/direct`))).json).toEqual({ path: '/direct' })
-        const direct = await expectNetworkError(get(await closedPort()))
-        expect(direct.error.code).toBe('ECONNREFUSED')
-        expect(proxy.connects).toEqual(['api.discord.place:80'])
+      // Loopback is never sent through a proxy, and fails as a direct connection does.
+      expect((await send(get(`${url}/direct`))).json).toEqual({ path: '/direct' })
+      const direct = await expectNetworkError(get(await closedPort()))
+      expect(direct.error.code).toBe('ECONNREFUSED')
+      expect(proxy.connects).toEqual(['api.discord.place:80'])
 
-        const unmapped = await expectNetworkError(get('http://discord.com/api/v10/applications/@me', { headers: { Authorization: KEY } }))
-        expect(unmapped.error.delivered).toBe(false)
-        expect(unmapped.error.message).toBe(
-          "the proxy did not open a connection to discord.com; it answered 502: check the proxy's rules for discord.com, or set NO_PROXY for it"
-        )
-        expect(unmapped.error.message).not.toContain(KEY)
+      const unmapped = await expectNetworkError(get('http://discord.com/api/v10/applications/@me', { headers: { Authorization: KEY } }))
+      expect(unmapped.error.delivered).toBe(false)
+      expect(unmapped.error.message).toBe(
+        "the proxy did not open a connection to discord.com; it answered 502: check the proxy's rules for discord.com, or set NO_PROXY for it"
+      )
+      expect(unmapped.error.message).not.toContain(KEY)
 
-        proxy.requireAuthorization = 'Basic dXNlcjpwYXNz'
-        const refused = await expectNetworkError(get('http://api.discord.place/bots/1', { method: 'PATCH', body: '{}' }))
-        expect(refused.error.delivered).toBe(false)
-        expect(refused.error.message).toBe(
-          'the proxy did not open a connection to api.discord.place; it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
-        )
-      })
-    } finally {
-      await proxy.close()
-    }
+      proxy.requireAuthorization = 'Basic dXNlcjpwYXNz'
+      const refused = await expectNetworkError(get('http://api.discord.place/bots/1', { method: 'PATCH', body: '{}' }))
+      expect(refused.error.delivered).toBe(false)
+      expect(refused.error.message).toBe(
+        'the proxy did not open a connection to api.discord.place; it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
+      )
+    })
   })
 
   it.each([['http_proxy'], ['HTTP_PROXY']] as const)(
@@ -853,34 +810,26 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
     async name => {
       const url = await serve((req, res) => res.end(JSON.stringify({ path: req.url })))
       const map = { 'api.discord.place:80': Number(new URL(url).port) }
-      const [first, second] = [await ForwardProxy.start(map), await ForwardProxy.start(map)]
-      try {
-        await withProxy({ [name]: first.url }, async () => {
-          expect((await send(get('http://api.discord.place/bots/1'))).json).toEqual({ path: '/bots/1' })
-          expect((await send(get('http://api.discord.place/bots/2'))).json).toEqual({ path: '/bots/2' })
-        })
-        // A tunnel closes when no request waits for it: each request has its own.
-        expect(first.connects).toEqual(['api.discord.place:80', 'api.discord.place:80'])
-        await withProxy({ [name]: second.url }, async () => {
-          expect((await send(get('http://api.discord.place/bots/3'))).json).toEqual({ path: '/bots/3' })
-        })
-        expect(second.connects, 'the proxy named when the request is made').toEqual(['api.discord.place:80'])
-        expect(first.connects).toHaveLength(2)
-      } finally {
-        await Promise.all([first.close(), second.close()])
-      }
+      const [first, second] = [await proxyFor(map), await proxyFor(map)]
+      await withProxy({ [name]: first.url }, async () => {
+        expect((await send(get('http://api.discord.place/bots/1'))).json).toEqual({ path: '/bots/1' })
+        expect((await send(get('http://api.discord.place/bots/2'))).json).toEqual({ path: '/bots/2' })
+      })
+      // A tunnel closes when no request waits for it: each request has its own.
+      expect(first.connects).toEqual(['api.discord.place:80', 'api.discord.place:80'])
+      await withProxy({ [name]: second.url }, async () => {
+        expect((await send(get('http://api.discord.place/bots/3'))).json).toEqual({ path: '/bots/3' })
+      })
+      expect(second.connects, 'the proxy named when the request is made').toEqual(['api.discord.place:80'])
+      expect(first.connects).toHaveLength(2)
     }
   )
 
   it.each([['https_proxy'], ['HTTPS_PROXY']] as const)('sends https through %s', async name => {
-    const proxy = await ForwardProxy.start({})
-    try {
-      // The proxy refuses the unmapped target: what is asserted is that the request went to it.
-      await withProxy({ [name]: proxy.url }, () => expectNetworkError(get('https://api.discord.place/bots/1')))
-      expect(proxy.connects).toEqual(['api.discord.place:443'])
-    } finally {
-      await proxy.close()
-    }
+    const proxy = await proxyFor({})
+    // The proxy refuses the unmapped target: what is asserted is that the request went to it.
+    await withProxy({ [name]: proxy.url }, () => expectNetworkError(get('https://api.discord.place/bots/1')))
+    expect(proxy.connects).toEqual(['api.discord.place:443'])
   })
 
   describe('a tunnel that does not open: cut off at the deadline or the stop, as undelivered, its CONNECT closed', () => {
@@ -890,77 +839,64 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
       Promise.race([proxy.connectClosed[0]!, new Promise<number>(resolve => setTimeout(() => resolve(Infinity), withinMs))])
 
     it('a proxy that never answers CONNECT: ETIMEDOUT at timeoutMs, nothing delivered, the CONNECT connection closed', async () => {
-      const proxy = await ForwardProxy.start({})
+      const proxy = await proxyFor({})
       proxy.hangConnects = true
       const stop = new AbortController()
-      try {
-        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-          const { error, ms } = await expectNetworkError(
-            get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300, signal: stop.signal })
-          )
-          const failedAt = performance.now()
-          expect(error.code).toBe('ETIMEDOUT')
-          expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
-          expect(error.message).toBe('no complete answer from api.discord.place within 0.3 s')
-          expect(ms).toBeGreaterThanOrEqual(280)
-          expect(ms).toBeLessThan(1_500)
-          expect(proxy.connects).toEqual(['api.discord.place:443'])
-          const closedAt = await closedWithin(proxy, 1_000)
-          expect(
-            closedAt - failedAt,
-            'the CONNECT request is destroyed with the exchange, not left to keep the process alive'
-          ).toBeLessThan(500)
-          expect(getEventListeners(stop.signal, 'abort'), 'no listener left on the run’s signal').toHaveLength(0)
-        })
-      } finally {
-        await proxy.close()
-      }
+      await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+        const { error, ms } = await expectNetworkError(
+          get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300, signal: stop.signal })
+        )
+        const failedAt = performance.now()
+        expect(error.code).toBe('ETIMEDOUT')
+        expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
+        expect(error.message).toBe('no complete answer from api.discord.place within 0.3 s')
+        expect(ms).toBeGreaterThanOrEqual(280)
+        expect(ms).toBeLessThan(1_500)
+        expect(proxy.connects).toEqual(['api.discord.place:443'])
+        const closedAt = await closedWithin(proxy, 1_000)
+        expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange, not left to keep the process alive').toBeLessThan(
+          500
+        )
+        expect(getEventListeners(stop.signal, 'abort'), 'no listener left on the run’s signal').toHaveLength(0)
+      })
     })
 
     it('a stop while the proxy holds the CONNECT: ABORT_ERR at once, nothing delivered, the CONNECT connection closed', async () => {
-      const proxy = await ForwardProxy.start({})
+      const proxy = await proxyFor({})
       proxy.hangConnects = true
       const stop = new AbortController()
-      try {
-        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-          const poll = setInterval(() => {
-            if (proxy.connects.length === 0) return
-            clearInterval(poll)
-            stop.abort()
-          }, 10)
-          const { error, ms } = await expectNetworkError(
-            get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 5_000, signal: stop.signal })
-          )
+      await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+        const poll = setInterval(() => {
+          if (proxy.connects.length === 0) return
           clearInterval(poll)
-          const failedAt = performance.now()
-          expect(error.code).toBe('ABORT_ERR')
-          expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
-          expect(ms, 'cut off by the stop, not by timeoutMs').toBeLessThan(2_000)
-          const closedAt = await closedWithin(proxy, 1_000)
-          expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange').toBeLessThan(500)
-        })
-      } finally {
-        await proxy.close()
-      }
+          stop.abort()
+        }, 10)
+        const { error, ms } = await expectNetworkError(
+          get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 5_000, signal: stop.signal })
+        )
+        clearInterval(poll)
+        const failedAt = performance.now()
+        expect(error.code).toBe('ABORT_ERR')
+        expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
+        expect(ms, 'cut off by the stop, not by timeoutMs').toBeLessThan(2_000)
+        const closedAt = await closedWithin(proxy, 1_000)
+        expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange').toBeLessThan(500)
+      })
     })
 
     it('a tunnel opened to a server that never completes TLS: ETIMEDOUT, nothing delivered, the tunnel closed', async () => {
       // The proxy answers 200 to CONNECT; the target accepts TCP and never speaks TLS.
       const silent = Number(new URL(await serveRaw(() => undefined)).port)
-      const proxy = await ForwardProxy.start({ 'api.discord.place:443': silent })
-      try {
-        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-          const { error, ms } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
-          const failedAt = performance.now()
-          expect(error.code).toBe('ETIMEDOUT')
-          expect(error.delivered, 'no TLS handshake through the tunnel: the request was never sent').toBe(false)
-          expect(ms).toBeLessThan(1_500)
-          const closedAt = await closedWithin(proxy, 1_000)
-          expect(closedAt - failedAt, 'the tunnel is closed with the exchange').toBeLessThan(500)
-        })
-      } finally {
-        await proxy.close()
-      }
+      const proxy = await proxyFor({ 'api.discord.place:443': silent })
+      await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+        const { error, ms } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+        const failedAt = performance.now()
+        expect(error.code).toBe('ETIMEDOUT')
+        expect(error.delivered, 'no TLS handshake through the tunnel: the request was never sent').toBe(false)
+        expect(ms).toBeLessThan(1_500)
+        const closedAt = await closedWithin(proxy, 1_000)
+        expect(closedAt - failedAt, 'the tunnel is closed with the exchange').toBeLessThan(500)
+      })
     })
 
     it('a tunnel whose TLS handshake completed: a PATCH cut off after it was sent may have been delivered', async () => {
@@ -968,19 +904,14 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
       const target = await serveTls(async req => {
         received = await readBody(req)
       })
-      const proxy = await ForwardProxy.start({ 'api.discord.place:443': target.port })
-      const trust = trustTestCa()
-      try {
-        await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-          const { error } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 500 }))
-          expect(error.code).toBe('ETIMEDOUT')
-          expect(received, 'the service read the PATCH').toBe(PATCH.body)
-          expect(error.delivered, 'sent through the tunnel once TLS was up: it may have been read').toBe(true)
-        })
-      } finally {
-        trust.mockRestore()
-        await Promise.all([proxy.close(), target.close()])
-      }
+      const proxy = await proxyFor({ 'api.discord.place:443': target.port })
+      trustTestCa()
+      await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
+        const { error } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 500 }))
+        expect(error.code).toBe('ETIMEDOUT')
+        expect(received, 'the service read the PATCH').toBe(PATCH.body)
+        expect(error.delivered, 'sent through the tunnel once TLS was up: it may have been read').toBe(true)
+      })
     })
 
     it('a tunnel opened to an http server that never answers: ETIMEDOUT, maybe delivered (the request went through)', async () => {
@@ -988,31 +919,23 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
       const url = await serve(async req => {
         received = await readBody(req)
       })
-      const proxy = await ForwardProxy.start({ 'api.discord.place:80': Number(new URL(url).port) })
-      try {
-        await withProxy({ HTTP_PROXY: proxy.url }, async () => {
-          const { error } = await expectNetworkError(get('http://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
-          expect(error.code).toBe('ETIMEDOUT')
-          expect(received).toBe(PATCH.body)
-          expect(error.delivered, 'the request went through the open tunnel: it may have been read').toBe(true)
-        })
-      } finally {
-        await proxy.close()
-      }
+      const proxy = await proxyFor({ 'api.discord.place:80': Number(new URL(url).port) })
+      await withProxy({ HTTP_PROXY: proxy.url }, async () => {
+        const { error } = await expectNetworkError(get('http://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+        expect(error.code).toBe('ETIMEDOUT')
+        expect(received).toBe(PATCH.body)
+        expect(error.delivered, 'the request went through the open tunnel: it may have been read').toBe(true)
+      })
     })
   })
 
   it('goes direct when only the other protocol has a proxy', async () => {
-    const proxy = await ForwardProxy.start({})
+    const proxy = await proxyFor({})
     const url = await serve((_req, res) => res.end('{}'))
-    try {
-      await withProxy({ HTTPS_PROXY: proxy.url, https_proxy: proxy.url }, async () => {
-        expect((await send(get(url))).status).toBe(200)
-      })
-      expect(proxy.connects).toEqual([])
-    } finally {
-      await proxy.close()
-    }
+    await withProxy({ HTTPS_PROXY: proxy.url, https_proxy: proxy.url }, async () => {
+      expect((await send(get(url))).status).toBe(200)
+    })
+    expect(proxy.connects).toEqual([])
   })
 })
 
@@ -1054,6 +977,53 @@ describe('retryAfterMs: the wait an answer asks for', () => {
     ['nothing at all', answer(429, {}), undefined]
   ])('%s', (_label, given, expected) => {
     expect(retryAfterMs(given)).toBe(expected)
+  })
+
+  /** The request limiter's 429 as the service words it, with these fields beside its own, and these headers. */
+  const tooMany = (body: Record<string, unknown>, headers: http.IncomingHttpHeaders = {}): HttpAnswer =>
+    answer(429, headers, { success: false, error: 'Too many requests, please try again later.', status: 429, ...body })
+  /** A 429 whose body is not JSON. */
+  const plain429 = (headers: http.IncomingHttpHeaders = {}): HttpAnswer => ({ ...answer(429, headers), text: 'Too Many Requests' })
+
+  it.each([
+    ['retry_after in the body', tooMany({ retry_after: 60 }), 60_000],
+    ['a fractional retry_after', tooMany({ retry_after: 1.5 }), 1_500],
+    ['retry_after 0', tooMany({ retry_after: 0 }), 0],
+    ['a Retry-After header', tooMany({}, { 'retry-after': '120' }), 120_000],
+    ['a RateLimit-Reset header', tooMany({}, { 'ratelimit-reset': '30' }), 30_000],
+    ['an absurd retry_after: capped at a day', tooMany({ retry_after: 1e20 }), 86_400_000],
+    ['all three: the body wins', tooMany({ retry_after: 60 }, { 'retry-after': '120', 'ratelimit-reset': '30' }), 60_000],
+    ['both headers: Retry-After wins', tooMany({}, { 'retry-after': '120', 'ratelimit-reset': '30' }), 120_000],
+    ['an unusable retry_after: the headers are used', tooMany({ retry_after: 'soon' }, { 'retry-after': '120' }), 120_000],
+    ['a negative retry_after: the headers are used', tooMany({ retry_after: -5 }, { 'ratelimit-reset': '30' }), 30_000],
+    ['an unusable Retry-After: RateLimit-Reset is used', tooMany({}, { 'retry-after': 'later', 'ratelimit-reset': '30' }), 30_000],
+    ['a non-JSON 429 with Retry-After', plain429({ 'retry-after': '7' }), 7_000]
+  ])('the limiter’s 429: takes %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
+  })
+
+  it.each([
+    ['no hint at all', tooMany({})],
+    ['a non-JSON 429 without headers', plain429()],
+    ['only unusable hints', tooMany({ retry_after: null }, { 'retry-after': 'later', 'ratelimit-reset': '-1' })]
+  ])('the limiter’s 429: is unknown with %s', (_label, got) => {
+    expect(retryAfterMs(got)).toBeUndefined()
+  })
+
+  it.each([
+    [
+      'a 503 with only RateLimit-Reset: a backoff, not the window',
+      answer(503, { 'ratelimit-remaining': '9', 'ratelimit-reset': '1800' }),
+      undefined
+    ],
+    ['a 503 with Retry-After', answer(503, { 'retry-after': '5', 'ratelimit-reset': '1800' }), 5_000],
+    [
+      'a 200 with RateLimit-Remaining: 0: the limiter is spent',
+      answer(200, { 'ratelimit-remaining': '0', 'ratelimit-reset': '30' }),
+      30_000
+    ]
+  ])('reads RateLimit-Reset only when the limiter is spent: %s', (_label, got, ms) => {
+    expect(retryAfterMs(got)).toBe(ms)
   })
 
   it('leaves RateLimit-Reset out when told to', () => {

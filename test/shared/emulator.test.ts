@@ -8,14 +8,13 @@
 import { readFile } from 'node:fs/promises'
 import * as http from 'node:http'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/action.js'
-import { type BotSeed, LIVE_LIMITS, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
+import { type BotSeed, type EmulatorOptions, LIVE_LIMITS, ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
+import { BOT, HOUR, KEY } from '../support/inprocess.js'
+import { afterTest } from '../support/teardown.js'
 
-const BOT = '123456789012345678'
 const OTHER = '223456789012345678'
-const KEY = 'emulator-test-key'
-const HOUR = 3_600_000
 const LONG_AGO = new Date(Date.now() - 7 * HOUR)
 
 interface Schema {
@@ -45,17 +44,22 @@ function conforms(body: Record<string, unknown>, schema: Schema): void {
   }
 }
 
+/** The emulator the test started, which call() asks. */
 let emulator: ServiceEmulator | undefined
-afterEach(async () => {
-  await emulator?.close()
-  emulator = undefined
-})
 
-async function start(bots: Partial<BotSeed>[] = [{}]): Promise<ServiceEmulator> {
-  emulator = await ServiceEmulator.start({
+/**
+ * The emulator under test, with these bots seeded as little as they need (the emulator's own
+ * defaults are under test too): each the test's bot, last updated 7 hours ago, unless told
+ * otherwise. Closed when the test finishes.
+ */
+async function start(bots: Partial<BotSeed>[] = [{}], options: Omit<EmulatorOptions, 'bots'> = {}): Promise<ServiceEmulator> {
+  const started = await ServiceEmulator.start({
+    ...options,
     bots: bots.map(bot => ({ id: BOT, apiKey: KEY, commandsUpdatedAt: LONG_AGO, serversUpdatedAt: LONG_AGO, ...bot }))
   })
-  return emulator
+  afterTest(() => started.close())
+  emulator = started
+  return started
 }
 
 interface Reply {
@@ -156,8 +160,7 @@ describe('service emulator: PATCH /bots/{id}/stats', () => {
 
   it("a bot submitted an hour ago: its creation time is its command count's update time, so a first update is a strike", async () => {
     const created = new Date(Date.now() - HOUR)
-    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, createdAt: created, verified: false }] })
-    emulator = service
+    const service = await start([{ createdAt: created, verified: false, commandsUpdatedAt: undefined }])
     expect(service.bot(BOT).commandsUpdatedAt).toEqual(created)
     const first = await patch({ server_count: 0 })
     expect(first.status).toBe(429)
@@ -344,12 +347,9 @@ describe('service emulator: the keys, the limiters and the server count (service
 
   it("the limiters' Retry-After is the seconds left in the window, not a constant", async () => {
     let now = Date.now()
-    emulator = await ServiceEmulator.start({
-      now: () => now,
-      bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: LONG_AGO, serversUpdatedAt: LONG_AGO }]
-    })
-    emulator.spendLimit('record', '127.0.0.1', 10)
-    emulator.spendLimit('votes', BOT, 100)
+    const service = await start([{}], { now: () => now })
+    service.spendLimit('record', '127.0.0.1', 10)
+    service.spendLimit('votes', BOT, 100)
     now += 45_000
     const record = await call(`/bots/${BOT}`)
     expect([record.status, record.headers.get('retry-after'), record.json.retry_after]).toEqual([429, '15', 15])

@@ -4,21 +4,20 @@
  * GITHUB_STEP_SUMMARY files, and the workflow commands written to stdout. The one place that
  * decides success or failure, and the one catch that turns an error into setFailed.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import * as core from '@actions/core'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { realClock } from '../../src/http/client.js'
 import { run } from '../../src/main.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import * as settings from '../../src/settings.js'
 import { ROOT } from '../support/action.js'
-import { ServiceEmulator } from '../support/emulator.js'
+import { BOT, botInputs, emulatedBot, HOUR, KEY, tempWorkspace } from '../support/inprocess.js'
+import { capturedStdout, runnerFiles } from '../support/step.js'
 import { inputEnvironment, parseActionFile } from '../support/runner.js'
+import { afterTest } from '../support/teardown.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_main_test_key_0123456789'
 const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
 
 /** What a run left for the runner: its exit code, outputs, summary, and the workflow commands it printed. */
@@ -30,48 +29,27 @@ interface RunnerView {
   readonly log: string[]
 }
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  vi.restoreAllMocks()
-  while (cleanups.length > 0) await cleanups.pop()!()
-})
-
 /** Runs run() as the runner would start the step with `with:` = `given`, and reads back what it left. */
 async function runStep(given: Record<string, string>): Promise<RunnerView> {
-  const dir = await mkdtemp(join(tmpdir(), 'main-run-'))
-  cleanups.push(() => rm(dir, { recursive: true, force: true }))
-  const outputFile = join(dir, 'output')
-  const summaryFile = join(dir, 'summary')
-  await writeFile(outputFile, '')
-  await writeFile(summaryFile, '')
-  const env = { ...inputEnvironment(ACTION, given, { github: { token: '' } }), GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile }
   const saved = { ...process.env }
-  cleanups.push(async () => {
+  afterTest(() => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
     Object.assign(process.env, saved)
     process.exitCode = undefined
   })
-  Object.assign(process.env, env, { GITHUB_WORKSPACE: dir })
-  const printed: string[] = []
-  vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
-    printed.push(String(chunk))
-    return true
-  })
+  const files = runnerFiles()
+  Object.assign(process.env, inputEnvironment(ACTION, given, { github: { token: '' } }), { GITHUB_WORKSPACE: await tempWorkspace() })
   process.exitCode = undefined
-  // @actions/core's summary keeps the file of its first write, as one step's process would: each run here is a step of its own.
+  // @actions/core's summary keeps its buffer in the process: each run here is a step of its own.
   core.summary.emptyBuffer()
-  ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+  const printed = capturedStdout()
   await run()
-  vi.mocked(process.stdout.write).mockRestore()
-  const lines = printed.join('').split(/\r?\n/).filter(Boolean)
-  const outputs: Record<string, string> = {}
-  for (const match of (await readFile(outputFile, 'utf8')).matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) {
-    outputs[match[1]!] = match[3]!
-  }
+  printed.stop()
+  const lines = printed.lines()
   return {
     exitCode: typeof process.exitCode === 'number' ? process.exitCode : undefined,
-    outputs,
-    summary: await readFile(summaryFile, 'utf8'),
+    outputs: files.outputs(),
+    summary: files.summary(),
     commands: lines
       .map(line => /^::([a-z-]+)(?: [^:]*)?::(.*)$/.exec(line))
       .filter(match => match !== null)
@@ -80,16 +58,13 @@ async function runStep(given: Record<string, string>): Promise<RunnerView> {
   }
 }
 
-async function service(): Promise<ServiceEmulator> {
-  const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] })
-  cleanups.push(() => emulator.close())
-  return emulator
-}
+/** The test's bot, on the real clock that run() uses. */
+const service = (ago?: number) => emulatedBot(realClock, { ago })
 
 describe('run()', () => {
   it('a stats update: outputs written, the summary section, the key masked first, and the step left green', async () => {
     const emulator = await service()
-    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url })
+    const view = await runStep(botInputs(emulator, { 'command-count': '14' }))
     expect(view.exitCode, 'green').toBeUndefined()
     expect(view.outputs).toMatchObject({ result: 'updated', status: '200', 'command-count': '14' })
     expect(view.summary).toMatch(/^<h3>✅ /)
@@ -99,7 +74,7 @@ describe('run()', () => {
 
   it('a bad input: result failed, one error naming the input, and a summary whose headline names the bot', async () => {
     const emulator = await service()
-    const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '12.5', 'base-url': emulator.url })
+    const view = await runStep(botInputs(emulator, { 'command-count': '12.5' }))
     expect(view.exitCode).toBe(1)
     expect(view.outputs).toEqual({ result: 'failed' })
     expect(view.commands.filter(c => c.command === 'error')).toEqual([
@@ -110,16 +85,8 @@ describe('run()', () => {
   })
 
   it('a strike: result cooldown, and the step fails with the one error naming it', async () => {
-    const recent = new Date(Date.now() - 60 * 60_000)
-    const emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: recent, serversUpdatedAt: recent }] })
-    cleanups.push(() => emulator.close())
-    const view = await runStep({
-      'bot-id': BOT,
-      'api-key': KEY,
-      'command-count': '14',
-      'base-url': emulator.url,
-      'cooldown-check': 'false'
-    })
+    const emulator = await service(HOUR)
+    const view = await runStep(botInputs(emulator, { 'command-count': '14', 'cooldown-check': 'false' }))
     expect(view.exitCode).toBe(1)
     expect(view.outputs).toMatchObject({ result: 'cooldown', status: '429' })
     expect(view.commands.filter(c => c.command === 'error')).toEqual([
@@ -128,9 +95,10 @@ describe('run()', () => {
   })
 
   it('a bug: reported as a bug (its stack only in a debug line), result failed, the headline says internal error', async () => {
-    vi.spyOn(settings, 'readSettings').mockImplementation(() => {
+    const planted = vi.spyOn(settings, 'readSettings').mockImplementation(() => {
       throw new TypeError('a planted bug')
     })
+    afterTest(() => planted.mockRestore())
     const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
     expect(view.exitCode).toBe(1)
     expect(view.outputs).toEqual({ result: 'failed' })
@@ -144,13 +112,7 @@ describe('run()', () => {
 
   it('vote-check mode: its outputs and section', async () => {
     const emulator = await service()
-    const view = await runStep({
-      'bot-id': BOT,
-      'api-key': KEY,
-      mode: 'vote-check',
-      'user-id': '223456789012345678',
-      'base-url': emulator.url
-    })
+    const view = await runStep(botInputs(emulator, { mode: 'vote-check', 'user-id': '223456789012345678' }))
     expect(view.exitCode).toBeUndefined()
     expect(view.outputs).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
     expect(view.summary).toMatch(/^<h3>⭕ /)
@@ -190,7 +152,7 @@ describe('run() and the step around it', () => {
         clearInterval(timer)
         process.emit(signal, signal)
       }, 5)
-      cleanups.push(async () => clearInterval(timer))
+      afterTest(() => clearInterval(timer))
       const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, 'request-timeout': '5' })
       expect(view.exitCode).toBe(1)
       expect(view.outputs).toMatchObject({ result: 'failed' })
@@ -224,7 +186,7 @@ describe('run() and the step around it', () => {
       addSecret(KEY)
       throw new Error(`a planted bug with ${KEY} in it`)
     })
-    cleanups.push(async () => clearSecrets())
+    afterTest(() => clearSecrets())
     const view = await runStep({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
     const [error] = view.commands.filter(c => c.command === 'error')
     expect(error?.message).toMatch(/^Unexpected internal error: a planted bug with \S+ in it\. Please report it with this log\.$/)

@@ -1,20 +1,17 @@
 /**
- * What both modes know of the service (src/service.ts): the advice for an answer about the key
- * or the bot (interface.md, "Real-life rules": both 410 texts mean a key revoked for strikes; a
- * regenerated or deleted key is a 401), the service's words in an answer, and the key check of a run that
- * sends nothing, in process against the service emulator on a clock the test controls.
+ * What both modes know of the service (src/service.ts, src/keys.ts): the advice for an answer
+ * about the key or the bot (interface.md, "Real-life rules": both 410 texts mean a key revoked
+ * for strikes; a regenerated or deleted key is a 401), the service's words in an answer, and the
+ * key check of a run that sends nothing (a skip or a dry run), in process against the service
+ * emulator on a clock the test controls: a key refused fails the step now, one that cannot be
+ * checked leaves it green with a warning (a stop during the check: test/stats/stops.test.ts).
  */
-import { describe, expect, it, onTestFinished } from 'vitest'
-import type { HttpAnswer } from '../../src/http/transport.js'
-import { StoppedError } from '../../src/errors.js'
+import { describe, expect, it } from 'vitest'
 import { keyAdvice } from '../../src/keys.js'
 import { serviceMessage } from '../../src/service.js'
-import { type BotSeed, ServiceEmulator } from '../support/emulator.js'
-import { statsRun, TestClock } from '../support/inprocess.js'
-
-const BOT = '123456789012345678'
-const KEY = 'dpk_service_key_0123456789'
-const HOUR = 3_600_000
+import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
+import type { ServiceEmulator } from '../support/emulator.js'
+import { BOT, emulatedBot, HOUR, KEY, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
 
 const REPLACED = 'This API key has been revoked.'
 const STRIKES = 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
@@ -67,20 +64,67 @@ describe('keyAdvice', () => {
 })
 
 describe('serviceMessage', () => {
-  const raw = (status: number, text: string, headers: HttpAnswer['headers'] = {}): HttpAnswer => ({
-    status,
-    headers,
-    text,
-    truncated: false,
-    json: undefined
+  it.each([
+    ['Invalid API key.', 401],
+    ['Bot not found.', 404],
+    ['Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.', 410],
+    ['You can only update stats once every 6 hours.', 429]
+  ])('is the service\'s error text "%s"', (text, status) => {
+    expect(serviceMessage(serviceError(status, text))).toBe(text)
+  })
+
+  it('keeps a multi-line error text on one line', () => {
+    const got = serviceMessage(serviceError(400, 'Server count is off.\nExpected about 1204.'))
+    expect(got).toContain('Server count is off.')
+    expect(got).toContain('Expected about 1204.')
+    expect(got).not.toMatch(/[\r\n]/)
+  })
+
+  it('clips a long error text to about 300 characters', () => {
+    const long = `${'The service rambles on. '.repeat(60)}END`
+    const got = serviceMessage(serviceError(500, long))
+    expect(got).toBeDefined()
+    expect(got?.startsWith('The service rambles on.')).toBe(true)
+    expect(got?.length).toBeGreaterThanOrEqual(280)
+    expect(got?.length).toBeLessThanOrEqual(310)
+    expect(got).not.toContain('END')
+  })
+
+  it('describes an HTML page in a few words, without the page', () => {
+    const got = serviceMessage(answer(502, HTML_PAGE, { 'content-type': 'text/html; charset=utf-8' }))
+    expect(got).toBe(`a non-JSON answer (text/html, ${Buffer.byteLength(HTML_PAGE)} bytes)`)
+    expect(got).not.toMatch(/[<>]/)
+    expect(got).not.toContain('Bad Gateway')
+  })
+
+  it('counts bytes, not characters, of a non-JSON answer', () => {
+    const text = 'Fehler: Überlastung'
+    expect(serviceMessage(answer(503, text, { 'content-type': 'text/plain' }))).toBe(
+      `a non-JSON answer (text/plain, ${Buffer.byteLength(text)} bytes)`
+    )
+  })
+
+  it('does not dump a truncated HTML page either', () => {
+    const got = serviceMessage({ ...answer(502, HTML_PAGE, { 'content-type': 'text/html' }), truncated: true })
+    expect(got).toMatch(/non-JSON answer \(text\/html/)
+    expect(got).not.toMatch(/[<>]/)
+  })
+
+  it.each([
+    ['the success answer', jsonAnswer(200, { success: true })],
+    ['an empty body', answer(500, '')],
+    ['JSON with an empty error', jsonAnswer(500, { success: false, error: '  ', status: 500 })],
+    ['JSON with a non-string error', jsonAnswer(500, { success: false, error: { code: 1 }, status: 500 })]
+  ])('is undefined for %s', (_label, got) => {
+    expect(serviceMessage(got)).toBeUndefined()
   })
 
   it('says nothing about a body of white space only', () => {
-    expect(serviceMessage(raw(502, '  \r\n '))).toBeUndefined()
+    expect(serviceMessage(answer(502, '  \r\n '))).toBeUndefined()
   })
 
   it('names the type of a non-JSON answer as unknown when it has none', () => {
-    expect(serviceMessage(raw(502, 'oops!'))).toBe('a non-JSON answer (unknown type, 5 bytes)')
+    expect(serviceMessage(answer(502, 'oops!'))).toBe('a non-JSON answer (unknown type, 5 bytes)')
   })
 })
 
@@ -88,29 +132,67 @@ describe('serviceMessage', () => {
 // The key check (a run that sends nothing), against the emulator
 // ---------------------------------------------------------------------------------------
 
-/** An emulator whose bot was updated an hour ago: a stats run skips, and checks the key. */
-async function recentlyUpdated(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - HOUR)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [{ id: BOT, apiKey: KEY, commands: 12, commandsUpdatedAt: at, serversUpdatedAt: at, ...seed }]
-  })
-  onTestFinished(() => emulator.close())
-  return emulator
+/** The test's bot, last updated an hour ago: a stats run skips, and checks the key. */
+const recentlyUpdated = (clock: TestClock): Promise<ServiceEmulator> => emulatedBot(clock, { ago: HOUR })
+
+/**
+ * A run that sends nothing (a skip: the bot was updated 2 hours ago; or a dry run of a due
+ * update) whose key check is refused: it checks the key once, sends no PATCH, and fails now.
+ * Returns the failure's message.
+ */
+async function refusedKeyCheck(
+  run: 'a skipped run' | 'a dry run',
+  bot: { seed?: { apiKey: string; revokedKeys?: string[] }; change?: (emulator: ServiceEmulator) => void }
+): Promise<string> {
+  const clock = new TestClock()
+  const emulator = await emulatedBot(clock, { ago: run === 'a dry run' ? 7 * HOUR : 2 * HOUR, seed: bot.seed })
+  bot.change?.(emulator)
+  const { outcome } = await statsRun(statsInputs(emulator, run === 'a dry run' ? { 'dry-run': 'true' } : {}), { clock })
+  expect(emulator.received('stats')).toEqual([])
+  expect(emulator.received('votes')).toHaveLength(1)
+  expect(outcome.result).toBe('failed')
+  return outcome.error?.message ?? ''
 }
 
-const skipRun = (emulator: ServiceEmulator): Record<string, string> => ({
-  'bot-id': BOT,
-  'api-key': KEY,
-  'base-url': emulator.url,
-  'command-count': '14'
-})
-
 describe('the key check of a run that sends nothing', () => {
+  it.each(['a skipped run', 'a dry run'] as const)('%s with a wrong key fails now, with the key advice, and sends no PATCH', async run => {
+    const message = await refusedKeyCheck(run, { seed: { apiKey: 'the-real-key-000000' } })
+    expect(message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. The API key was refused/)
+  })
+
+  it.each(['a skipped run', 'a dry run'] as const)(
+    '%s with a key revoked for strikes (410) fails now, with the strikes advice, and sends no PATCH',
+    async run => {
+      const message = await refusedKeyCheck(run, { seed: { apiKey: 'the-new-key-0000000', revokedKeys: [KEY] } })
+      expect(message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."/)
+      expect(message).toMatch(/revoked the key after five updates were refused as early within 6 hours/)
+      expect(message).not.toMatch(/regenerat/i)
+    }
+  )
+
+  it.each([
+    ['regenerated', (emulator: ServiceEmulator) => emulator.regenerateKey(BOT, 'the-new-key-0000000')],
+    ['deleted', (emulator: ServiceEmulator) => emulator.deleteKey(BOT)]
+  ])('a skipped run with a key %s on the manage page fails now with the 401 advice', async (_, change) => {
+    const message = await refusedKeyCheck('a skipped run', { change })
+    expect(message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. .*regenerated or deleted/)
+  })
+
+  it('a dry run without a key checks nothing, and a key check the limiter turns away leaves the run green', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, { ago: 2 * HOUR })
+    const dry = await statsRun({ 'bot-id': BOT, 'base-url': emulator.url, 'command-count': '3', 'dry-run': 'true' }, { clock })
+    expect(emulator.received('votes')).toEqual([])
+    expect(dry.outcome).toMatchObject({ result: 'dry-run', skip: 'recent', keyCheck: undefined })
+    emulator.spendLimit('votes', BOT, 100)
+    const limited = await statsRun(statsInputs(emulator, { 'command-count': '3' }), { clock })
+    expect(limited.outcome).toMatchObject({ result: 'skipped', keyCheck: { state: 'unchecked' }, error: undefined })
+  })
+
   it('asks the vote route about the bot itself, with the bare key and JSON headers, and says so in the log', async () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
-    const { outcome, log } = await statsRun(skipRun(emulator), { clock })
+    const { outcome, log } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome).toMatchObject({ result: 'skipped', keyCheck: { state: 'valid' } })
     const [check] = emulator.received('votes')
     expect(`${check!.method} ${check!.path}`).toBe(`GET /bots/${BOT}/voters/${BOT}`)
@@ -122,7 +204,7 @@ describe('the key check of a run that sends nothing', () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
     emulator.inject('votes', { kind: 'answer', status: 204, body: '' })
-    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome).toMatchObject({ result: 'skipped', keyCheck: { state: 'valid' }, error: undefined })
   })
 
@@ -130,7 +212,7 @@ describe('the key check of a run that sends nothing', () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
     emulator.inject('votes', { kind: 'answer', status: 401, headers: { 'Content-Type': 'text/html' }, body: '<html>401</html>' })
-    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 401\. The API key was refused/)
   })
@@ -139,7 +221,7 @@ describe('the key check of a run that sends nothing', () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
     for (let i = 0; i < 2; i++) emulator.inject('votes', { kind: 'answer', status: 503, body: 'busy' })
-    const { outcome, log } = await statsRun(skipRun(emulator), { clock })
+    const { outcome, log } = await statsRun(statsInputs(emulator), { clock })
     expect(emulator.received('votes')).toHaveLength(2)
     expect(outcome).toMatchObject({
       result: 'skipped',
@@ -160,7 +242,7 @@ describe('the key check of a run that sends nothing', () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
     emulator.inject('votes', { kind: 'answer', status: 200, headers, body })
-    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
     expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/a 200 that is not the service's answer/) })
     expect(outcome.warnings.join('\n')).toMatch(/^The API key could not be checked \(a 200 that is not the service's answer/m)
@@ -170,28 +252,9 @@ describe('the key check of a run that sends nothing', () => {
     const clock = new TestClock()
     const emulator = await recentlyUpdated(clock)
     for (let i = 0; i < 2; i++) emulator.inject('votes', { kind: 'reset' })
-    const { outcome } = await statsRun(skipRun(emulator), { clock })
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(emulator.received('votes')).toHaveLength(2)
     expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
     expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: expect.stringMatching(/^the connection to 127\.0\.0\.1:\d+ failed/) })
-  })
-
-  it('a stop during the key check is a stop, not an unchecked key: the run fails saying nothing was sent', async () => {
-    const clock = new TestClock()
-    const emulator = await recentlyUpdated(clock)
-    emulator.inject('votes', { kind: 'hang' })
-    const stop = new AbortController()
-    const { outcome } = await statsRun(skipRun(emulator), {
-      clock,
-      signal: stop.signal,
-      onLog: line => {
-        if (line.startsWith('Checking the API key')) setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
-      }
-    })
-    expect(emulator.received('votes')).toHaveLength(1)
-    expect(outcome).toMatchObject({ result: 'failed', keyCheck: undefined })
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). The stats update was not sent.'
-    )
   })
 })

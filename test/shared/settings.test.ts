@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { maskSecret } from '../../src/secrets.js'
 import { parseSettings, readSettings, type Settings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
+import { BOT, KEY } from '../support/inprocess.js'
 
 /** Settings of either mode with each mode's fields readable (absent in the other mode). */
 type Either = Settings & Partial<Omit<StatsSettings, 'mode'>> & Partial<Omit<VoteSettings, 'mode'>>
@@ -17,11 +18,8 @@ const ACTION_DEFAULTS: Record<string, string> = {
   'discord-api-url': 'https://discord.com/api/v10'
 }
 
-const BOT_ID = '123456789012345678'
-const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
-
 /** A workflow's `with:` block that parses: a bot, a key and one count. */
-const VALID: Record<string, string> = { 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '12' }
+const VALID: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'command-count': '12' }
 
 /**
  * Inputs as the runner gives them: action.yml defaults, overridden by `with`, read back
@@ -67,7 +65,7 @@ function expectRefusal(error: ActionError, input: string, secrets: string[] = [K
 type Refusal = [label: string, withBlock: Record<string, string>, input: string, problem: RegExp]
 
 /** A vote check that parses: a bot, a key and one user. */
-const VOTE: Record<string, string> = { 'bot-id': BOT_ID, 'api-key': KEY, mode: 'vote-check', 'user-id': '987654321098765432' }
+const VOTE: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, mode: 'vote-check', 'user-id': '987654321098765432' }
 
 const withValid = (over: Record<string, string>): Record<string, string> => ({ ...VALID, ...over })
 
@@ -105,7 +103,7 @@ describe('parseSettings refuses', () => {
 
   const noCount: Refusal[] = [
     ['no count at all', withValid({ 'command-count': '' }), 'command-count', /server-count/],
-    ['no count at all, in a dry run', { 'bot-id': BOT_ID, 'dry-run': 'true' }, 'command-count', /server-count/]
+    ['no count at all, in a dry run', { 'bot-id': BOT, 'dry-run': 'true' }, 'command-count', /server-count/]
   ]
 
   const apiKeys: Refusal[] = [
@@ -231,7 +229,7 @@ describe('parseSettings refuses', () => {
   const controlCharacters: Refusal[] = [
     ...(
       [
-        ['bot-id', BOT_ID],
+        ['bot-id', BOT],
         ['command-count', '12'],
         ['commands-file', 'commands.json'],
         ['base-url', 'https://api.discord.place'],
@@ -365,7 +363,7 @@ describe('parseSettings masks the secrets before validating anything', () => {
   })
 
   it('masks nothing when no secret is given', () => {
-    const { masked } = parse({ 'bot-id': BOT_ID, 'dry-run': 'true', 'server-count': '5' })
+    const { masked } = parse({ 'bot-id': BOT, 'dry-run': 'true', 'server-count': '5' })
     expect(masked).toEqual([])
   })
 })
@@ -375,7 +373,7 @@ describe('parseSettings accepts', () => {
     const { settings } = parse(VALID)
     expect(settings).toEqual({
       mode: 'stats',
-      botId: BOT_ID,
+      botId: BOT,
       apiKey: KEY,
       commandCount: 12,
       serverCount: undefined,
@@ -401,7 +399,7 @@ describe('parseSettings accepts', () => {
   })
 
   it('a commands-file resolved against the workspace, with the repository context and GitHub Enterprise Server API', () => {
-    const map = inputs({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'build/commands.json', 'github-token': 'ghs_x' })
+    const map = inputs({ 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'build/commands.json', 'github-token': 'ghs_x' })
     const env = {
       GITHUB_WORKSPACE: '/home/runner/work/bot/bot',
       GITHUB_REPOSITORY: 'example/bot',
@@ -434,7 +432,7 @@ describe('parseSettings accepts', () => {
 
   it('takes an unexpanded ${{ github.token }} (as local runners pass the default) as no token, and masks none of its words', () => {
     const { settings, masked } = parse({
-      'bot-id': BOT_ID,
+      'bot-id': BOT,
       'api-key': KEY,
       'commands-file': 'c.json',
       'github-token': '${{ github.token }}'
@@ -445,7 +443,7 @@ describe('parseSettings accepts', () => {
 
   it('a discord-token as the only source, with a loopback discord-api-url', () => {
     const settings = parse({
-      'bot-id': BOT_ID,
+      'bot-id': BOT,
       'api-key': KEY,
       'discord-token': 'MTIz.abc.def',
       'discord-api-url': 'http://127.0.0.1:9/api/v10/'
@@ -455,16 +453,16 @@ describe('parseSettings accepts', () => {
   })
 
   it('count-subcommands with a commands-file', () => {
-    expect(
-      parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'commands-file': 'c.json', 'count-subcommands': 'true' }).settings.countSubcommands
-    ).toBe(true)
+    expect(parse({ 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'c.json', 'count-subcommands': 'true' }).settings.countSubcommands).toBe(
+      true
+    )
   })
 
   it.each([
     ['17 digits', '12345678901234567'],
-    ['18 digits', BOT_ID],
+    ['18 digits', BOT],
     ['20 digits', '12345678901234567890'],
-    ['surrounded by whitespace (trimmed by the reader)', `  ${BOT_ID}\n`]
+    ['surrounded by whitespace (trimmed by the reader)', `  ${BOT}\n`]
   ])('a bot-id of %s', (_label, raw) => {
     expect(parse(withValid({ 'bot-id': raw })).settings.botId).toBe(raw.trim())
   })
@@ -476,7 +474,7 @@ describe('parseSettings accepts', () => {
     ['server-count', '1260', 1260],
     ['server-count', '10000000', 10_000_000]
   ])('%s %s as the integer %d', (input, raw, value) => {
-    const { settings } = parse({ 'bot-id': BOT_ID, 'api-key': KEY, [input]: raw })
+    const { settings } = parse({ 'bot-id': BOT, 'api-key': KEY, [input]: raw })
     const got = input === 'command-count' ? settings.commandCount : settings.serverCount
     expect(got).toBe(value)
     expect(Number.isInteger(got)).toBe(true)
@@ -519,7 +517,7 @@ describe('parseSettings accepts', () => {
   })
 
   it.each(['true', 'True', 'TRUE'])('a dry run (%s) without an api-key', raw => {
-    const { settings, masked } = parse({ 'bot-id': BOT_ID, 'dry-run': raw, 'server-count': '1260' })
+    const { settings, masked } = parse({ 'bot-id': BOT, 'dry-run': raw, 'server-count': '1260' })
     expect(settings.dryRun).toBe(true)
     expect(settings.apiKey).toBeUndefined()
     expect(masked).toEqual([])
@@ -543,7 +541,7 @@ describe('the settings returned', () => {
     expect(() => {
       ;(settings as { botId: string }).botId = '999999999999999999'
     }).toThrow(TypeError)
-    expect(settings.botId).toBe(BOT_ID)
+    expect(settings.botId).toBe(BOT)
   })
 })
 
@@ -563,9 +561,9 @@ describe('readSettings through @actions/core', () => {
       written.push(String(chunk))
       return true
     })
-    stubInputs({ 'bot-id': `  ${BOT_ID}  `, 'api-key': ` ${KEY}\n`, 'server-count': ' 1260 ' })
+    stubInputs({ 'bot-id': `  ${BOT}  `, 'api-key': ` ${KEY}\n`, 'server-count': ' 1260 ' })
     const settings = readSettings() as Either
-    expect(settings.botId).toBe(BOT_ID)
+    expect(settings.botId).toBe(BOT)
     expect(settings.apiKey).toBe(KEY)
     expect(settings.serverCount).toBe(1260)
     expect(written[0]).toContain(`::add-mask::${KEY}`)
@@ -639,7 +637,7 @@ describe('parseSettings in vote-check mode', () => {
 describe('credentials that belong elsewhere', () => {
   /** A Discord bot token's shape: the bot's ID in base64url, a timestamp part, an HMAC part. */
   const tokenOf = (id: string): string => `${Buffer.from(id).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
-  const OWN_TOKEN = tokenOf(BOT_ID)
+  const OWN_TOKEN = tokenOf(BOT)
   const OTHER_TOKEN = tokenOf('223456789012345678')
   const PLACE_KEY = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
 
@@ -709,7 +707,7 @@ describe('every refusal, word for word', () => {
   const URL_FIX = 'Use https://api.discord.place (the default) or the https address of a compatible service.'
   const KEY_FIX = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
   const HEADER_SAFE = 'contains whitespace, a control character or a non-ASCII character'
-  const ownToken = `${Buffer.from(BOT_ID).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+  const ownToken = `${Buffer.from(BOT).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
   const otherToken = `${Buffer.from('223456789012345678').toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
   const placeKey = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
   const TOO_MANY = Array.from({ length: 1001 }, (_, i) => String(100000000000000000n + BigInt(i))).join(',')
@@ -916,7 +914,7 @@ describe('every refusal, word for word', () => {
     const input = /^Input '([^']+)'/.exec(message)![1]!
     expect(error.headline).toBe(`bad input '${input}'`)
     // The headline names the bot once its ID was read: every input but bot-id itself comes after it.
-    expect(error.botId).toBe(input === 'bot-id' ? undefined : BOT_ID)
+    expect(error.botId).toBe(input === 'bot-id' ? undefined : BOT)
   })
 
   it('no count at all: says which inputs give one, with an example; the headline says there is no count to send', () => {
@@ -926,7 +924,7 @@ describe('every refusal, word for word', () => {
         'Set at least one of them, for example command-count: 42.'
     )
     expect(error.headline).toBe('no count to send')
-    expect(error.botId).toBe(BOT_ID)
+    expect(error.botId).toBe(BOT)
   })
 
   it.each([
@@ -1019,7 +1017,7 @@ describe('addresses a secret may be sent to', () => {
 })
 
 describe('what is and is not a token', () => {
-  const ownToken = `${Buffer.from(BOT_ID).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
+  const ownToken = `${Buffer.from(BOT).toString('base64url')}.GpRxYz.Wd3kV9qB6mT1xH4zN7sF_42abcdefghijk`
 
   it.each([
     ['four dot-separated parts, a token after the first', `x.${ownToken}`],
@@ -1029,8 +1027,8 @@ describe('what is and is not a token', () => {
   })
 
   it.each([
-    ['a letter before the ID', `x${BOT_ID}`],
-    ['a letter after the ID', `${BOT_ID}x`]
+    ['a letter before the ID', `x${BOT}`],
+    ['a letter after the ID', `${BOT}x`]
   ])('a discord-token whose first part decodes to %s names no bot, so it is taken', (_label, decoded) => {
     const token = `${Buffer.from(decoded).toString('base64url')}.GpRxYz.abc`
     expect(parse(withValid({ 'discord-token': token })).settings.discordToken).toBe(token)
@@ -1041,7 +1039,7 @@ describe('what is and is not a token', () => {
   })
 
   it('count-subcommands with a discord-token as the only source', () => {
-    const { settings } = parse({ 'bot-id': BOT_ID, 'api-key': KEY, 'discord-token': ownToken, 'count-subcommands': 'true' })
+    const { settings } = parse({ 'bot-id': BOT, 'api-key': KEY, 'discord-token': ownToken, 'count-subcommands': 'true' })
     expect(settings).toMatchObject({ countSubcommands: true, discordToken: ownToken, discordApiUrl: 'https://discord.com/api/v10' })
   })
 
@@ -1111,7 +1109,7 @@ describe('the workflow context, from the environment', () => {
 describe('parseSettings and its callers', () => {
   it('never asks to mask an empty secret', () => {
     const mask = vi.fn()
-    parseSettings(name => inputs({ 'bot-id': BOT_ID, 'dry-run': 'true', 'server-count': '5', 'discord-token': '' }).get(name) ?? '', mask)
+    parseSettings(name => inputs({ 'bot-id': BOT, 'dry-run': 'true', 'server-count': '5', 'discord-token': '' }).get(name) ?? '', mask)
     expect(mask).not.toHaveBeenCalled()
   })
 

@@ -6,7 +6,7 @@
  */
 import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { StatsSettings, VoteSettings } from '../../src/settings.js'
 import { renderSummary as renderStats } from '../../src/stats/report.js'
@@ -14,12 +14,9 @@ import type { StatsOutcome } from '../../src/stats/update.js'
 import { htmlLink } from '../../src/text.js'
 import type { VoteOutcome } from '../../src/votes/check.js'
 import { renderSummary as renderVotes } from '../../src/votes/report.js'
-import { ServiceEmulator } from '../support/emulator.js'
-import { settingsFor, statsRun, TestClock, votesRun } from '../support/inprocess.js'
+import type { ServiceEmulator } from '../support/emulator.js'
+import { BOT, emulatedBot, HOUR, KEY, settingsFor, statsRun, TestClock, votesRun } from '../support/inprocess.js'
 
-const BOT_ID = '123456789012345678'
-const KEY = 'dp_Summ4ry-K3y.s3cr3t'
-const HOUR = 3_600_000
 const AT = new Date('2026-11-24T12:00:00Z')
 /** Markdown, HTML and bare addresses, with blank lines that would end an HTML block. */
 const HOSTILE = '<script>alert(1)</script>\n\n# Heading\n\n*x* [link](http://evil.example) www.evil.example\n\n| a | b |'
@@ -64,32 +61,16 @@ function links(fragment: string): string[] {
 // Outcomes from runs against the emulator
 // ---------------------------------------------------------------------------------------
 
-async function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
-  const at = new Date(clock.now() - ago)
-  const started = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [
-      {
-        id: BOT_ID,
-        apiKey: KEY,
-        commands: 12,
-        servers: 1204,
-        realServerCount: 1250,
-        commandsUpdatedAt: at,
-        serversUpdatedAt: at,
-        voters: { '234567890123456789': { vote: 3, lastVote: new Date(clock.now() - HOUR) } }
-      }
-    ]
-  })
-  onTestFinished(() => started.close())
-  return started
+/** The test's bot, last updated `ago` before the clock's now, with a user who voted an hour before it. */
+function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
+  return emulatedBot(clock, { ago, seed: { voters: { '234567890123456789': { vote: 3, lastVote: new Date(clock.now() - HOUR) } } } })
 }
 
 /** A stats run against the emulator, rendered as if against the live service (so that the bot is linked). */
 async function statsPage(ago: number, more: Record<string, string> = {}): Promise<{ section: string; outcome: StatsOutcome }> {
   const clock = new TestClock(AT.getTime())
   const service = await emulator(clock, ago)
-  const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14', 'server-count': '1250', ...more }
+  const given = { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'server-count': '1250', ...more }
   const { outcome } = await statsRun({ ...given, 'base-url': service.url }, { clock })
   return { section: renderStats(settingsFor<StatsSettings>(given), outcome), outcome }
 }
@@ -107,7 +88,7 @@ describe('the stats summary, rendered', () => {
     const [headline] = headings(page)
     expect(headings(page)).toHaveLength(1)
     expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run')
-    expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+    expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT}`])
 
     const [counts, facts] = tablesOf(page)
     expect(counts!.map(row => row.map(textOf))).toEqual([
@@ -120,7 +101,7 @@ describe('the stats summary, rendered', () => {
     expect(details).toBeDefined()
     expect(details).toContain('<table>')
     expect(facts!.map(row => textOf(row[0]!))).toEqual(['Service', 'Record read', 'Request', 'Answer'])
-    expect(details).toContain(`<code>PATCH /bots/${BOT_ID}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1250}</code>`)
+    expect(details).toContain(`<code>PATCH /bots/${BOT}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1250}</code>`)
     expect(links(details!)).toEqual(['https://api.discord.place'])
     expect(page).not.toContain(KEY)
   })
@@ -132,7 +113,7 @@ describe('the stats summary, rendered', () => {
     expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run')
     expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
     expect(textOf(page)).not.toMatch(/\(\+\d/)
-    expect(textOf(page)).toContain(`not sent (once an update is due, it would be PATCH /bots/${BOT_ID}/stats`)
+    expect(textOf(page)).toContain(`not sent (once an update is due, it would be PATCH /bots/${BOT}/stats`)
     expect(textOf(page)).toContain('Key checkthe key is valid')
   })
 
@@ -147,7 +128,7 @@ describe('the stats summary, rendered', () => {
     )
     expect(page.indexOf('<p>❌')).toBeLessThan(page.indexOf('<details>'))
     const coded = render(
-      renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'command-count': '1', 'dry-run': 'true' }), {
+      renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT, 'command-count': '1', 'dry-run': 'true' }), {
         ...outcome,
         error: new ActionError('Set `command-count` or `server-count`.')
       })
@@ -161,13 +142,13 @@ describe('the vote-check summary, rendered', () => {
     const clock = new TestClock(AT.getTime())
     const service = await emulator(clock, 7 * HOUR)
     const users = ['234567890123456789', '345678901234567890']
-    const given = { 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': users.join(', ') }
+    const given = { 'bot-id': BOT, 'api-key': KEY, 'user-id': users.join(', ') }
     const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
     const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), { ...outcome, at: AT })
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
-    expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT_ID}: 1 of 2 users have not voted in the last 24 hours`])
-    expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+    expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT}: 1 of 2 users have not voted in the last 24 hours`])
+    expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT}`])
     const [table] = tablesOf(page)
     expect(table!.map(row => row.map(textOf))).toEqual([
       ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
@@ -178,7 +159,7 @@ describe('the vote-check summary, rendered', () => {
   })
 
   it('an error is a visible paragraph, escaped', () => {
-    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '234567890123456789' })
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT, 'api-key': KEY, 'user-id': '234567890123456789' })
     const outcome: VoteOutcome = {
       result: 'failed',
       votes: new Map(),
@@ -193,7 +174,7 @@ describe('the vote-check summary, rendered', () => {
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
     expect(page).not.toMatch(/<script|<h1>|<em>/)
-    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`])
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT}`])
   })
 })
 
@@ -226,7 +207,7 @@ describe('text from outside in the stats summary', () => {
     error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`),
     at: AT
   }
-  const section = renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14' }), hostile)
+  const section = renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' }), hostile)
   const page = render(section)
 
   it('stays one HTML block: no blank line in it lets Markdown in', () => {
@@ -237,7 +218,7 @@ describe('text from outside in the stats summary', () => {
   it('renders no HTML, heading, emphasis, table or link from it', () => {
     expect(page).not.toMatch(/<script|<h1>|<em>/)
     expect(tablesOf(page)).toHaveLength(2)
-    expect(links(page)).toEqual([`https://discord.place/bots/${BOT_ID}`, 'https://api.discord.place'])
+    expect(links(page)).toEqual([`https://discord.place/bots/${BOT}`, 'https://api.discord.place'])
   })
 
   it('shows it as text', () => {

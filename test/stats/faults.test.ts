@@ -6,23 +6,28 @@
  * run at once, each with its own servers.
  */
 import { createServer } from 'node:http'
-import { mkdtemp, rm } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { realClock } from '../../src/http/client.js'
 import { renderSummary as statsSummary } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/update.js'
 import type { VoteOutcome } from '../../src/votes/check.js'
-import { ServiceEmulator } from '../support/emulator.js'
-import { DiscordFake, GitHubFake } from '../support/fakes.js'
-import { settingsFor, statsRun, votesRun } from '../support/inprocess.js'
-import type { Fault } from '../support/server.js'
+import { GitHubFake } from '../support/fakes.js'
+import {
+  BOT,
+  botInputs,
+  DISCORD_TOKEN,
+  discordFake,
+  emulatedBot,
+  settingsFor,
+  statsInputs,
+  statsRun,
+  tempWorkspace,
+  TestClock,
+  votesRun
+} from '../support/inprocess.js'
+import { type Fault, listenForTest } from '../support/server.js'
+import { afterTest } from '../support/teardown.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dp_fault-table-key_5e4d3c'
-const TOKEN = 'MTIz.fault-table-discord-token'
 const JOB_TOKEN = 'ghs_fault-table-job-token-0123'
 const USER = '223456789012345678'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
@@ -174,11 +179,6 @@ const ROWS: Row[] = [
   }
 ]
 
-const closers: (() => Promise<void>)[] = []
-afterAll(async () => {
-  await Promise.all(closers.splice(0).map(close => close()))
-})
-
 interface Scene {
   run: () => Promise<StatsOutcome | VoteOutcome>
   attempts: () => number
@@ -186,11 +186,12 @@ interface Scene {
 }
 
 async function scene(row: Row): Promise<Scene> {
-  const service = await ServiceEmulator.start({
-    bots: [{ id: BOT, apiKey: KEY, servers: 1200, realServerCount: 1200, voters: { [USER]: { vote: 2, lastVote: new Date() } } }]
+  // The run's waits take no time; its request timeouts are real.
+  const clock = new TestClock()
+  const service = await emulatedBot(clock, {
+    seed: { servers: 1200, realServerCount: 1200, voters: { [USER]: { vote: 2, lastVote: new Date(clock.now()) } } }
   })
-  closers.push(() => service.close())
-  const inputs: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'request-timeout': '1', timeout: '60' }
+  const inputs = botInputs(service, { 'request-timeout': '1', timeout: '60' })
   const strikes = (): number => service.bot(BOT).strikes.length
   switch (row.kind) {
     case 'record':
@@ -198,22 +199,26 @@ async function scene(row: Row): Promise<Scene> {
       for (const fault of row.faults) service.inject(row.kind, fault)
       Object.assign(inputs, { 'command-count': '5', 'cooldown-check': row.kind === 'record' ? 'true' : 'false' })
       const route = row.kind
-      return { run: async () => (await statsRun(inputs)).outcome, attempts: () => service.received(route).length, strikes }
+      return { run: async () => (await statsRun(inputs, { clock })).outcome, attempts: () => service.received(route).length, strikes }
     }
     case 'votes':
       for (const fault of row.faults) service.inject('votes', fault)
       return {
-        run: async () => (await votesRun({ ...inputs, 'user-id': USER })).outcome,
+        run: async () => (await votesRun({ ...inputs, 'user-id': USER }, { clock })).outcome,
         attempts: () => service.received('votes').length,
         strikes
       }
     case 'discord': {
-      const discord = await DiscordFake.start({ token: TOKEN, applicationId: BOT, guildCount: 1200, commands: [] })
-      closers.push(() => discord.close())
+      const discord = await discordFake([], 1200)
       for (const fault of row.faults) discord.inject('application', fault)
-      Object.assign(inputs, { 'command-count': '5', 'discord-token': TOKEN, 'discord-api-url': discord.url, 'cooldown-check': 'false' })
+      Object.assign(inputs, {
+        'command-count': '5',
+        'discord-token': DISCORD_TOKEN,
+        'discord-api-url': discord.url,
+        'cooldown-check': 'false'
+      })
       return {
-        run: async () => (await statsRun(inputs)).outcome,
+        run: async () => (await statsRun(inputs, { clock })).outcome,
         attempts: () => discord.requests.filter(r => r.route === 'application').length,
         strikes
       }
@@ -225,13 +230,12 @@ async function scene(row: Row): Promise<Scene> {
         token: JOB_TOKEN,
         files: { 'commands.json': '[{"name":"ping"}]' }
       })
-      closers.push(() => github.close())
+      afterTest(() => github.close())
       for (const fault of row.faults) github.inject('contents', fault)
-      const workspace = await mkdtemp(join(tmpdir(), 'faults-'))
-      closers.push(() => rm(workspace, { recursive: true, force: true }))
+      const workspace = await tempWorkspace()
       Object.assign(inputs, { 'commands-file': 'commands.json', 'cooldown-check': 'false', 'github-token': JOB_TOKEN })
       const env = { GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
-      return { run: async () => (await statsRun(inputs, { env })).outcome, attempts: () => github.requests.length, strikes }
+      return { run: async () => (await statsRun(inputs, { clock, env })).outcome, attempts: () => github.requests.length, strikes }
     }
   }
 }
@@ -264,14 +268,12 @@ describe('fault table', () => {
 
 describe('the step deadline', () => {
   it('ends a run whose requests keep hanging at the time limit, with a clear message, and sends nothing', async () => {
-    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }] })
-    closers.push(() => service.close())
+    const service = await emulatedBot(realClock)
     for (let i = 0; i < 5; i++) service.inject('record', HANG)
     const started = Date.now()
-    const { outcome } = await statsRun(
-      { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'command-count': '5', 'request-timeout': '1', timeout: '2' },
-      { clock: realClock }
-    )
+    const { outcome } = await statsRun(statsInputs(service, { 'command-count': '5', 'request-timeout': '1', timeout: '2' }), {
+      clock: realClock
+    })
     expect(Date.now() - started).toBeLessThan(6_000)
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/time limit of 2 s \(input 'timeout'\)/)
@@ -280,13 +282,9 @@ describe('the step deadline', () => {
 
   it('stops vote checks that would wait past the time limit and lists the users not checked', async () => {
     const users = ['223456789012345678', '323456789012345678', '423456789012345678']
-    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }], rateLimits: { votes: { limit: 1, windowMs: 30_000 } } })
-    closers.push(() => service.close())
+    const service = await emulatedBot(realClock, { service: { rateLimits: { votes: { limit: 1, windowMs: 30_000 } } } })
     const started = Date.now()
-    const { outcome, log } = await votesRun(
-      { 'bot-id': BOT, 'api-key': KEY, 'base-url': service.url, 'user-id': users.join(','), timeout: '3' },
-      { clock: realClock }
-    )
+    const { outcome, log } = await votesRun(botInputs(service, { 'user-id': users.join(','), timeout: '3' }), { clock: realClock })
     expect(Date.now() - started).toBeLessThan(6_000)
     expect(log.join('\n')).toContain(`Not checked: ${users.slice(1).join(', ')}`)
     expect(outcome.result).toBe('failed')
@@ -301,19 +299,12 @@ describe('redirects', () => {
       elsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`)
       res.end('{}')
     })
-    await new Promise<void>(resolve => other.listen(0, '127.0.0.1', resolve))
-    closers.push(() => new Promise<void>(resolve => other.close(() => resolve())))
-    const service = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY }] })
-    closers.push(() => service.close())
-    const location = `http://127.0.0.1:${(other.address() as AddressInfo).port}/bots/${BOT}/stats`
+    const port = await listenForTest(other)
+    const clock = new TestClock()
+    const service = await emulatedBot(clock)
+    const location = `http://127.0.0.1:${port}/bots/${BOT}/stats`
     service.inject('stats', { kind: 'answer', status: 307, headers: { Location: location }, body: '' })
-    const { outcome } = await statsRun({
-      'bot-id': BOT,
-      'api-key': KEY,
-      'base-url': service.url,
-      'command-count': '5',
-      'cooldown-check': 'false'
-    })
+    const { outcome } = await statsRun(statsInputs(service, { 'command-count': '5', 'cooldown-check': 'false' }), { clock })
     expect(outcome.result).toBe('failed')
     expect(elsewhere).toEqual([])
     expect(outcome.error?.message).toMatch(/307.*redirect is not followed/)

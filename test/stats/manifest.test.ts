@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, open, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { countCommands } from '../../src/stats/commands.js'
 import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../../src/stats/manifest.js'
 import { ActionError } from '../../src/errors.js'
+import { tempWorkspace } from '../support/inprocess.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8')
@@ -16,31 +16,29 @@ const ORIGIN = "Input 'commands-file' (commands.json)"
 const MAX_COMMANDS = 1000
 const FIVE_MB = 5 * 1024 * 1024
 
-/** Runs `run`, expects an ActionError with a one-line message, and returns the message. */
-function actionError(run: () => unknown): string {
-  let caught: unknown
-  try {
-    run()
-  } catch (error) {
-    caught = error
-  }
+/** The message of what was thrown (undefined when nothing was): an ActionError's, on one line. */
+function oneLineError(caught: unknown): string {
   expect(caught).toBeInstanceOf(ActionError)
   const message = (caught as ActionError).message
   expect(message).not.toMatch(/[\r\n]/)
   return message
 }
 
-async function actionErrorAsync(run: () => Promise<unknown>): Promise<string> {
-  let caught: unknown
+/** Runs `run`, expects an ActionError with a one-line message, and returns the message. */
+function actionError(run: () => unknown): string {
   try {
-    await run()
+    run()
   } catch (error) {
-    caught = error
+    return oneLineError(error)
   }
-  expect(caught).toBeInstanceOf(ActionError)
-  const message = (caught as ActionError).message
-  expect(message).not.toMatch(/[\r\n]/)
-  return message
+  return oneLineError(undefined)
+}
+
+/** The same for a run that rejects. */
+function actionErrorAsync(run: () => Promise<unknown>): Promise<string> {
+  return Promise.resolve()
+    .then(run)
+    .then(() => oneLineError(undefined), oneLineError)
 }
 
 /** The 1-based line and column just past the last character of `text`. */
@@ -354,12 +352,10 @@ describe('countManifestText: wrong shapes', () => {
 })
 
 describe('countManifest: files', () => {
+  /** The test's own workspace folder, removed when it finishes. */
   let workspace: string
   beforeEach(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'manifest-test-'))
-  })
-  afterEach(async () => {
-    await rm(workspace, { recursive: true, force: true })
+    workspace = await tempWorkspace()
   })
 
   const plan = (given: string, extra: Partial<ManifestPlan> = {}): ManifestPlan => ({
@@ -549,12 +545,10 @@ describe('countManifest: files', () => {
 })
 
 describe("countManifest: files as people's tools write them", () => {
+  /** The test's own workspace folder, removed when it finishes. */
   let workspace: string
   beforeEach(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'manifest-enc-'))
-  })
-  afterEach(async () => {
-    await rm(workspace, { recursive: true, force: true })
+    workspace = await tempWorkspace()
   })
   const read = async (bytes: Buffer): Promise<unknown> => {
     await writeFile(join(workspace, 'commands.json'), bytes)

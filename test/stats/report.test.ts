@@ -3,10 +3,7 @@
  * the annotations. Outcomes come from runStats against the service emulator where a run can
  * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
  */
-import * as fs from 'node:fs'
-import * as os from 'node:os'
-import * as path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
@@ -16,12 +13,9 @@ import type { RecordRead } from '../../src/stats/window.js'
 import { announce, outcomeLine, renderSummary, reportStats, writeOutputs } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/update.js'
 import { MAX_SECTION_CHARS } from '../../src/summary.js'
-import { ServiceEmulator } from '../support/emulator.js'
-import { settingsFor, statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, KEY, settingsFor, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
+import { capturedStdout, runnerFiles } from '../support/step.js'
 
-const BOT_ID = '123456789012345678'
-const KEY = 'dp_K3y-0f-Th3-B0t.s3cr3t'
-const HOUR = 3_600_000
 /** The TestClock's start: every outcome is decided then. */
 const AT = new Date('2026-11-24T12:00:00Z')
 const MIB = 1024 * 1024
@@ -38,7 +32,7 @@ afterAll(() => clearSecrets())
 
 /** Settings of a step with the live service's address (the default), unless told otherwise. */
 function settings(more: Record<string, string> = {}): StatsSettings {
-  return settingsFor<StatsSettings>({ 'bot-id': BOT_ID, 'api-key': KEY, 'command-count': '14', 'server-count': '1260', ...more })
+  return settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'server-count': '1260', ...more })
 }
 
 /** The bot's public record, last updated `ago` ms before AT: 12 commands, 1,204 servers. */
@@ -97,7 +91,7 @@ const STRIKE_FIELDS = {
   strikeCause: 'unknown',
   at: AT
 } as const
-const STRIKE = outcome({ ...STRIKE_FIELDS, error: new ActionError(strikeMessage(STRIKE_FIELDS, BOT_ID)) })
+const STRIKE = outcome({ ...STRIKE_FIELDS, error: new ActionError(strikeMessage(STRIKE_FIELDS, BOT)) })
 const FAILED = outcome({
   result: 'failed',
   status: 400,
@@ -116,17 +110,8 @@ const LIMITED = outcome({
 /** A run of the stats mode against the emulator, the bot last updated `ago` before the clock's start. */
 async function run(ago: number, more: Record<string, string> = {}): Promise<StatsOutcome> {
   const clock = new TestClock(AT.getTime())
-  const at = new Date(clock.now() - ago)
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    bots: [{ id: BOT_ID, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at }]
-  })
-  onTestFinished(() => emulator.close())
-  const { outcome } = await statsRun(
-    { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', ...more },
-    { clock }
-  )
-  return outcome
+  const emulator = await emulatedBot(clock, { ago })
+  return (await statsRun(statsInputs(emulator, more), { clock })).outcome
 }
 
 function headline(page: string): string {
@@ -154,7 +139,7 @@ function countsHeader(page: string): string[] {
 // ---------------------------------------------------------------------------------------
 
 describe('the headline', () => {
-  const bot = `<a href="https://discord.place/bots/${BOT_ID}">Example Bot</a>`
+  const bot = `<a href="https://discord.place/bots/${BOT}">Example Bot</a>`
 
   it("names the bot by its listing's name, linked to its page, and says the update went through", () => {
     expect(headline(renderSummary(settings(), outcome()))).toBe(`✅ ${bot}: updated, next update from 18:01 UTC, 6 h 1 min after this run`)
@@ -173,7 +158,7 @@ describe('the headline', () => {
     expect(refused.result).toBe('cooldown')
     // No record read before the update: the bot is named by its ID.
     expect(headline(renderSummary(settings(), refused))).toBe(
-      `🛑 <a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>: refused: strike counted`
+      `🛑 <a href="https://discord.place/bots/${BOT}">Bot ${BOT}</a>: refused: strike counted`
     )
   })
 
@@ -202,7 +187,7 @@ describe('the headline', () => {
   it('names the bot by its ID, without a link, for another base-url; a hostile name is text', () => {
     const local = settings({ 'base-url': 'http://127.0.0.1:8080' })
     expect(headline(renderSummary(local, outcome({ record: recordRead(7 * HOUR, { username: undefined }) })))).toMatch(
-      new RegExp(`^✅ Bot ${BOT_ID}: updated`)
+      new RegExp(`^✅ Bot ${BOT}: updated`)
     )
     const hostile = renderSummary(local, outcome({ record: recordRead(7 * HOUR, { username: '<img src=x onerror=alert(1)>' }) }))
     expect(headline(hostile)).toMatch(/^✅ &lt;img src=x onerror=alert\(1\)&gt;: updated/)
@@ -294,7 +279,7 @@ describe('the request and the answer', () => {
   it('are folded in <details> with the service address; the headline and counts are not', () => {
     const { shown, folded } = split(renderSummary(settings(), outcome()))
     expect(folded).toContain('<summary>Request and answer</summary>')
-    expect(folded).toContain(`<code>PATCH /bots/${BOT_ID}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code>`)
+    expect(folded).toContain(`<code>PATCH /bots/${BOT}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code>`)
     expect(folded).toContain('<tr><td>Answer</td><td>200</td></tr>')
     expect(folded).toContain('<a href="https://api.discord.place">https://api.discord.place</a>')
     expect(shown).toContain('<h3>')
@@ -304,7 +289,7 @@ describe('the request and the answer', () => {
 
   it('a run that sent nothing says so, and shows no answer', () => {
     const { folded } = split(renderSummary(settings(), SKIPPED))
-    expect(folded).toContain(`not sent (once an update is due, it would be <code>PATCH /bots/${BOT_ID}/stats`)
+    expect(folded).toContain(`not sent (once an update is due, it would be <code>PATCH /bots/${BOT}/stats`)
     // A dry run that a real run would skip never promises a send.
     const skippedDry = split(renderSummary(settings(), outcome({ ...SKIPPED, result: 'dry-run' }))).folded
     expect(skippedDry).not.toContain('a real run would send')
@@ -392,53 +377,6 @@ describe('the safe skip and the strike never share a word', () => {
 // Outputs
 // ---------------------------------------------------------------------------------------
 
-const savedEnv = { output: process.env['GITHUB_OUTPUT'], summary: process.env['GITHUB_STEP_SUMMARY'] }
-let dir: string | undefined
-afterEach(() => {
-  for (const [name, value] of [
-    ['GITHUB_OUTPUT', savedEnv.output],
-    ['GITHUB_STEP_SUMMARY', savedEnv.summary]
-  ] as const) {
-    if (value === undefined) delete process.env[name]
-    else process.env[name] = value
-  }
-  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
-  dir = undefined
-  vi.restoreAllMocks()
-})
-
-/** Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and readers of what was written to them. */
-function runnerFiles(): { outputs: () => Record<string, string>; summary: () => string } {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-report-'))
-  const output = path.join(dir, 'output')
-  const summary = path.join(dir, 'summary')
-  fs.writeFileSync(output, '')
-  fs.writeFileSync(summary, '')
-  process.env['GITHUB_OUTPUT'] = output
-  process.env['GITHUB_STEP_SUMMARY'] = summary
-  return {
-    outputs: () => {
-      const found: Record<string, string> = {}
-      for (const match of fs.readFileSync(output, 'utf8').matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) {
-        found[match[1]!] = match[3]!
-      }
-      return found
-    },
-    summary: () => fs.readFileSync(summary, 'utf8')
-  }
-}
-
-/** What the toolkit printed (log lines and workflow commands), one entry a line. */
-function printing(): () => string[] {
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
-  return () =>
-    spy.mock.calls
-      .map(([chunk]) => String(chunk))
-      .join('')
-      .split(/\r?\n/)
-      .filter(line => line !== '')
-}
-
 describe('the outputs', () => {
   it('a skipped run: result skipped, the counts it would send, next-update-at, and no status (the record read is not the update)', async () => {
     const skipped = await run(2 * HOUR)
@@ -473,7 +411,7 @@ describe('the annotations', () => {
   const many = (label: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${label} warning ${i + 1}.`)
 
   it('the strike: no warning of its own (its ::error:: is the step failure), and at most 10 warnings are printed, the rest folded into the last', () => {
-    const lines = printing()
+    const { lines } = capturedStdout()
     announce(outcome({ ...STRIKE, warnings: many('Run', 8), counts: { ...COUNTS, warnings: many('Manifest', 7) } }))
     const warnings = lines().filter(line => line.startsWith('::warning'))
     expect(warnings).toHaveLength(10)
@@ -484,14 +422,10 @@ describe('the annotations', () => {
 
   it('a skip whose record could not be checked: a notice, then the warning that explains it first among the warnings', async () => {
     const clock = new TestClock(AT.getTime())
-    const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT_ID, apiKey: KEY }] })
-    onTestFinished(() => emulator.close())
+    const emulator = await emulatedBot(clock)
     for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
-    const { outcome: skipped } = await statsRun(
-      { 'bot-id': BOT_ID, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14' },
-      { clock }
-    )
-    const lines = printing()
+    const { outcome: skipped } = await statsRun(statsInputs(emulator), { clock })
+    const { lines } = capturedStdout()
     announce({ ...skipped, counts: { ...skipped.counts!, warnings: many('Manifest', 12) } })
     const printed = lines()
     expect(printed[0]).toMatch(/^::notice title=Stats not sent::Stats not sent: the bot's public record could not be checked/)
@@ -502,7 +436,7 @@ describe('the annotations', () => {
   })
 
   it('text from outside starts no workflow command: ##[ is inert in warnings and log lines, :: never starts a line, the key is gone', () => {
-    const lines = printing()
+    const { lines } = capturedStdout()
     const hostile = `##[error]forged ##[add-mask]x\n::error::forged ${KEY}`
     announce(outcome({ ...STRIKE, warnings: [hostile], counts: { ...COUNTS, warnings: [`Manifest says ${hostile}`] } }))
     const printed = lines()
@@ -516,7 +450,7 @@ describe('the annotations', () => {
   })
 
   it('an update: one log line, no annotation', () => {
-    const lines = printing()
+    const { lines } = capturedStdout()
     announce(outcome())
     expect(lines()).toEqual([
       'Stats updated ({"command_count":14,"server_count":1260}). The next update is accepted from 18:01 UTC, 6 h 1 min after this run.'
@@ -547,7 +481,7 @@ describe('a hostile outcome', () => {
 
   it('keeps the section under 1 MiB, with the headline and the error in it, and never the key', async () => {
     const files = runnerFiles()
-    const lines = printing()
+    const { lines } = capturedStdout()
     const failure = await reportStats(settings(), hostile)
     const section = files.summary()
     expect(Buffer.byteLength(section)).toBeLessThan(MIB / 2)

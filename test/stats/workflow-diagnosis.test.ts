@@ -5,18 +5,12 @@
  * job without a concurrency group, `cooldown-check: false` on a schedule more frequent than every
  * 6 hours, or neither. A file that cannot be read or parsed changes nothing.
  */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'
-import { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'
-import { statsRun, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, statsInputs, statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
+import { afterTest } from '../support/teardown.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dpk_diagnosis_key_0123456789'
-const HOUR = 3_600_000
 const REPOSITORY = 'example/bot'
 const SHA = 'b'.repeat(40)
 const TOKEN = 'ghs_diagnosisToken0123456789'
@@ -100,6 +94,13 @@ describe('inspectWorkflow', () => {
 })
 
 describe('a strike explained from its workflow, in process', () => {
+  /** The environment of a step run by job `stats` of .github/workflows/stats.yml, with this workspace. */
+  const workflowRun = (workspace: string): Record<string, string> => ({
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/stats.yml@refs/heads/main`,
+    GITHUB_JOB: 'stats'
+  })
+
   async function strikeRun(
     workspaceFiles: Record<string, string>,
     more: Record<string, string> = {},
@@ -107,30 +108,12 @@ describe('a strike explained from its workflow, in process', () => {
   ): Promise<string> {
     const clock = new TestClock()
     // Updated an hour ago: an update sent without the check is a strike.
-    const at = new Date(clock.now() - HOUR)
-    const emulator = await ServiceEmulator.start({
-      now: clock.now,
-      bots: [{ id: BOT, apiKey: KEY, commandsUpdatedAt: at, serversUpdatedAt: at }]
+    const emulator = await emulatedBot(clock, { ago: HOUR })
+    const workspace = await tempWorkspace(workspaceFiles)
+    const { outcome } = await statsRun(statsInputs(emulator, { 'cooldown-check': 'false', ...more }), {
+      clock,
+      env: { ...workflowRun(workspace), ...env }
     })
-    onTestFinished(() => emulator.close())
-    const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
-    onTestFinished(() => rm(workspace, { recursive: true, force: true }))
-    for (const [path, text] of Object.entries(workspaceFiles)) {
-      await mkdir(join(workspace, path, '..'), { recursive: true })
-      await writeFile(join(workspace, path), text)
-    }
-    const { outcome } = await statsRun(
-      { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', 'cooldown-check': 'false', ...more },
-      {
-        clock,
-        env: {
-          GITHUB_WORKSPACE: workspace,
-          GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/stats.yml@refs/heads/main`,
-          GITHUB_JOB: 'stats',
-          ...env
-        }
-      }
-    )
     expect(outcome.result).toBe('cooldown')
     return outcome.error!.message
   }
@@ -170,7 +153,7 @@ describe('a strike explained from its workflow, in process', () => {
       token: TOKEN,
       files: { '.github/workflows/stats.yml': WITHOUT_GROUP }
     })
-    onTestFinished(() => github.close())
+    afterTest(() => github.close())
     const message = await strikeRun(
       {},
       { 'github-token': TOKEN },
@@ -188,23 +171,9 @@ describe('a strike explained from its workflow, in process', () => {
 
   it('a dry run names the same finding as a warning: the set-up check', async () => {
     const clock = new TestClock()
-    const emulator = await ServiceEmulator.start({ now: clock.now, bots: [{ id: BOT, apiKey: KEY }] })
-    onTestFinished(() => emulator.close())
-    const workspace = await mkdtemp(join(tmpdir(), 'diagnosis-'))
-    onTestFinished(() => rm(workspace, { recursive: true, force: true }))
-    await mkdir(join(workspace, '.github/workflows'), { recursive: true })
-    await writeFile(join(workspace, '.github/workflows/stats.yml'), WITHOUT_GROUP)
-    const { outcome } = await statsRun(
-      { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, 'command-count': '14', 'dry-run': 'true' },
-      {
-        clock,
-        env: {
-          GITHUB_WORKSPACE: workspace,
-          GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/stats.yml@refs/heads/main`,
-          GITHUB_JOB: 'stats'
-        }
-      }
-    )
+    const emulator = await emulatedBot(clock)
+    const workspace = await tempWorkspace({ '.github/workflows/stats.yml': WITHOUT_GROUP })
+    const { outcome } = await statsRun(statsInputs(emulator, { 'dry-run': 'true' }), { clock, env: workflowRun(workspace) })
     expect(outcome.result).toBe('dry-run')
     // Nothing happened in a dry run: the finding is what could cost a strike, not why one came.
     expect(outcome.warnings).toEqual([expect.stringMatching(/\) could cost a strike later: its job has no concurrency group/)])

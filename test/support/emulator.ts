@@ -109,6 +109,29 @@ export interface EmulatorOptions {
 export type { Fault } from './server.js'
 export type RecordedRequest = ServerRequest<RouteKind>
 
+/** A JSON answer, once, in place of the emulator's own. */
+export function jsonFault(status: number, body: unknown, headers: Record<string, string> = {}): Fault {
+  return { kind: 'answer', status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
+
+/** The request limiter's 429 as the service sends it, once: `fields` beside its own (a `retry_after`), and these headers. */
+export function limiterFault(fields: Record<string, unknown> = {}, headers: Record<string, string> = {}): Fault {
+  return jsonFault(429, { success: false, error: 'Too many requests, please try again later.', status: 429, ...fields }, headers)
+}
+
+/** The 6-hour refusal as the service sends it, once: no Retry-After, no retry_after (service-behaviour.md). */
+export const SIX_HOUR_REFUSAL: Fault = jsonFault(429, {
+  success: false,
+  error: 'You can only update stats once every 6 hours.',
+  status: 429
+})
+
+/** A bot's public record, once, last updated at `at` (both counts), with these headers (an `Age`, a `Date`). */
+export function recordFault(id: string, at: Date, headers: Record<string, string> = {}): Fault {
+  const time = at.toISOString()
+  return jsonFault(200, { id, commands: 12, commands_updated_at: time, servers: 1204, servers_updated_at: time }, headers)
+}
+
 /** The live service's limiters (service-behaviour.md). */
 export const LIVE_LIMITS: Readonly<Record<RouteKind, RateLimit>> = {
   stats: { limit: 2, windowMs: 30 * 60_000 },
@@ -334,12 +357,9 @@ export class ServiceEmulator {
     if (commands !== undefined && !isIntegerIn(commands, 0, 1000)) return error(400, 'Commands count must be between 0 and 1,000.')
     if (servers !== undefined && !isIntegerIn(servers, 0, 10_000_000)) return error(400, 'Server count must be between 0 and 10 Million.')
 
-    const key = req.headers['authorization']
-    if (key === undefined || key === '') return error(401, 'Authorization header is required.')
-    const bot = this.bots.get(id)
-    if (bot === undefined) return error(404, 'Bot not found.')
-    if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
-    if (bot.apiKey === undefined || key !== bot.apiKey) return error(401, 'Invalid API key.')
+    const refused = this.keyRefusal(id, req)
+    if (refused !== undefined) return refused
+    const bot = this.state(id)
 
     const now = this.now()
     const last = Math.max(bot.commandsUpdatedAt.getTime(), bot.serversUpdatedAt.getTime())
@@ -347,8 +367,8 @@ export class ServiceEmulator {
       bot.strikes = bot.strikes.filter(t => now - t.getTime() < SIX_HOURS)
       bot.strikes.push(new Date(now))
       if (bot.strikes.length >= 5) {
-        // Revoked and unset: the bot has no key until the owner generates one.
-        bot.revokedKeys.add(bot.apiKey)
+        // Revoked and unset (the key check passed, so it had one): the bot has no key until the owner generates one.
+        bot.revokedKeys.add(bot.apiKey!)
         bot.apiKey = undefined
         return error(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.')
       }
@@ -380,6 +400,17 @@ export class ServiceEmulator {
     return { status: 200, json: { success: true } }
   }
 
+  /** The key check of both keyed routes, first match wins: the refusal, or undefined for the bot's current key. */
+  private keyRefusal(id: string, req: http.IncomingMessage): Answer | undefined {
+    const key = req.headers['authorization']
+    if (key === undefined || key === '') return error(401, 'Authorization header is required.')
+    const bot = this.bots.get(id)
+    if (bot === undefined) return error(404, 'Bot not found.')
+    if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
+    if (bot.apiKey === undefined || key !== bot.apiKey) return error(401, 'Invalid API key.')
+    return undefined
+  }
+
   private publicRecord(id: string): Answer {
     const bot = this.bots.get(id)
     if (bot === undefined) return error(404, 'Bot not found.')
@@ -401,12 +432,9 @@ export class ServiceEmulator {
   }
 
   private voteStatus(id: string, userId: string, req: http.IncomingMessage): Answer {
-    const key = req.headers['authorization']
-    if (key === undefined || key === '') return error(401, 'Authorization header is required.')
-    const bot = this.bots.get(id)
-    if (bot === undefined) return error(404, 'Bot not found.')
-    if (bot.revokedKeys.has(key)) return error(410, 'This API key has been revoked.')
-    if (bot.apiKey === undefined || key !== bot.apiKey) return error(401, 'Invalid API key.')
+    const refused = this.keyRefusal(id, req)
+    if (refused !== undefined) return refused
+    const bot = this.state(id)
     const entry = bot.voters[userId]
     const voted = entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
     // The original description answers a vote with 204 and leaves "not voted" unsaid; the

@@ -1,18 +1,24 @@
 /**
  * The modes called in process, as main.ts calls them, against loopback fakes: settings built
  * from the inputs a step gives (action.yml's defaults applied, as the runner does), a clock the
- * test controls (a wait moves it on at once), and the run's stop signal.
+ * test controls (a wait moves it on at once), and the run's stop signal. And what every
+ * in-process test shares: the test's bot and key, the one emulator fixture (emulatedBot),
+ * Discord's fake and a workspace, each closed or removed when its test finishes (afterTest),
+ * and the inputs of a step for the test's bot. A step's report read back is in step.ts.
  */
 import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
 import { runStats, type StatsOutcome } from '../../src/stats/update.js'
 import { runVotes, type VoteOutcome } from '../../src/votes/check.js'
-import { onTestFinished } from 'vitest'
 import { ROOT } from './action.js'
-import { type BotSeed, ServiceEmulator } from './emulator.js'
+import { type BotSeed, type EmulatorOptions, ServiceEmulator } from './emulator.js'
+import { DiscordFake } from './fakes.js'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
+import { afterTest } from './teardown.js'
 
 const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
 
@@ -87,10 +93,16 @@ export async function votesRun(
   return { outcome: await runVotes(settings, d), log }
 }
 
-/** The bot and key every in-process test of the stats mode uses, unless it needs another. */
+/**
+ * The bot and key every in-process test uses, unless it needs another. The key holds the
+ * symbols a key may hold ('.', '-', '_'): it must reach the service as it is.
+ */
 export const BOT = '123456789012345678'
-export const KEY = 'dpk_test_key_0123456789abcdef'
-export const HOUR = 3_600_000
+export const KEY = 'dp_live_k3y.with-symbols_9f8e7d6c5b4a'
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
+/** The token Discord's fake answers to (discordFake). */
+export const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.Qm4vR7tW2pK9sL5nX8cJ_0z3'
 
 export interface EmulatedBot {
   /** How long before the clock's now the counts were last updated (default 7 h: an update is due). */
@@ -99,6 +111,8 @@ export interface EmulatedBot {
   readonly seed?: Partial<BotSeed>
   /** Each request is handled this long after it arrived, as over the internet. */
   readonly latencyMs?: number
+  /** Anything else about the service: its rate limits, a path prefix, a clock of its own (by default the test's). */
+  readonly service?: Omit<EmulatorOptions, 'bots' | 'latencyMs'>
 }
 
 /**
@@ -111,10 +125,51 @@ export async function emulatedBot(clock: { readonly now: () => number }, bot: Em
   const emulator = await ServiceEmulator.start({
     now: clock.now,
     latencyMs: bot.latencyMs,
+    ...bot.service,
     bots: [
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...bot.seed }
     ]
   })
-  onTestFinished(() => emulator.close())
+  afterTest(() => emulator.close())
   return emulator
+}
+
+/** An address nothing listens on: an emulator's, closed. */
+export async function unreachableUrl(clock: { readonly now: () => number }): Promise<string> {
+  const emulator = await emulatedBot(clock)
+  await emulator.close()
+  return emulator.url
+}
+
+/** A workspace folder (not a checkout) holding `files` (paths relative to it), removed when the test finishes. */
+export async function tempWorkspace(files: Record<string, string> = {}): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'workspace-'))
+  afterTest(() => rm(dir, { recursive: true, force: true }))
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true })
+    await writeFile(join(dir, path), text)
+  }
+  return dir
+}
+
+/** Discord's fake for the test's bot (DISCORD_TOKEN), with these global commands and server count, closed when the test finishes. */
+export async function discordFake(commands: unknown[] = [], guildCount = 1250): Promise<DiscordFake> {
+  const fake = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount, commands })
+  afterTest(() => fake.close())
+  return fake
+}
+
+/** A step's inputs for the test's bot on `emulator` (bot-id, api-key, base-url), with `more`. */
+export function botInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+  return { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...more }
+}
+
+/** A stats step's inputs for the test's bot: a command count of 14 (12 are listed) unless `more` says otherwise. */
+export function statsInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+  return botInputs(emulator, { 'command-count': '14', ...more })
+}
+
+/** The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is its record). */
+export function routes(emulator: ServiceEmulator): string[] {
+  return emulator.requests.map(r => `${r.method} ${r.path.replace(`/bots/${BOT}`, '')}`)
 }

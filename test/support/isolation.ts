@@ -7,6 +7,7 @@
 import * as core from '@actions/core'
 import { afterAll, beforeAll } from 'vitest'
 import { clearSecrets } from '../../src/secrets.js'
+import { trackTests } from './teardown.js'
 
 const environment = { ...process.env }
 
@@ -23,3 +24,5 @@ function fresh(): void {
 
 beforeAll(fresh)
 afterAll(fresh)
+// What a test starts is closed when that test finishes, even among concurrent tests (teardown.ts).
+trackTests()

@@ -5,7 +5,8 @@
  */
 import * as http from 'node:http'
 import * as https from 'node:https'
-import type { AddressInfo, Socket } from 'node:net'
+import type { AddressInfo, Server, Socket } from 'node:net'
+import { afterTest } from './teardown.js'
 
 export interface RecordedRequest<Route extends string = string> {
   method: string
@@ -217,4 +218,23 @@ const connectionIds = new WeakMap<Socket, number>()
 /** The live service's error body. */
 export function serviceError(status: number, message: string): Answer {
   return { status, json: { success: false, error: message, status } }
+}
+
+/**
+ * Starts `server` (a plain `node:http` or `node:net` server a test builds for itself) on
+ * 127.0.0.1 at a free port, and returns the port; when the test finishes, its connections are
+ * cut and it is closed.
+ */
+export async function listenForTest(server: Server): Promise<number> {
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  afterTest(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise<void>(resolve => server.close(() => resolve()))
+  })
+  return (server.address() as AddressInfo).port
 }

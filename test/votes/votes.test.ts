@@ -7,24 +7,20 @@
  * Contract: test/fixtures/service/interface.md and the service's OpenAPI document
  * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
  */
-import * as fs from 'node:fs'
 import * as http from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
-import * as os from 'node:os'
-import * as path from 'node:path'
 import * as core from '@actions/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ActionError, StoppedError } from '../../src/errors.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
 import { type Clock, Requests, realClock } from '../../src/http/client.js'
 import type { VoteSettings } from '../../src/settings.js'
 import { readVote, runVotes, type Vote, type VoteOutcome, type VotePlan } from '../../src/votes/check.js'
 import { renderSummary, reportVotes, writeOutputs } from '../../src/votes/report.js'
-import { ServiceEmulator } from '../support/emulator.js'
-import { settingsFor, TestClock, votesRun } from '../support/inprocess.js'
+import { type BotSeed, jsonFault, type ServiceEmulator } from '../support/emulator.js'
+import { BOT, botInputs, emulatedBot, HOUR, KEY, settingsFor, TestClock, votesRun } from '../support/inprocess.js'
+import { capturedStdout, runnerFiles } from '../support/step.js'
+import { listenForTest } from '../support/server.js'
 
-const BOT_ID = '123456789012345678'
-const KEY = 'dp_v0te-K3y.s3cr3t_42'
 /** 2023-09-10T11:30:00Z, the `lastVote` example of the OpenAPI document. */
 const LAST_VOTE_MS = 1694345400000
 const TOO_MANY = 'Too many requests, please try again later.'
@@ -53,7 +49,7 @@ const serviceError = (status: number, error: string): unknown => ({ success: fal
 
 function refusal(a: HttpAnswer, userId = user(7)): ActionError {
   try {
-    const vote = readVote(a, userId, { botId: BOT_ID })
+    const vote = readVote(a, userId, { botId: BOT })
     throw new Error(`expected an error, got a vote: ${JSON.stringify(vote)}`)
   } catch (error) {
     expect(error).toBeInstanceOf(ActionError)
@@ -65,15 +61,15 @@ describe('readVote', () => {
   const U = user(7)
 
   it('drops a lastVote no date can hold, rather than failing on it later', () => {
-    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 1e20 }), U, { botId: BOT_ID }).lastVote).toBeNull()
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 1e20 }), U, { botId: BOT }).lastVote).toBeNull()
   })
 
   it('reads 204 No Content as voted, with no count or time', () => {
-    expect(readVote(answer(204), U, { botId: BOT_ID })).toEqual({ voted: true, votes: null, lastVote: null })
+    expect(readVote(answer(204), U, { botId: BOT })).toEqual({ voted: true, votes: null, lastVote: null })
   })
 
   it('reads 200 JSON with voted: true, its vote count and lastVote (epoch ms)', () => {
-    const vote = readVote(answer(200, { voted: true, vote: 3, lastVote: LAST_VOTE_MS }), U, { botId: BOT_ID })
+    const vote = readVote(answer(200, { voted: true, vote: 3, lastVote: LAST_VOTE_MS }), U, { botId: BOT })
     expect(vote.voted).toBe(true)
     expect(vote.votes).toBe(3)
     expect(vote.lastVote).toBeInstanceOf(Date)
@@ -82,7 +78,7 @@ describe('readVote', () => {
   })
 
   it('reads 200 JSON with voted: false as not voted', () => {
-    expect(readVote(answer(200, { voted: false, vote: 0, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+    expect(readVote(answer(200, { voted: false, vote: 0, lastVote: null }), U, { botId: BOT })).toEqual({
       voted: false,
       votes: 0,
       lastVote: null
@@ -132,7 +128,7 @@ describe('readVote', () => {
   })
 
   it('keeps the largest time a date can hold as the last vote', () => {
-    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 8.64e15 }), U, { botId: BOT_ID }).lastVote?.toISOString()).toBe(
+    expect(readVote(answer(200, { voted: true, vote: 1, lastVote: 8.64e15 }), U, { botId: BOT }).lastVote?.toISOString()).toBe(
       '+275760-09-13T00:00:00.000Z'
     )
   })
@@ -143,7 +139,7 @@ describe('readVote', () => {
     ['a string', '3'],
     ['null', null]
   ])('reads %s as the vote count as unknown (null), keeping the vote', (_, vote) => {
-    expect(readVote(answer(200, { voted: true, vote, lastVote: null }), U, { botId: BOT_ID })).toEqual({
+    expect(readVote(answer(200, { voted: true, vote, lastVote: null }), U, { botId: BOT })).toEqual({
       voted: true,
       votes: null,
       lastVote: null
@@ -214,16 +210,10 @@ interface VoteServer {
   forUser: (id: string) => Seen[]
 }
 
-const servers: { close: () => Promise<void> }[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map(s => s.close()))
-})
-
 /** A node:http server on 127.0.0.1 at a free port; `handler` answers each vote check. */
 async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> {
   const requests: Seen[] = []
   const perUser = new Map<string, number>()
-  const sockets = new Set<Socket>()
   let inFlight = 0
   let maxInFlight = 0
   let connections = 0
@@ -239,7 +229,7 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
     req.resume()
     req.on('end', () => {
       const urlPath = (req.url ?? '/').split('?')[0] ?? '/'
-      const userId = new RegExp(`^/api/bots/${BOT_ID}/voters/(\\d+)$`).exec(urlPath)?.[1]
+      const userId = new RegExp(`^/api/bots/${BOT}/voters/(\\d+)$`).exec(urlPath)?.[1]
       const nth = (perUser.get(userId ?? '') ?? 0) + 1
       perUser.set(userId ?? '', nth)
       const seen: Seen = { method: req.method ?? '', path: urlPath, userId, headers: req.headers, nth }
@@ -265,19 +255,8 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
       else respond()
     })
   })
-  server.on('connection', socket => {
-    connections += 1
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  servers.push({
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>(resolve => server.close(() => resolve()))
-    }
-  })
+  server.on('connection', () => (connections += 1))
+  const port = await listenForTest(server)
   return {
     url: `http://127.0.0.1:${port}/api`,
     requests,
@@ -334,7 +313,7 @@ async function run(
   const logs: string[] = []
   const plan: VotePlan = {
     baseUrl: server.url,
-    botId: BOT_ID,
+    botId: BOT,
     apiKey: KEY,
     userIds,
     rateLimitWaitMs: 60_000,
@@ -402,7 +381,7 @@ describe('runVotes', () => {
 
     expect(outcome.error).toBeUndefined()
     expect(outcome.votes.size).toBe(6)
-    expect(server.requests.map(r => r.path).sort()).toEqual(ids.map(id => `/api/bots/${BOT_ID}/voters/${id}`).sort())
+    expect(server.requests.map(r => r.path).sort()).toEqual(ids.map(id => `/api/bots/${BOT}/voters/${id}`).sort())
     for (const request of server.requests) {
       expect(request.method).toBe('GET')
       expect(request.headers.authorization).toBe(KEY)
@@ -680,85 +659,42 @@ describe('runVotes', () => {
   /** A 200 vote answer with the given rate-limit headers. */
   const headed = (headers: Record<string, string>): Reply => ({ status: 200, headers, body: { voted: true, vote: 1, lastVote: null } })
 
-  it('waits for the earliest window end any answer of the window gave (a reset in whole seconds is never early)', async () => {
-    const ids = users(4)
-    const replies = [
-      headed({ 'RateLimit-Remaining': '2', 'RateLimit-Reset': '5' }),
-      headed({ 'RateLimit-Remaining': '1', 'RateLimit-Reset': '3' }),
-      headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '4' }),
-      headed({ 'RateLimit-Remaining': '9', 'RateLimit-Reset': '10' })
-    ]
+  /** Rate-limit headers: checks left in the window, and the seconds to its end (none when undefined). */
+  const rateLimit = (remaining: string, reset?: string): Reply =>
+    headed(reset === undefined ? { 'RateLimit-Remaining': remaining } : { 'RateLimit-Remaining': remaining, 'RateLimit-Reset': reset })
+
+  it.each<[string, Reply[], number[]]>([
+    [
+      'waits for the earliest window end any answer of the window gave (a reset in whole seconds is never early)',
+      [rateLimit('2', '5'), rateLimit('1', '3'), rateLimit('0', '4'), rateLimit('9', '10')],
+      [3_000]
+    ],
+    [
+      'takes a higher RateLimit-Remaining as a new window, and waits for its reset, not the old one',
+      // A window ending in 2 s was already over: more checks are left than before, in a window ending in 10 s.
+      // The old 2 s would send a check into the spent window.
+      [rateLimit('3', '2'), rateLimit('5', '10'), rateLimit('0', '10'), yes()],
+      [10_000]
+    ],
+    ['looks again after a second when a spent window gives no reset time', [rateLimit('0'), yes()], [1_000]],
+    ['ignores rate-limit headers that are not numbers', [rateLimit('', 'soon'), rateLimit('', 'soon'), rateLimit('', 'soon')], []],
+    [
+      'a window of one check: every answer that spends it is waited out, one that comes just as the last window ended included',
+      // The second answer spends the new window: the third check waits for its end.
+      [rateLimit('0', '2'), rateLimit('0', '2'), rateLimit('0', '2')],
+      [2_000, 2_000]
+    ],
+    ['waits for a window end that only a later answer of the window gave', [rateLimit('5'), rateLimit('0', '3'), yes()], [3_000]],
+    ['reads a RateLimit-Reset in fractions of a second', [rateLimit('0', '1.25'), yes()], [1_250]]
+  ])('%s', async (_, replies, waits) => {
+    const ids = users(replies.length)
+    // One check at a time: the nth request gets the nth answer.
     const server = await startServer(() => replies[server.requests.length - 1]!)
     const { outcome, sleeps } = await run(server, ids)
 
     expect(outcome.error).toBeUndefined()
-    expect(sleeps).toEqual([3_000])
-  })
-
-  it('takes a higher RateLimit-Remaining as a new window, and waits for its reset, not the old one', async () => {
-    const ids = users(4)
-    const replies = [
-      // A window ending in 2 s...
-      headed({ 'RateLimit-Remaining': '3', 'RateLimit-Reset': '2' }),
-      // ...was already over: more checks are left than before, in a window ending in 10 s.
-      headed({ 'RateLimit-Remaining': '5', 'RateLimit-Reset': '10' }),
-      headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '10' }),
-      yes()
-    ]
-    const server = await startServer(() => replies[server.requests.length - 1]!)
-    const { outcome, sleeps } = await run(server, ids)
-
-    expect(outcome.error).toBeUndefined()
-    expect(sleeps, "the new window's 10 s; the old 2 s would send a check into the spent window").toEqual([10_000])
-  })
-
-  it('looks again after a second when a spent window gives no reset time', async () => {
-    const [a, b] = users(2) as [string, string]
-    const server = await startServer(seen => (seen.userId === a ? headed({ 'RateLimit-Remaining': '0' }) : yes()))
-    const { outcome, sleeps } = await run(server, [a, b])
-
-    expect(outcome.error).toBeUndefined()
-    expect(sleeps).toEqual([1_000])
-  })
-
-  it('ignores rate-limit headers that are not numbers', async () => {
-    const ids = users(3)
-    const server = await startServer(() => headed({ 'RateLimit-Remaining': '', 'RateLimit-Reset': 'soon' }))
-    const { outcome, sleeps } = await run(server, ids)
-
-    expect(outcome.error).toBeUndefined()
-    expect(outcome.votes.size).toBe(3)
-    expect(sleeps).toEqual([])
-  })
-
-  it('a window of one check: every answer that spends it is waited out, one that comes just as the last window ended included', async () => {
-    const ids = users(3)
-    const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2' }))
-    const { outcome, sleeps } = await run(server, ids)
-
-    expect(outcome.error).toBeUndefined()
-    expect(sleeps, 'the second answer spends the new window: the third check waits for its end').toEqual([2_000, 2_000])
-  })
-
-  it('waits for a window end that only a later answer of the window gave', async () => {
-    const ids = users(3)
-    const replies = [headed({ 'RateLimit-Remaining': '5' }), headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' }), yes()]
-    const server = await startServer(() => replies[server.requests.length - 1]!)
-    const { outcome, sleeps } = await run(server, ids)
-
-    expect(outcome.error).toBeUndefined()
-    expect(sleeps).toEqual([3_000])
-  })
-
-  it('reads a RateLimit-Reset in fractions of a second', async () => {
-    const [a, b] = users(2) as [string, string]
-    const server = await startServer(seen =>
-      seen.userId === a ? headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1.25' }) : yes()
-    )
-    const { outcome, sleeps } = await run(server, [a, b])
-
-    expect(outcome.error).toBeUndefined()
-    expect(sleeps).toEqual([1_250])
+    expect(outcome.votes.size).toBe(ids.length)
+    expect(sleeps).toEqual(waits)
   })
 
   it('waits for as long as rate-limit-wait allows, to the millisecond', async () => {
@@ -786,7 +722,7 @@ describe('runVotes', () => {
 
     expect(outcome.error?.message).toBe(
       `Vote check for user ${b} failed: the service answered 404 with "Bot not found.". ` +
-        `The service lists no bot with ID ${BOT_ID}. Check bot-id, and that the bot is listed on discord.place.`
+        `The service lists no bot with ID ${BOT}. Check bot-id, and that the bot is listed on discord.place.`
     )
     expect(outcome.unchecked).toEqual([b])
   })
@@ -847,7 +783,7 @@ describe('runVotes', () => {
     const logs: string[] = []
     const plan: VotePlan = {
       baseUrl: server.url,
-      botId: BOT_ID,
+      botId: BOT,
       apiKey: KEY,
       userIds: [a, b],
       rateLimitWaitMs: 600_000,
@@ -868,76 +804,23 @@ describe('runVotes', () => {
 // The mode in process, against the service emulator
 // ---------------------------------------------------------------------------------------
 
-const HOUR = 3_600_000
-const emulators: ServiceEmulator[] = []
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map(emulator => emulator.close()))
-})
-
-/** The emulator on the test's clock, with the bot and two users: one voted an hour ago, one never. */
-async function emulated(clock: TestClock, seed: { apiKey?: string; revokedKeys?: string[] } = {}): Promise<ServiceEmulator> {
+/** The test's bot with two users, one who voted an hour ago and one who never did, and one vote check a minute. */
+function emulated(clock: TestClock, seed: Partial<BotSeed> = {}): Promise<ServiceEmulator> {
   const [voter, other] = users(2) as [string, string]
-  const emulator = await ServiceEmulator.start({
-    now: clock.now,
-    rateLimits: { votes: { limit: 1, windowMs: 60_000 } },
-    bots: [
-      {
-        id: BOT_ID,
-        apiKey: KEY,
-        voters: { [voter]: { vote: 4, lastVote: new Date(clock.now() - HOUR) }, [other]: { vote: 0, lastVote: null } },
-        ...seed
-      }
-    ]
+  return emulatedBot(clock, {
+    seed: { voters: { [voter]: { vote: 4, lastVote: new Date(clock.now() - HOUR) }, [other]: { vote: 0, lastVote: null } }, ...seed },
+    service: { rateLimits: { votes: { limit: 1, windowMs: 60_000 } } }
   })
-  emulators.push(emulator)
-  return emulator
 }
-
-const voteInputs = (emulator: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
-  'bot-id': BOT_ID,
-  'api-key': KEY,
-  'base-url': emulator.url,
-  ...more
-})
 
 const paths = (emulator: ServiceEmulator): string[] => emulator.requests.map(r => `${r.method} ${r.path}`)
 
 describe('the vote-check mode against the emulator', () => {
-  it('a stop during a pacing wait ends the wait at once, sends nothing more, and says how many checks were answered', async () => {
-    const clock = new TestClock()
-    // One check per window: the first answer says the window is spent, so the second check waits 60 s.
-    const emulator = await emulated(clock)
-    const stop = new AbortController()
-    const waits: number[] = []
-    const stopping: Clock = {
-      now: clock.now,
-      random: clock.random,
-      sleep: (ms, signal) => {
-        waits.push(ms)
-        setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 20)
-        return realClock.sleep(ms, signal)
-      }
-    }
-    const ids = users(3)
-    const started = Date.now()
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock: stopping, signal: stop.signal })
-
-    expect(waits).toEqual([60_000])
-    expect(Date.now() - started, 'the wait ended with the stop, not after 60 s').toBeLessThan(5_000)
-    expect(emulator.received('votes')).toHaveLength(1)
-    expect(outcome).toMatchObject({ result: 'failed', unchecked: ids.slice(1) })
-    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
-    expect(outcome.error?.message).toBe(
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
-        'no result is reported for an unfinished check.'
-    )
-  })
-
   it('a dry run with a key checks the key (GET /bots/{id}/voters/{bot id}) and nobody else; no status is reported', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(' '), 'dry-run': 'true' }), { clock })
-    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': users(2).join(' '), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT}/voters/${BOT}`])
     expect(emulator.requests[0]!.headers['authorization']).toBe(KEY)
     expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: { state: 'valid' }, status: undefined, error: undefined })
     expect(outcome.votes.size).toBe(0)
@@ -948,7 +831,7 @@ describe('the vote-check mode against the emulator', () => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
     const bug = new Error('a bug')
-    const running = votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), {
+    const running = votesRun(botInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), {
       clock,
       onLog: line => {
         if (line.startsWith('Checking the API key')) throw bug
@@ -960,8 +843,8 @@ describe('the vote-check mode against the emulator', () => {
   it('a dry run with a wrong key fails now, with the key advice', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock, { apiKey: 'the-real-key-000000' })
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
-    expect(paths(emulator)).toEqual([`GET /bots/${BOT_ID}/voters/${BOT_ID}`])
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    expect(paths(emulator)).toEqual([`GET /bots/${BOT}/voters/${BOT}`])
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. The API key was refused/)
   })
@@ -969,7 +852,7 @@ describe('the vote-check mode against the emulator', () => {
   it('a dry run without a key sends nothing at all', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
-    const { outcome } = await votesRun({ 'bot-id': BOT_ID, 'base-url': emulator.url, 'user-id': user(1), 'dry-run': 'true' }, { clock })
+    const { outcome } = await votesRun({ 'bot-id': BOT, 'base-url': emulator.url, 'user-id': user(1), 'dry-run': 'true' }, { clock })
     expect(emulator.requests).toEqual([])
     expect(outcome).toMatchObject({ result: 'dry-run', keyCheck: undefined, error: undefined })
   })
@@ -980,7 +863,7 @@ describe('the vote-check mode against the emulator', () => {
   ])('fail-if-not-voted: %s keeps the result not-voted, and fails the step only when true', async (fail, error) => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': fail }), { clock })
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': fail }), { clock })
     expect(emulator.received('votes')).toHaveLength(2)
     expect(outcome.result).toBe('not-voted')
     expect(outcome.unchecked).toEqual([])
@@ -990,47 +873,32 @@ describe('the vote-check mode against the emulator', () => {
   it.each([
     [
       'the text of a key revoked earlier',
-      (): void => {},
       { apiKey: 'the-new-key-000000', revokedKeys: [KEY] },
+      undefined,
       /revoked the key after five updates were refused as early within 6 hours \(strikes\), on this run or an earlier one/,
       /regenerat|This update was the fifth/
     ],
     [
       'the five-strikes text',
-      (emulator: ServiceEmulator): void =>
-        emulator.inject('votes', {
-          kind: 'answer',
-          status: 410,
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({
-            success: false,
-            error: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
-            status: 410
-          })
-        }),
       {},
+      'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
       /This update was the fifth refused as early within 6 hours \(strikes\)/,
       /regenerat/
     ],
     [
       'a text the service does not send',
-      (emulator: ServiceEmulator): void =>
-        emulator.inject('votes', {
-          kind: 'answer',
-          status: 410,
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ success: false, error: 'Your API key has been revoked.', status: 410 })
-        }),
       {},
+      'Your API key has been revoked.',
       /revoked the key after five updates were refused as early/,
       /regenerat/
     ]
-  ])('a 410 with %s gets its own advice', async (_, fault, seed, advice, other) => {
+  ])('a 410 with %s gets its own advice', async (_, seed, text, advice, other) => {
     const clock = new TestClock()
     const emulator = await emulated(clock, seed)
-    fault(emulator)
+    // The service's own 410 for a key revoked earlier, or this text in its place.
+    if (text !== undefined) emulator.inject('votes', jsonFault(410, { success: false, error: text, status: 410 }))
     const ids = users(2)
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': ids.join(',') }), { clock })
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': ids.join(',') }), { clock })
     expect(emulator.received('votes'), 'a 410 is not retried, and the run stops').toHaveLength(1)
     expect(outcome).toMatchObject({ result: 'failed', status: 410, unchecked: ids })
     expect(outcome.error?.message).toMatch(advice)
@@ -1040,7 +908,7 @@ describe('the vote-check mode against the emulator', () => {
   it('a dry run whose key was revoked for strikes fails with the strikes advice', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock, { apiKey: 'the-new-key-000000', revokedKeys: [KEY] })
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."\./)
     expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key on the bot's manage page/)
@@ -1049,8 +917,8 @@ describe('the vote-check mode against the emulator', () => {
   it('a dry run whose key was regenerated on the manage page fails with the 401 advice, which names that case', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
-    emulator.regenerateKey(BOT_ID, 'the-new-key-000000')
-    const { outcome } = await votesRun(voteInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
+    emulator.regenerateKey(BOT, 'the-new-key-000000')
+    const { outcome } = await votesRun(botInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 401 with "Invalid API key\."\. .*regenerated or deleted/)
   })
@@ -1064,7 +932,7 @@ describe('the vote-check mode against the emulator', () => {
 const AT = new Date('2026-11-24T12:00:00Z')
 
 function voteSettings(userIds: string[], over: Record<string, string> = {}): VoteSettings {
-  return settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': userIds.join(', '), ...over })
+  return settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT, 'api-key': KEY, 'user-id': userIds.join(', '), ...over })
 }
 
 function throughCore(settings: VoteSettings, outcome: VoteOutcome): string {
@@ -1148,13 +1016,13 @@ describe('the summary of a vote check', () => {
     ['a dry run', outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }), /^🧪 .*: dry run: nobody checked$/]
   ])('has a headline naming the bot, linked to its page, and the outcome (%s)', (_, outcome, words) => {
     const headline = headlineOf(throughCore(voteSettings([a]), outcome))
-    expect(headline).toContain(`<a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>`)
+    expect(headline).toContain(`<a href="https://discord.place/bots/${BOT}">Bot ${BOT}</a>`)
     expect(headline).toMatch(words)
   })
 
   it('names the bot without a link for another base-url', () => {
     const headline = headlineOf(throughCore(voteSettings([a], { 'base-url': 'http://127.0.0.1:8080' }), outcomeOf([])))
-    expect(headline).toContain(`Bot ${BOT_ID}`)
+    expect(headline).toContain(`Bot ${BOT}`)
     expect(headline).not.toContain('<a ')
   })
 
@@ -1167,42 +1035,12 @@ describe('the summary of a vote check', () => {
 
 describe('the outputs of a vote check', () => {
   const [a, b] = users(2) as [string, string]
-  let dir: string | undefined
-  const saved = { output: process.env['GITHUB_OUTPUT'], summary: process.env['GITHUB_STEP_SUMMARY'] }
-
-  afterEach(() => {
-    for (const [name, value] of [
-      ['GITHUB_OUTPUT', saved.output],
-      ['GITHUB_STEP_SUMMARY', saved.summary]
-    ] as const) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
-    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true })
-    dir = undefined
-  })
-
-  /** A fresh GITHUB_OUTPUT file (and GITHUB_STEP_SUMMARY), and a reader of the outputs written to it. */
-  function outputFile(): () => Record<string, string> {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'votes-outputs-'))
-    const file = path.join(dir, 'output')
-    fs.writeFileSync(file, '')
-    fs.writeFileSync(path.join(dir, 'summary'), '')
-    process.env['GITHUB_OUTPUT'] = file
-    process.env['GITHUB_STEP_SUMMARY'] = path.join(dir, 'summary')
-    return () => {
-      const text = fs.readFileSync(file, 'utf8')
-      const found: Record<string, string> = {}
-      for (const match of text.matchAll(/^([^\n<]+)<<(\S+)\r?\n([\s\S]*?)\r?\n\2\r?\n/gm)) found[match[1]!] = match[3]!
-      return found
-    }
-  }
 
   /** Runs writeOutputs into a fresh GITHUB_OUTPUT file and reads it back. */
   function outputs(outcome: VoteOutcome): Record<string, string> {
-    const read = outputFile()
+    const files = runnerFiles()
     writeOutputs(outcome)
-    return read()
+    return files.outputs()
   }
 
   it('writes voted, result, votes (JSON per interface.md) and last-vote for one user', () => {
@@ -1245,22 +1083,20 @@ describe('the outputs of a vote check', () => {
   it('fail-if-not-voted: the report keeps result not-voted and voted false, and returns the failure', async () => {
     const clock = new TestClock()
     const emulator = await emulated(clock)
-    const given = voteInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': 'true' })
+    const given = botInputs(emulator, { 'user-id': users(2).join(','), 'fail-if-not-voted': 'true' })
     const { outcome } = await votesRun(given, { clock })
-    const read = outputFile()
-    const write = process.stdout.write.bind(process.stdout)
-    const printed: string[] = []
-    process.stdout.write = ((chunk: string | Uint8Array): boolean => printed.push(String(chunk)) > 0) as typeof process.stdout.write
+    const files = runnerFiles()
+    const printed = capturedStdout()
     let failure: string | undefined
     try {
       failure = await reportVotes(voteSettings(users(2), { 'base-url': emulator.url, 'fail-if-not-voted': 'true' }), { ...outcome, at: AT })
     } finally {
-      process.stdout.write = write
+      printed.stop()
     }
     expect(failure).toBe(`Not voted in the last 24 hours: ${user(2)} (fail-if-not-voted is true).`)
-    expect(read()).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
-    expect(printed.join('')).toContain(`User ${user(2)}: has not voted in the last 24 hours`)
-    const summary = fs.readFileSync(process.env['GITHUB_STEP_SUMMARY']!, 'utf8')
+    expect(files.outputs()).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(printed.text()).toContain(`User ${user(2)}: has not voted in the last 24 hours`)
+    const summary = files.summary()
     expect(headlineOf(summary)).toMatch(/⭕ .*: 1 of 2 users have not voted in the last 24 hours/)
     expect(summary).toContain('Not voted in the last 24 hours')
   })
@@ -1268,7 +1104,7 @@ describe('the outputs of a vote check', () => {
 
 describe('a bug in vote mode', () => {
   it('is thrown, for main.ts to report as a bug, never turned into an expected failure (as in stats mode)', async () => {
-    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT_ID, 'api-key': KEY, 'user-id': '223456789012345678' })
+    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT, 'api-key': KEY, 'user-id': '223456789012345678' })
     const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 10_000 }, new TestClock())
     requests.send = async () => {
       throw new TypeError('a planted bug')

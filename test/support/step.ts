@@ -1,0 +1,127 @@
+/**
+ * A step in process as the runner sees it: its report (the outputs file, the job summary, the
+ * workflow commands printed) read back from fresh runner files, for tests of what a workflow
+ * sees of a run.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as core from '@actions/core'
+import { expect, vi } from 'vitest'
+import { ActionError } from '../../src/errors.js'
+import type { StatsSettings } from '../../src/settings.js'
+import { reportStats } from '../../src/stats/report.js'
+import type { StatsOutcome } from '../../src/stats/update.js'
+import { parseCommands, parseOutputFile, type WorkflowCommand } from './action.js'
+import { settingsFor, statsRun, type TestClock } from './inprocess.js'
+import { afterTest } from './teardown.js'
+
+/**
+ * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers
+ * of what was written to them; when the test finishes, the environment is as it was and the
+ * files are gone.
+ */
+export function runnerFiles(): { outputs: () => Record<string, string>; summary: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-files-'))
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') }
+  const saved = { GITHUB_OUTPUT: process.env['GITHUB_OUTPUT'], GITHUB_STEP_SUMMARY: process.env['GITHUB_STEP_SUMMARY'] }
+  for (const [name, file] of Object.entries(files)) {
+    writeFileSync(file, '')
+    process.env[name] = file
+  }
+  // @actions/core's summary keeps the file of its first write, as one step's process would.
+  forgetSummaryFile()
+  afterTest(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    forgetSummaryFile()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    outputs: () => parseOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+    summary: () => readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+  }
+}
+
+function forgetSummaryFile(): void {
+  ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+}
+
+/** What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`, or until the test finishes. */
+export function capturedStdout(): { text: () => string; lines: () => string[]; stop: () => void } {
+  const chunks: string[] = []
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    chunks.push(String(chunk))
+    return true
+  })
+  const stop = (): void => spy.mockRestore()
+  afterTest(stop)
+  return {
+    text: () => chunks.join(''),
+    lines: () =>
+      chunks
+        .join('')
+        .split(/\r?\n/)
+        .filter(line => line !== ''),
+    stop
+  }
+}
+
+/** A stats step in process, as the runner sees it: the run, then its report as main.ts writes it. */
+export interface StatsStep {
+  outcome: StatsOutcome
+  /** The run's own log lines. */
+  log: string[]
+  outputs: Record<string, string>
+  summary: string
+  /** The workflow commands the report printed (annotations), as the runner reads them. */
+  commands: WorkflowCommand[]
+  /** What main.ts fails the step with (its one `::error::`), if anything. */
+  failure: string | undefined
+  /** Every wait the run asked for. */
+  waits: number[]
+}
+
+/** Runs the stats mode with these inputs, then writes its report (reportStats) as the step does, and reads it back. */
+export async function statsStep(given: Record<string, string>, clock: TestClock): Promise<StatsStep> {
+  const { outcome, log } = await statsRun(given, { clock })
+  const files = runnerFiles()
+  const printed = capturedStdout()
+  let failure: string | undefined
+  try {
+    failure = await reportStats(settingsFor<StatsSettings>(given), outcome)
+  } finally {
+    printed.stop()
+  }
+  return {
+    outcome,
+    log,
+    outputs: files.outputs(),
+    summary: files.summary(),
+    commands: parseCommands(printed.text()).commands,
+    failure,
+    waits: clock.waits
+  }
+}
+
+/** The messages of the annotations of one kind a step printed. */
+export function annotations(step: StatsStep, kind: 'error' | 'warning' | 'notice'): string[] {
+  return step.commands.filter(c => c.command === kind).map(c => c.message)
+}
+
+/**
+ * A failure as the step reports it: main.ts fails the step with the one message the report
+ * returns (its one `::error::` line), and the report prints no error of its own. An ActionError
+ * is an expected failure: main.ts prints no stack trace for it. Returns the message.
+ */
+export function expectCleanFailure(step: StatsStep): string {
+  expect(step.outcome.result).toBe('failed')
+  expect(step.outcome.error, 'an expected failure, reported without a stack trace').toBeInstanceOf(ActionError)
+  expect(step.failure).toBe(step.outcome.error!.message)
+  expect(annotations(step, 'error'), 'no ::error:: but the one main.ts prints').toEqual([])
+  // The headline says why in a few words (interface.md, "Every word true of the run").
+  expect(step.summary).toMatch(/<h3>❌ [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: failed: [^<]+<\/h3>/)
+  return step.failure!
+}
