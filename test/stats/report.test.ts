@@ -1098,8 +1098,13 @@ describe('the stats report, word for word', () => {
     const files = async (output: 'file' | 'directory' = 'file'): Promise<{ outputs: () => string; summary: () => string }> => {
       // @actions/core's summary keeps the file of its first write, as one step's process would: this is a step of its own.
       const { summary } = await import('@actions/core')
-      summary.emptyBuffer()
-      ;(summary as unknown as { _filePath?: string })._filePath = undefined
+      const forget = (): void => {
+        summary.emptyBuffer()
+        ;(summary as unknown as { _filePath?: string })._filePath = undefined
+      }
+      forget()
+      // Nor does the next test write to this one's file.
+      onTestFinished(forget)
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-words-'))
       onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
       const outputFile = path.join(dir, 'output')

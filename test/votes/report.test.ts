@@ -233,8 +233,13 @@ describe('the outputs and the summary file', () => {
     vi.stubEnv('GITHUB_OUTPUT', output === 'file' ? outputFile : dir)
     vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
     // @actions/core's summary keeps the file of its first write, as one step's process would: this is a step of its own.
-    core.summary.emptyBuffer()
-    ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+    const forget = (): void => {
+      core.summary.emptyBuffer()
+      ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
+    }
+    forget()
+    // Nor does the next test write to this one's file.
+    onTestFinished(forget)
     return {
       outputs: () =>
         Object.fromEntries(
