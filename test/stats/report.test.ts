@@ -553,3 +553,554 @@ describe('no line describes what did not happen', () => {
     expect(headline(page)).toMatch(/: failed: API key refused$/)
   })
 })
+
+// ---------------------------------------------------------------------------------------
+// The report word for word: each outcome's line, headline and section as a person reads them,
+// and what reportStats leaves for the runner (outputs, annotations, summary file).
+// ---------------------------------------------------------------------------------------
+
+describe('the stats report, word for word', () => {
+  const BOT = '123456789012345678'
+  const START = new Date('2026-11-24T12:00:00Z')
+  const H = 3_600_000
+  const minutesFromStart = (minutes: number): Date => new Date(START.getTime() + minutes * 60_000)
+  /** Settings of a step against a service other than the live one: the bot is named without a link. */
+  const staging = (more: Record<string, string> = {}): StatsSettings =>
+    settingsFor<StatsSettings>({
+      'bot-id': BOT,
+      'api-key': 'dp_w0rds-K3y',
+      'command-count': '14',
+      'base-url': 'https://staging.example',
+      ...more
+    })
+  const read = (ago: number, more: { cached?: boolean; commandsUpdatedAt?: Date; serversUpdatedAt?: Date } = {}): RecordRead => ({
+    ok: true,
+    status: 200,
+    cached: more.cached,
+    record: {
+      username: 'Example Bot',
+      commands: 12,
+      servers: 1204,
+      commandsUpdatedAt: 'commandsUpdatedAt' in more ? more.commandsUpdatedAt : new Date(START.getTime() - ago),
+      serversUpdatedAt: 'serversUpdatedAt' in more ? more.serversUpdatedAt : new Date(START.getTime() - ago)
+    }
+  })
+  const BOTH: Counts = {
+    command: { value: 14, source: 'input command-count', read: false },
+    server: { value: 1260, source: 'input server-count', read: false },
+    warnings: []
+  }
+  /** An update that went through, 7 h after the last one, unless `fields` say otherwise. */
+  const ran = (fields: Partial<StatsOutcome> = {}): StatsOutcome => ({
+    result: 'updated',
+    counts: BOTH,
+    body: { command_count: 14, server_count: 1260 },
+    delivery: 'answered',
+    record: read(7 * H),
+    status: 200,
+    answer: undefined,
+    nextUpdateAt: minutesFromStart(361),
+    skip: undefined,
+    overlap: undefined,
+    strikeCause: undefined,
+    keyCheck: undefined,
+    warnings: [],
+    error: undefined,
+    at: START,
+    ...fields
+  })
+  const skipped = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
+    ran({
+      result: 'skipped',
+      skip: 'recent',
+      delivery: 'not-sent',
+      status: undefined,
+      record: read(2 * H),
+      nextUpdateAt: minutesFromStart(241),
+      ...fields
+    })
+  const limited = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
+    ran({
+      result: 'rate-limited',
+      status: 429,
+      answer: 'Too many requests, please try again later.',
+      nextUpdateAt: minutesFromStart(30),
+      ...fields
+    })
+  const RECENT =
+    'the counts were updated less than 6 hours ago (10:00 UTC, 2 h before this run), and the service accepts one update per 6 hours. ' +
+    'The next update is accepted from 16:01 UTC, 4 h 1 min after this run.'
+  const headlineOf = (page: string): string => /^<h3>([\s\S]*?)<\/h3>\n/.exec(page)?.[1] ?? ''
+  const countsTable = (page: string): string | undefined => /<table>\n<tr><th>Count<\/th>[\s\S]*?<\/table>\n/.exec(page)?.[0]
+  const detailRows = (page: string): string[] =>
+    [.../<details>[\s\S]*<\/details>/.exec(page)![0].matchAll(/<tr>(.*?)<\/tr>/g)].map(m => m[1]!)
+
+  describe('the line that says how the run ended', () => {
+    it.each<[string, StatsOutcome, { kind: string; title: string; text: string }]>([
+      [
+        'an update',
+        ran(),
+        {
+          kind: 'info',
+          title: 'Stats updated',
+          text: 'Stats updated ({"command_count":14,"server_count":1260}). The next update is accepted from 18:01 UTC, 6 h 1 min after this run.'
+        }
+      ],
+      ['a skip: too soon', skipped(), { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${RECENT}` }],
+      [
+        'a skip: too soon, with neither the last update nor the next known',
+        skipped({ record: undefined, nextUpdateAt: undefined }),
+        {
+          kind: 'notice',
+          title: 'Stats not sent',
+          text:
+            'Stats not sent: the counts were updated less than 6 hours ago, and the service accepts one update per 6 hours. ' +
+            'The next update is accepted from a later run.'
+        }
+      ],
+      [
+        'a skip: the bot not verified yet',
+        skipped({ skip: 'unverified', record: undefined, nextUpdateAt: undefined }),
+        {
+          kind: 'notice',
+          title: 'Stats not sent',
+          text:
+            'Stats not sent: discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: ' +
+            'an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+            'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.'
+        }
+      ],
+      [
+        'a skip: the record not checked',
+        skipped({ skip: 'unchecked', nextUpdateAt: undefined }),
+        {
+          kind: 'notice',
+          title: 'Stats not sent',
+          text: "Stats not sent: the bot's public record could not be checked (see the warning); the next run will try again."
+        }
+      ],
+      [
+        'a skip: no count left',
+        skipped({ skip: 'nothing', body: {}, nextUpdateAt: undefined }),
+        { kind: 'notice', title: 'Stats not sent', text: 'Stats not sent: no count was left to send (see the warning).' }
+      ],
+      [
+        'a skip with no reason given',
+        skipped({ skip: undefined }),
+        { kind: 'notice', title: 'Stats not sent', text: 'Stats not sent: nothing was due.' }
+      ],
+      [
+        'the strike',
+        ran({ result: 'cooldown', status: 429 }),
+        {
+          kind: 'info',
+          title: 'Update refused: strike counted',
+          text: 'The service refused the update as too early: a strike was counted.'
+        }
+      ],
+      [
+        'the request limiter, with its words and the time to try again',
+        limited(),
+        {
+          kind: 'warning',
+          title: 'Update turned away by the rate limit (no strike)',
+          text:
+            'The service\'s request limiter turned the update away (429: "Too many requests, please try again later.") before looking at it: ' +
+            'nothing was stored and no strike was counted. Try again from 12:30 UTC, 30 min after this run.'
+        }
+      ],
+      [
+        'the request limiter, silent and without a time',
+        limited({ answer: undefined, nextUpdateAt: undefined }),
+        {
+          kind: 'warning',
+          title: 'Update turned away by the rate limit (no strike)',
+          text:
+            "The service's request limiter turned the update away (429) before looking at it: nothing was stored and no strike was counted. " +
+            'Try again in 30 minutes.'
+        }
+      ],
+      [
+        'a dry run of an update that is due',
+        ran({ result: 'dry-run', delivery: 'not-sent', status: undefined }),
+        { kind: 'info', title: 'Dry run', text: 'Dry run: nothing sent. A real run would send {"command_count":14,"server_count":1260}.' }
+      ],
+      [
+        'a dry run of an update that is not due',
+        skipped({ result: 'dry-run' }),
+        { kind: 'info', title: 'Dry run', text: `Dry run: nothing sent. A real run would not send: ${RECENT}` }
+      ],
+      [
+        'a failure after the update was sent',
+        ran({ result: 'failed', status: 400 }),
+        { kind: 'info', title: 'Failed', text: 'The stats update failed; the error says why.' }
+      ],
+      [
+        'a failure before anything was sent',
+        ran({ result: 'failed', delivery: 'not-sent', status: undefined }),
+        { kind: 'info', title: 'Failed', text: 'The run failed before any stats update was sent; the error says why.' }
+      ]
+    ])('%s', (_label, given, line) => {
+      expect(outcomeLine(given)).toEqual(line)
+    })
+  })
+
+  describe('the headline', () => {
+    it.each<[string, StatsOutcome, string]>([
+      ['an update, the next time unknown', ran({ nextUpdateAt: undefined }), '✅ Example Bot: updated'],
+      ['a skip: too soon, the next time unknown', skipped({ nextUpdateAt: undefined }), '⏭️ Example Bot: not sent: too soon'],
+      ['a skip: no count left', skipped({ skip: 'nothing', nextUpdateAt: undefined }), '⚠️ Example Bot: not sent: no count to send'],
+      [
+        'a skip: the bot not verified yet',
+        skipped({ skip: 'unverified', record: undefined, nextUpdateAt: undefined }),
+        `⏸️ Bot ${BOT}: not sent: the bot is not verified yet`
+      ],
+      [
+        'the request limiter, the next time unknown',
+        limited({ nextUpdateAt: undefined }),
+        '⏸️ Example Bot: turned away by the rate limit, no strike'
+      ],
+      [
+        'a dry run of an update that is not due',
+        skipped({ result: 'dry-run' }),
+        '🧪 Example Bot: dry run: nothing sent, a real run would not send'
+      ],
+      ['a failure without an error of its own', ran({ result: 'failed', status: 400 }), '❌ Example Bot: failed']
+    ])('%s', (_label, given, words) => {
+      expect(headlineOf(renderSummary(staging(), given))).toBe(words)
+    })
+  })
+
+  describe('whole sections', () => {
+    it('a skip: too soon, with one count, a cached record, a key not checked and warnings', () => {
+      const page = renderSummary(
+        staging(),
+        skipped({
+          counts: { command: BOTH.command, server: undefined, warnings: ['Manifest warning.'] },
+          body: { command_count: 14 },
+          record: read(2 * H, { cached: true }),
+          keyCheck: { state: 'unchecked', reason: 'the service answered 503' },
+          warnings: ['Run warning.']
+        })
+      )
+      expect(page).toBe(
+        '<h3>⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run</h3>\n' +
+          '<table>\n' +
+          '<tr><th>Count</th><th>Listed before</th><th>Would be sent</th><th>Source</th></tr>\n' +
+          '<tr><td>Commands</td><td>12</td><td>14</td><td>input command-count</td></tr>\n' +
+          '<tr><td>Servers</td><td>1,204</td><td>—</td><td>—</td></tr>\n' +
+          '</table>\n' +
+          `<p>Stats not sent: ${RECENT}</p>\n` +
+          '<p>⚠️ <strong>Warning:</strong> Run warning.</p>\n' +
+          '<p>⚠️ <strong>Warning:</strong> Manifest warning.</p>\n' +
+          '<details><summary>Request and answer</summary>\n' +
+          '<table>\n' +
+          '<tr><td>Service</td><td><a href="https://staging.example">https://staging.example</a></td></tr>\n' +
+          '<tr><td>Record read</td><td>read; last update 10:00 UTC, 2 h before this run (from a cache)</td></tr>\n' +
+          '<tr><td>Key check</td><td>not checked: the service answered 503</td></tr>\n' +
+          `<tr><td>Request</td><td>not sent (once an update is due, it would be <code>PATCH /bots/${BOT}/stats {&quot;command_count&quot;:14}</code>)</td></tr>\n` +
+          '</table>\n' +
+          '</details>\n'
+      )
+    })
+
+    it('an update to the live service: the bot linked, the change of each count, the key checked, and no paragraph repeating the headline', () => {
+      const live = settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': 'dp_w0rds-K3y', 'command-count': '14', 'server-count': '1260' })
+      expect(renderSummary(live, ran({ keyCheck: { state: 'valid' } }))).toBe(
+        `<h3>✅ <a href="https://discord.place/bots/${BOT}">Example Bot</a>: updated, next update from 18:01 UTC, 6 h 1 min after this run</h3>\n` +
+          '<table>\n' +
+          '<tr><th>Count</th><th>Listed before</th><th>Now</th><th>Source</th></tr>\n' +
+          '<tr><td>Commands</td><td>12</td><td>14 (+2)</td><td>input command-count</td></tr>\n' +
+          '<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>\n' +
+          '</table>\n' +
+          '<details><summary>Request and answer</summary>\n' +
+          '<table>\n' +
+          '<tr><td>Service</td><td><a href="https://api.discord.place">https://api.discord.place</a></td></tr>\n' +
+          '<tr><td>Record read</td><td>read; last update 05:00 UTC, 7 h before this run</td></tr>\n' +
+          '<tr><td>Key check</td><td>the key is valid</td></tr>\n' +
+          `<tr><td>Request</td><td><code>PATCH /bots/${BOT}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code></td></tr>\n` +
+          '<tr><td>Answer</td><td>200</td></tr>\n' +
+          '</table>\n' +
+          '</details>\n'
+      )
+    })
+
+    it('the strike with cooldown-check off: the record read again after it, the answer quoted', () => {
+      const page = renderSummary(
+        staging({ 'cooldown-check': 'false', 'server-count': '1260' }),
+        ran({
+          result: 'cooldown',
+          status: 429,
+          answer: 'You can only update stats once every 6 hours.',
+          record: read(2 * H),
+          nextUpdateAt: minutesFromStart(241),
+          error: new ActionError('Refused as too early: a strike was counted.')
+        })
+      )
+      expect(page).toBe(
+        '<h3>🛑 Example Bot: refused: strike counted</h3>\n' +
+          '<table>\n' +
+          '<tr><th>Count</th><th>Listed before</th><th>Sent, not stored</th><th>Source</th></tr>\n' +
+          '<tr><td>Commands</td><td>12</td><td>14</td><td>input command-count</td></tr>\n' +
+          '<tr><td>Servers</td><td>1,204</td><td>1,260</td><td>input server-count</td></tr>\n' +
+          '</table>\n' +
+          '<p>❌ <strong>Error:</strong> Refused as too early: a strike was counted.</p>\n' +
+          '<details><summary>Request and answer</summary>\n' +
+          '<table>\n' +
+          '<tr><td>Service</td><td><a href="https://staging.example">https://staging.example</a></td></tr>\n' +
+          '<tr><td>Record read</td><td>read; last update 10:00 UTC, 2 h before this run</td></tr>\n' +
+          `<tr><td>Request</td><td><code>PATCH /bots/${BOT}/stats {&quot;command_count&quot;:14,&quot;server_count&quot;:1260}</code></td></tr>\n` +
+          '<tr><td>Answer</td><td>429: You can only update stats once every 6 hours.</td></tr>\n' +
+          '</table>\n' +
+          '</details>\n'
+      )
+    })
+  })
+
+  describe('the counts table', () => {
+    it.each<[string, Partial<StatsOutcome>, string | undefined]>([
+      [
+        'only a command count, no record read',
+        { record: undefined, counts: { ...BOTH, server: undefined }, body: { command_count: 14 } },
+        '<tr><th>Count</th><th>Listed before</th><th>Now</th><th>Source</th></tr>\n<tr><td>Commands</td><td>—</td><td>14</td><td>input command-count</td></tr>\n'
+      ],
+      [
+        'only a server count, no record read',
+        { record: undefined, counts: { ...BOTH, command: undefined }, body: { server_count: 1260 } },
+        '<tr><th>Count</th><th>Listed before</th><th>Now</th><th>Source</th></tr>\n<tr><td>Servers</td><td>—</td><td>1,260</td><td>input server-count</td></tr>\n'
+      ],
+      [
+        'no count resolved, a record read',
+        { result: 'failed', delivery: 'not-sent', status: undefined, counts: undefined, body: {} },
+        '<tr><th>Count</th><th>Listed before</th><th>Was to be sent</th></tr>\n<tr><td>Commands</td><td>12</td><td>—</td></tr>\n<tr><td>Servers</td><td>1,204</td><td>—</td></tr>\n'
+      ],
+      [
+        'no count resolved and no record read: no table',
+        { result: 'failed', delivery: 'not-sent', counts: undefined, record: undefined, body: {} },
+        undefined
+      ],
+      [
+        'an update to the counts already listed: no change shown',
+        { counts: { command: { ...BOTH.command!, value: 12 }, server: { ...BOTH.server!, value: 1204 }, warnings: [] } },
+        '<tr><th>Count</th><th>Listed before</th><th>Now</th><th>Source</th></tr>\n<tr><td>Commands</td><td>12</td><td>12</td><td>input command-count</td></tr>\n<tr><td>Servers</td><td>1,204</td><td>1,204</td><td>input server-count</td></tr>\n'
+      ]
+    ])('%s', (_label, fields, rows) => {
+      const table = countsTable(renderSummary(staging(), ran(fields)))
+      expect(table).toBe(rows === undefined ? undefined : `<table>\n${rows}</table>\n`)
+    })
+
+    it.each(['recent', 'unverified', 'unchecked'] as const)(
+      'a skip (%s) before Discord was asked: the count Discord gives is "not read from Discord"',
+      skip => {
+        const page = renderSummary(
+          staging({ 'command-count': '', 'commands-file': 'commands.json', 'discord-token': 'MTIz.abc.def' }),
+          skipped({
+            skip,
+            record: undefined,
+            counts: { command: { value: 14, source: 'commands.json', read: true }, server: undefined, warnings: [] },
+            body: { command_count: 14 }
+          })
+        )
+        expect(countsTable(page)).toBe(
+          '<table>\n<tr><th>Count</th><th>Listed before</th><th>Would be sent</th><th>Source</th></tr>\n' +
+            '<tr><td>Commands</td><td>—</td><td>14</td><td>commands.json</td></tr>\n' +
+            '<tr><td>Servers</td><td>—</td><td>not read from Discord (only for an update that is due)</td><td>—</td></tr>\n</table>\n'
+        )
+      }
+    )
+
+    it('a skip for want of a count asked Discord: no "not read from Discord"', () => {
+      const page = renderSummary(
+        staging({ 'command-count': '', 'commands-file': 'commands.json', 'discord-token': 'MTIz.abc.def' }),
+        skipped({
+          skip: 'nothing',
+          record: undefined,
+          counts: { command: { value: 14, source: 'commands.json', read: true }, server: undefined, warnings: [] }
+        })
+      )
+      expect(page).not.toContain('not read from Discord')
+      expect(page).not.toContain('<td>Servers</td>')
+    })
+  })
+
+  describe('the details', () => {
+    it.each<[string, Partial<StatsOutcome>, string]>([
+      [
+        'a record without update times',
+        { record: read(0, { commandsUpdatedAt: undefined, serversUpdatedAt: undefined }) },
+        'Record read</td><td>read; last update unknown'
+      ],
+      ['an update answered with no words', {}, 'Answer</td><td>200'],
+      [
+        'an update answered with words',
+        { result: 'failed', status: 400, answer: 'Server count is off.' },
+        'Answer</td><td>400: Server count is off.'
+      ],
+      [
+        'an update sent with no answer back',
+        { result: 'failed', delivery: 'no-answer', status: undefined },
+        'Answer</td><td>none (no answer came back)'
+      ],
+      [
+        'a skip with only a server count',
+        { ...skipped(), counts: { ...BOTH, command: undefined }, body: { server_count: 1260 } },
+        `Request</td><td>not sent (once an update is due, it would be <code>PATCH /bots/${BOT}/stats {&quot;server_count&quot;:1260}</code>)`
+      ]
+    ])('%s', (_label, fields, row) => {
+      expect(detailRows(renderSummary(staging(), ran(fields)))).toContain(`<td>${row}</td>`)
+    })
+  })
+
+  describe('warnings in the summary', () => {
+    const many = (count: number): string[] => Array.from({ length: count }, (_, i) => `Warning ${i + 1}.`)
+    const shown = (page: string): number => page.split('<p>⚠️ <strong>Warning:</strong> ').length - 1
+
+    it('20 are shown, one by one', () => {
+      const page = renderSummary(staging(), ran({ warnings: many(12), counts: { ...BOTH, warnings: many(8) } }))
+      expect(shown(page)).toBe(20)
+      expect(page).not.toContain('more warnings')
+    })
+
+    it("the 21st and later are counted, and left to the step's log", () => {
+      const page = renderSummary(staging(), ran({ warnings: many(13), counts: { ...BOTH, warnings: many(8) } }))
+      expect(shown(page)).toBe(20)
+      expect(page).toContain("<p>⚠️ 1 more warnings are in the step's log.</p>\n<details>")
+    })
+
+    it('each is cut at 1,000 characters; a run that failed before its counts has its own warnings shown', () => {
+      const page = renderSummary(staging(), ran({ counts: undefined, warnings: ['w'.repeat(1_001)] }))
+      expect(page).toContain(`<p>⚠️ <strong>Warning:</strong> ${'w'.repeat(1_000)}… (1 more characters not shown)</p>\n`)
+      expect(shown(page)).toBe(1)
+    })
+  })
+
+  describe('the annotations', () => {
+    const printed = (): (() => string[]) => {
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+      return () =>
+        spy.mock.calls
+          .map(([chunk]) => String(chunk))
+          .join('')
+          .split('\n')
+          .filter(line => line !== '')
+    }
+    afterEach(() => vi.restoreAllMocks())
+    const many = (count: number): string[] => Array.from({ length: count }, (_, i) => `W${i + 1}.`)
+
+    it('the request limiter: a warning with its title, first', () => {
+      const lines = printed()
+      announce(limited({ counts: undefined, warnings: ['W1.'] }))
+      expect(lines()).toEqual([
+        '::warning title=Update turned away by the rate limit (no strike)::The service\'s request limiter turned the update away (429: "Too many requests, please try again later.") ' +
+          'before looking at it: nothing was stored and no strike was counted. Try again from 12:30 UTC, 30 min after this run.',
+        '::warning::W1.'
+      ])
+    })
+
+    it('a skip: a notice with its title', () => {
+      const lines = printed()
+      announce(skipped())
+      expect(lines()).toEqual([`::notice title=Stats not sent::Stats not sent: ${RECENT}`])
+    })
+
+    it('after a log line, 10 warnings are all shown', () => {
+      const lines = printed()
+      announce(ran({ warnings: many(10) }))
+      expect(lines().slice(1)).toEqual(many(10).map(text => `::warning::${text}`))
+    })
+
+    it('after a log line, 11 warnings: 9 shown, the last 2 folded into the tenth', () => {
+      const lines = printed()
+      announce(ran({ warnings: many(11) }))
+      expect(lines().slice(1)).toEqual([...many(9).map(text => `::warning::${text}`), '::warning::2 more warnings: W10. | W11.'])
+    })
+
+    it('after a warning of the outcome, 9 more are all shown', () => {
+      const lines = printed()
+      announce(limited({ warnings: many(9) }))
+      expect(lines().slice(1)).toEqual(many(9).map(text => `::warning::${text}`))
+    })
+
+    it('after a warning of the outcome, 10 more: 8 shown, the last 2 folded into the ninth', () => {
+      const lines = printed()
+      announce(limited({ warnings: many(10) }))
+      expect(lines().slice(1)).toEqual([...many(8).map(text => `::warning::${text}`), '::warning::2 more warnings: W9. | W10.'])
+    })
+  })
+
+  describe('reportStats: what the step leaves for the runner', () => {
+    const files = async (output: 'file' | 'directory' = 'file'): Promise<{ outputs: () => string; summary: () => string }> => {
+      // @actions/core's summary keeps the file of its first write, as one step's process would: this is a step of its own.
+      const { summary } = await import('@actions/core')
+      const forget = (): void => {
+        summary.emptyBuffer()
+        ;(summary as unknown as { _filePath?: string })._filePath = undefined
+      }
+      forget()
+      // Nor does the next test write to this one's file.
+      onTestFinished(forget)
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-words-'))
+      onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
+      const outputFile = path.join(dir, 'output')
+      const summaryFile = path.join(dir, 'summary')
+      if (output === 'file') fs.writeFileSync(outputFile, '')
+      fs.writeFileSync(summaryFile, '')
+      vi.stubEnv('GITHUB_OUTPUT', output === 'file' ? outputFile : dir)
+      vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
+      return { outputs: () => fs.readFileSync(outputFile, 'utf8'), summary: () => fs.readFileSync(summaryFile, 'utf8') }
+    }
+    const printed = (): (() => string) => {
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+      return () => spy.mock.calls.map(([chunk]) => String(chunk)).join('')
+    }
+    afterEach(() => {
+      vi.unstubAllEnvs()
+      vi.restoreAllMocks()
+    })
+
+    it('an update: every output, the section followed by a line break, one log line, and no failure', async () => {
+      const runner = await files()
+      const lines = printed()
+      const given = ran()
+      expect(await reportStats(staging(), given)).toBeUndefined()
+      const outputs = Object.fromEntries(
+        [...runner.outputs().matchAll(/^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2\n/gm)].map(match => [match[1]!, match[3]!])
+      )
+      expect(outputs).toEqual({
+        result: 'updated',
+        'command-count': '14',
+        'server-count': '1260',
+        status: '200',
+        'next-update-at': '2026-11-24T18:01:00.000Z'
+      })
+      expect(runner.summary()).toBe(`${renderSummary(staging(), given)}\n`)
+      expect(lines()).toBe(`${outcomeLine(given).text}\n`)
+    })
+
+    it('only the counts that were sent are outputs', async () => {
+      const runner = await files()
+      writeOutputs(ran({ body: { server_count: 1260 }, status: undefined, nextUpdateAt: undefined }))
+      expect(runner.outputs()).not.toContain('command-count')
+      expect(runner.outputs()).toContain('server-count<<')
+    })
+
+    it('outputs that cannot be written: the failure is returned, and the summary says the step failed', async () => {
+      const runner = await files('directory')
+      const lines = printed()
+      const failure = await reportStats(staging(), ran())
+      expect(failure).toMatch(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*\); later steps will not see them\./)
+      expect(headlineOf(runner.summary())).toBe(
+        '❌ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run; the step failed: its outputs could not be written'
+      )
+      expect(lines(), 'the failure is the step error main.ts prints, not a warning').not.toContain('::warning')
+    })
+
+    it("outputs that cannot be written after a failure: the failure returned is the run's, the outputs one is a warning", async () => {
+      await files('directory')
+      const lines = printed()
+      const failure = await reportStats(staging(), ran({ result: 'failed', status: 400, error: new ActionError('The update failed.') }))
+      expect(failure).toBe('The update failed.')
+      expect(lines()).toMatch(/^::warning::The step's outputs could not be written to GITHUB_OUTPUT/m)
+    })
+  })
+})
