@@ -3,7 +3,10 @@
  * the annotations. Outcomes come from runStats against the service emulator where a run can
  * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
