@@ -10,7 +10,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { findLeaks, NODES, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, NODES, type RunOptions, type RunResult, runAction, errorsOf } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { ForwardProxy } from '../support/proxy.js'
 import { afterTest } from '../support/teardown.js'
@@ -39,10 +39,6 @@ async function run(node: string, rule: string, inputs: Record<string, string>, e
   return result
 }
 
-function errors(result: RunResult): string[] {
-  return result.commands.filter(c => c.command === 'error').map(c => c.message)
-}
-
 describe.concurrent.each(NODES)("the step's time limit on $name", ({ path: node }) => {
   it('a proxy that never answers CONNECT: the run ends by timeout (3 s) + 2 s, with one error', async () => {
     const proxy = await hungProxy()
@@ -51,7 +47,7 @@ describe.concurrent.each(NODES)("the step's time limit on $name", ({ path: node 
 
     expect(result.durationMs, `${rule}: exited ${Math.round(result.durationMs)} ms after start`).toBeLessThan(5_000)
     expect(result.code, result.stdout + result.stderr).toBe(1)
-    expect(errors(result), 'one error, on one line').toEqual([expect.not.stringContaining('\n')])
+    expect(errorsOf(result), 'one error, on one line').toEqual([expect.not.stringContaining('\n')])
     expect(proxy.connects.length, 'the record read went to the proxy').toBeGreaterThanOrEqual(1)
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
   })
@@ -81,7 +77,7 @@ describe.concurrent.each(NODES)("the step's time limit on $name", ({ path: node 
     expect(sentAt, 'the signal was sent').toBeGreaterThan(0)
     expect(exitedAt - sentAt, `${rule}: exited ${Math.round(exitedAt - sentAt)} ms after SIGTERM`).toBeLessThan(2_000)
     expect(result.code).toBe(1)
-    expect(errors(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGTERM .*The stats update was not sent\./)])
+    expect(errorsOf(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGTERM .*The stats update was not sent\./)])
     expect(result.outputs['result']).toBe('failed')
   })
 
@@ -94,7 +90,7 @@ describe.concurrent.each(NODES)("the step's time limit on $name", ({ path: node 
     const rule = 'a timeout at or below request-timeout cuts each request to the time left; the update is sent'
     const result = await run(node, rule, { 'command-count': '14', 'server-count': '1260', timeout: '20', 'base-url': api.url })
 
-    expect(errors(result), rule).toEqual([])
+    expect(errorsOf(result), rule).toEqual([])
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(
       api.requests.map(r => `${r.method} ${r.route} ${r.status}`),

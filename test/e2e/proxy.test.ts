@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { findLeaks, JOB_TOKEN, NODES, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { NODES, ROOT, type RunOptions, type RunResult, errorsOf, runSwept } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake } from '../support/fakes.js'
 import { ForwardProxy } from '../support/proxy.js'
@@ -60,22 +60,15 @@ async function proxy(map: Record<string, number>): Promise<ForwardProxy> {
 
 async function run(node: string, inputs: Record<string, string>, extra: Partial<RunOptions> = {}): Promise<RunResult> {
   const all: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, ...inputs }
-  const result = await runAction({ node, inputs: all, ...extra })
-  const secrets = [KEY, JOB_TOKEN, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])]
-  expect(findLeaks(result, secrets)).toEqual([])
-  return result
-}
-
-function errors(result: RunResult): string[] {
-  return result.commands.filter(c => c.command === 'error').map(c => c.message)
+  return runSwept({ node, inputs: all, ...extra }, [KEY, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])])
 }
 
 function expectCleanFailure(result: RunResult): string {
   expect(result.code, result.stdout + result.stderr).toBe(1)
-  expect(errors(result)).toHaveLength(1)
-  expect(errors(result)[0]).not.toContain('\n')
+  expect(errorsOf(result)).toHaveLength(1)
+  expect(errorsOf(result)[0]).not.toContain('\n')
   expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
-  return errors(result)[0]!
+  return errorsOf(result)[0]!
 }
 
 describe.concurrent.each(NODES)('proxies and redirects on $name', ({ path: node }) => {

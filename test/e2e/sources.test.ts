@@ -7,7 +7,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BUNDLE, findLeaks, JOB_TOKEN, NODES, RUNTIME_NODE, ROOT, type RunOptions, type RunResult, runAction } from '../support/action.js'
+import { BUNDLE, JOB_TOKEN, NODES, RUNTIME_NODE, ROOT, type RunOptions, type RunResult, errorsOf, runSwept } from '../support/action.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import { afterTest } from '../support/teardown.js'
@@ -45,14 +45,7 @@ async function run(
   extra: Partial<RunOptions> = {}
 ): Promise<RunResult> {
   const all: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'cooldown-check': 'false', 'base-url': api.url, ...inputs }
-  const result = await runAction({ node, inputs: all, ...extra })
-  const secrets = [KEY, JOB_TOKEN, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])]
-  expect(findLeaks(result, secrets)).toEqual([])
-  return result
-}
-
-function errors(result: RunResult): string[] {
-  return result.commands.filter(c => c.command === 'error').map(c => c.message)
+  return runSwept({ node, inputs: all, ...extra }, [KEY, ...(all['discord-token'] === undefined ? [] : [DISCORD_TOKEN])])
 }
 
 describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
@@ -111,9 +104,9 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
       afterTest(() => github.close())
       const result = await run(node, api, { 'commands-file': 'commands.json' }, { files, env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
-      expect(errors(result)).toHaveLength(1)
-      expect(errors(result)[0]).toMatch(/^Input 'commands-file'/)
-      expect(errors(result)[0]).toMatch(message)
+      expect(errorsOf(result)).toHaveLength(1)
+      expect(errorsOf(result)[0]).toMatch(/^Input 'commands-file'/)
+      expect(errorsOf(result)[0]).toMatch(message)
       expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
       expect(api.requests).toEqual([])
     })
@@ -142,10 +135,10 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
       afterTest(() => github.close())
       const result = await run(node, api, { 'commands-file': 'commands.json' }, { env: { GITHUB_API_URL: github.url } })
       expect(result.code).toBe(1)
-      expect(errors(result)[0]).toMatch(
+      expect(errorsOf(result)[0]).toMatch(
         /reading commands\.json from example\/bot at 0123456789ab through the GitHub API failed \(401: Bad credentials\)/
       )
-      expect(errors(result)[0]).toMatch(/actions\/checkout.*contents: read/)
+      expect(errorsOf(result)[0]).toMatch(/actions\/checkout.*contents: read/)
       expect(api.requests).toEqual([])
     })
   })
@@ -221,8 +214,8 @@ describe.concurrent.each(NODES)('count sources on $name', ({ path: node }) => {
       afterTest(() => fake.close())
       const result = await run(node, api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
       expect(result.code).toBe(1)
-      expect(errors(result)).toHaveLength(1)
-      expect(errors(result)[0]).toMatch(/Discord answered 401.*discord-token is invalid/)
+      expect(errorsOf(result)).toHaveLength(1)
+      expect(errorsOf(result)[0]).toMatch(/Discord answered 401.*discord-token is invalid/)
       expect(fake.requests).toHaveLength(1)
       expect(api.requests).toEqual([])
     })

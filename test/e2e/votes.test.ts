@@ -3,7 +3,7 @@
  * summary and failures as a workflow sees them. Retries and pacing are checked in process (test/votes/votes.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction } from '../support/action.js'
+import { findLeaks, NODES, RUNTIME_NODE, type RunResult, runAction, errorsOf } from '../support/action.js'
 import { type EmulatorOptions, ServiceEmulator } from '../support/emulator.js'
 import { afterTest } from '../support/teardown.js'
 
@@ -42,10 +42,6 @@ async function check(node: string, service: ServiceEmulator, inputs: Record<stri
   expect(service.received('stats')).toEqual([])
   expect(service.received('record')).toEqual([])
   return result
-}
-
-function errors(result: RunResult): string[] {
-  return result.commands.filter(c => c.command === 'error').map(c => c.message)
 }
 
 const votes = (result: RunResult): unknown => JSON.parse(result.outputs['votes'] ?? 'null')
@@ -97,9 +93,9 @@ describe.concurrent.each(NODES)('vote check on $name', ({ path: node }) => {
     const service = await start()
     const result = await check(node, service, { 'user-id': `${ALICE} ${BOB} 523456789012345678`, 'fail-if-not-voted': 'true' })
     expect(result.code).toBe(1)
-    expect(errors(result)).toHaveLength(1)
-    expect(errors(result)[0]).toContain(`${BOB}, 523456789012345678`)
-    expect(errors(result)[0]).not.toContain(ALICE)
+    expect(errorsOf(result)).toHaveLength(1)
+    expect(errorsOf(result)[0]).toContain(`${BOB}, 523456789012345678`)
+    expect(errorsOf(result)[0]).not.toContain(ALICE)
     expect(result.outputs).toMatchObject({ result: 'not-voted', voted: 'false' })
   })
 
@@ -122,8 +118,8 @@ describe.concurrent.each(NODES)('vote check on $name', ({ path: node }) => {
     if (fault) service.inject('votes', fault)
     const result = await check(node, service, { 'user-id': ALICE })
     expect(result.code).toBe(1)
-    expect(errors(result)).toHaveLength(1)
-    expect(errors(result)[0]).toMatch(message)
+    expect(errorsOf(result)).toHaveLength(1)
+    expect(errorsOf(result)[0]).toMatch(message)
     expect(result.outputs['result']).toBe('failed')
     expect(result.outputs['voted']).toBeUndefined()
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
@@ -141,7 +137,7 @@ describe.concurrent('vote check pacing', () => {
     const service = await start({ rateLimits: { votes: { limit: 5, windowMs: 60_000 } } })
     const result = await check(node, service, { 'user-id': users.slice(0, 8).join(','), 'rate-limit-wait': '1' })
     expect(result.code).toBe(1)
-    expect(errors(result)[0]).toMatch(/rate-limit-wait of 1 s/)
+    expect(errorsOf(result)[0]).toMatch(/rate-limit-wait of 1 s/)
     expect(result.outputs['result']).toBe('failed')
     const checked = Object.keys(votes(result) as object)
     expect(checked).toEqual(users.slice(0, 5))
@@ -166,7 +162,7 @@ describe('vote check against the live limiter', () => {
     expect(result.outputs).toMatchObject({ result: 'failed', status: '429' })
     // Retry-After counts the seconds left in the window the spent limit opened: 300, or 299 on a
     // machine slow enough for a second to pass between the two.
-    expect(errors(result)).toEqual([expect.stringMatching(/wait of (299|300) s more, beyond the rate-limit-wait of 5 s/)])
+    expect(errorsOf(result)).toEqual([expect.stringMatching(/wait of (299|300) s more, beyond the rate-limit-wait of 5 s/)])
   })
 
   it('a hard failure (410) ends the run at once: no request after it, no wait for the window, the step ends promptly', async () => {
@@ -196,7 +192,7 @@ describe('vote check against the live limiter', () => {
       'no request after the 410'
     ).toEqual([200, 410])
     expect(result.code).toBe(1)
-    expect(errors(result)).toEqual([expect.stringMatching(/410 with "This API key has been revoked\."/)])
+    expect(errorsOf(result)).toEqual([expect.stringMatching(/410 with "This API key has been revoked\."/)])
     expect(result.outputs).toMatchObject({ result: 'failed', status: '410' })
     expect(result.log.join('\n')).toContain(`Not checked: ${users.slice(1).join(', ')}`)
   })

@@ -3,10 +3,7 @@
  * the annotations. Outcomes come from runStats against the service emulator where a run can
  * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
  */
-import * as fs from 'node:fs'
-import * as os from 'node:os'
-import * as path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
@@ -978,16 +975,8 @@ describe('the stats report, word for word', () => {
   })
 
   describe('the annotations', () => {
-    const printed = (): (() => string[]) => {
-      const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
-      return () =>
-        spy.mock.calls
-          .map(([chunk]) => String(chunk))
-          .join('')
-          .split('\n')
-          .filter(line => line !== '')
-    }
-    afterEach(() => vi.restoreAllMocks())
+    /** What the toolkit printed from now on, one entry a line. */
+    const printed = (): (() => string[]) => capturedStdout().lines
     const many = (count: number): string[] => Array.from({ length: count }, (_, i) => `W${i + 1}.`)
 
     it('the request limiter: a warning with its title, first', () => {
@@ -1006,51 +995,22 @@ describe('the stats report, word for word', () => {
       expect(lines()).toEqual([`::notice title=Stats not sent::Stats not sent: ${RECENT}`])
     })
 
-    it('after a log line, 10 warnings are all shown', () => {
+    it.each([
+      ['a log line', 10, 10, []],
+      ['a log line', 11, 9, ['::warning::2 more warnings: W10. | W11.']],
+      ['a warning of the outcome', 9, 9, []],
+      ['a warning of the outcome', 10, 8, ['::warning::2 more warnings: W9. | W10.']]
+    ])('after %s, %i warnings: %i shown, the rest folded into one', (first, count, shown, folded) => {
       const lines = printed()
-      announce(ran({ warnings: many(10) }))
-      expect(lines().slice(1)).toEqual(many(10).map(text => `::warning::${text}`))
-    })
-
-    it('after a log line, 11 warnings: 9 shown, the last 2 folded into the tenth', () => {
-      const lines = printed()
-      announce(ran({ warnings: many(11) }))
-      expect(lines().slice(1)).toEqual([...many(9).map(text => `::warning::${text}`), '::warning::2 more warnings: W10. | W11.'])
-    })
-
-    it('after a warning of the outcome, 9 more are all shown', () => {
-      const lines = printed()
-      announce(limited({ warnings: many(9) }))
-      expect(lines().slice(1)).toEqual(many(9).map(text => `::warning::${text}`))
-    })
-
-    it('after a warning of the outcome, 10 more: 8 shown, the last 2 folded into the ninth', () => {
-      const lines = printed()
-      announce(limited({ warnings: many(10) }))
-      expect(lines().slice(1)).toEqual([...many(8).map(text => `::warning::${text}`), '::warning::2 more warnings: W9. | W10.'])
+      announce(first === 'a log line' ? ran({ warnings: many(count) }) : limited({ warnings: many(count) }))
+      expect(lines().slice(1)).toEqual([...many(shown).map(text => `::warning::${text}`), ...folded])
     })
   })
 
   describe('reportStats: what the step leaves for the runner', () => {
     const files = async (output: 'file' | 'directory' = 'file'): Promise<{ outputs: () => string; summary: () => string }> => {
-      // @actions/core's summary keeps the file of its first write, as one step's process would: this is a step of its own.
-      const { summary } = await import('@actions/core')
-      const forget = (): void => {
-        summary.emptyBuffer()
-        ;(summary as unknown as { _filePath?: string })._filePath = undefined
-      }
-      forget()
-      // Nor does the next test write to this one's file.
-      onTestFinished(forget)
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-words-'))
-      onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
-      const outputFile = path.join(dir, 'output')
-      const summaryFile = path.join(dir, 'summary')
-      if (output === 'file') fs.writeFileSync(outputFile, '')
-      fs.writeFileSync(summaryFile, '')
-      vi.stubEnv('GITHUB_OUTPUT', output === 'file' ? outputFile : dir)
-      vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
-      return { outputs: () => fs.readFileSync(outputFile, 'utf8'), summary: () => fs.readFileSync(summaryFile, 'utf8') }
+      const runner = runnerFiles({ output })
+      return { outputs: runner.outputText, summary: runner.summary }
     }
     const printed = (): (() => string) => {
       const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)

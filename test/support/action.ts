@@ -346,6 +346,19 @@ function unescapeLegacy(value: string): string {
   return value.replace(/%3B/g, ';').replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%5D/g, ']').replace(/%25/g, '%')
 }
 
+/** The messages of the `::error::` commands a run printed. */
+export function errorsOf(result: RunResult): string[] {
+  return result.commands.filter(c => c.command === 'error').map(c => c.message)
+}
+
+/** Runs dist/index.js, then checks that none of `secrets`, nor the job's token, shows in any form in what the run left. */
+export async function runSwept(options: RunOptions, secrets: string[]): Promise<RunResult> {
+  const result = await runAction(options)
+  const leaks = findLeaks(result, [...secrets, options.jobToken ?? JOB_TOKEN])
+  if (leaks.length > 0) throw new Error(`a secret shows in what the run left: ${leaks.join('; ')}`)
+  return result
+}
+
 /**
  * Asserts that a secret appears nowhere a person or a later step could read it: stdout
  * (except the `::add-mask::` command the runner consumes, which must come first),

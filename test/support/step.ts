@@ -19,9 +19,14 @@ import { afterTest } from './teardown.js'
 /**
  * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers
  * of what was written to them; when the test finishes, the environment is as it was and the
- * files are gone.
+ * files are gone. `output: 'directory'` points GITHUB_OUTPUT at a folder, where no output can
+ * be written.
  */
-export function runnerFiles(): { outputs: () => Record<string, string>; summary: () => string } {
+export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
+  outputs: () => Record<string, string>
+  outputText: () => string
+  summary: () => string
+} {
   const dir = mkdtempSync(join(tmpdir(), 'runner-files-'))
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') }
   const saved = { GITHUB_OUTPUT: process.env['GITHUB_OUTPUT'], GITHUB_STEP_SUMMARY: process.env['GITHUB_STEP_SUMMARY'] }
@@ -29,6 +34,7 @@ export function runnerFiles(): { outputs: () => Record<string, string>; summary:
     writeFileSync(file, '')
     process.env[name] = file
   }
+  if (options.output === 'directory') process.env['GITHUB_OUTPUT'] = dir
   // @actions/core's summary keeps the file of its first write, as one step's process would.
   forgetSummaryFile()
   afterTest(() => {
@@ -39,13 +45,17 @@ export function runnerFiles(): { outputs: () => Record<string, string>; summary:
     forgetSummaryFile()
     rmSync(dir, { recursive: true, force: true })
   })
+  const outputText = (): string => readFileSync(files.GITHUB_OUTPUT, 'utf8')
   return {
-    outputs: () => parseOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+    outputs: () => parseOutputFile(outputText()),
+    outputText,
     summary: () => readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
   }
 }
 
+/** A step of its own: the summary's buffer emptied, and the file of its first write forgotten. */
 function forgetSummaryFile(): void {
+  core.summary.emptyBuffer()
   ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
 }
 

@@ -4,16 +4,13 @@
  * for the runner when its outputs cannot be written. Outcomes are built by hand, as runVotes
  * returns them (test/votes/votes.test.ts runs the mode itself).
  */
-import * as fs from 'node:fs'
-import * as os from 'node:os'
-import * as path from 'node:path'
-import * as core from '@actions/core'
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { VoteSettings } from '../../src/settings.js'
 import type { Vote, VoteOutcome } from '../../src/votes/check.js'
 import { announce, renderSummary, reportVotes, writeOutputs } from '../../src/votes/report.js'
 import { settingsFor } from '../support/inprocess.js'
+import { capturedStdout, runnerFiles } from '../support/step.js'
 
 const BOT = '123456789012345678'
 const [A, B, C] = ['234567890123456789', '345678901234567890', '456789012345678901'] as const
@@ -46,16 +43,8 @@ const NOT_VOTED: Vote = { voted: false, votes: 0, lastVote: null }
 /** A 204 answer: voted, with neither a count nor a time. */
 const BARE: Vote = { voted: true, votes: null, lastVote: null }
 
-/** What the toolkit printed, one entry a line. */
-function printed(): () => string[] {
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
-  return () =>
-    spy.mock.calls
-      .map(([chunk]) => String(chunk))
-      .join('')
-      .split('\n')
-      .filter(line => line !== '')
-}
+/** What the toolkit printed from now on, one entry a line. */
+const printed = (): (() => string[]) => capturedStdout().lines
 
 afterEach(() => {
   vi.unstubAllEnvs()
@@ -223,31 +212,8 @@ describe('the summary section of a vote check, whole', () => {
 
 describe('the outputs and the summary file', () => {
   /** Fresh GITHUB_OUTPUT (a file, or a directory no output can be written to) and GITHUB_STEP_SUMMARY files. */
-  function runner(output: 'file' | 'directory' = 'file'): { outputs: () => Record<string, string>; summary: () => string } {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'votes-report-'))
-    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }))
-    const outputFile = path.join(dir, 'output')
-    const summaryFile = path.join(dir, 'summary')
-    if (output === 'file') fs.writeFileSync(outputFile, '')
-    fs.writeFileSync(summaryFile, '')
-    vi.stubEnv('GITHUB_OUTPUT', output === 'file' ? outputFile : dir)
-    vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
-    // @actions/core's summary keeps the file of its first write, as one step's process would: this is a step of its own.
-    const forget = (): void => {
-      core.summary.emptyBuffer()
-      ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
-    }
-    forget()
-    // Nor does the next test write to this one's file.
-    onTestFinished(forget)
-    return {
-      outputs: () =>
-        Object.fromEntries(
-          [...fs.readFileSync(outputFile, 'utf8').matchAll(/^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2\n/gm)].map(m => [m[1]!, m[3]!])
-        ),
-      summary: () => fs.readFileSync(summaryFile, 'utf8')
-    }
-  }
+  const runner = (output: 'file' | 'directory' = 'file'): { outputs: () => Record<string, string>; summary: () => string } =>
+    runnerFiles({ output })
 
   it('a failure part-way gives no last-vote, even with one user answered: it would not speak for the others', () => {
     const files = runner()
