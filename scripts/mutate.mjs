@@ -54,6 +54,7 @@ if (unknown.length > 0) {
 
 mkdirSync('reports/mutation', { recursive: true })
 const rows = []
+const failures = []
 for (const module of modules) {
   const tests = OWN_TESTS[module] ?? []
   console.log(`\n${module}, judged by ${tests.length === 0 ? 'every in-process test' : tests.join(', ')}`)
@@ -63,8 +64,10 @@ for (const module of modules) {
     env: { ...process.env, MUTATE_TESTS: tests.join(',') }
   })
   if (run.status !== 0) {
+    // One module's failure (its tests failed before any mutant) leaves the others' runs to go on.
     console.error(`Stryker failed on ${module} (exit ${run.status}).`)
-    process.exit(1)
+    failures.push(module)
+    continue
   }
   const report = JSON.parse(readFileSync(config.jsonReporter.fileName, 'utf8'))
   copyFileSync(config.jsonReporter.fileName, `reports/mutation/${module.replace(/^src\//, '').replace(/\//g, '-')}.json`)
@@ -90,3 +93,7 @@ const table = [
 ].join('\n')
 writeFileSync('reports/mutation/scores.md', `${table}\n`)
 console.log(`\n${table}`)
+if (failures.length > 0) {
+  console.error(`\nNo score for ${failures.join(', ')}: Stryker failed (see above).`)
+  process.exit(1)
+}
