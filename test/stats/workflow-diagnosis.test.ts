@@ -180,3 +180,142 @@ describe('a strike explained from its workflow, in process', () => {
     expect(outcome.warnings[0]).not.toMatch(/shows why/)
   })
 })
+
+describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
+  it.each([
+    // The 6-hour line: a schedule is flagged only below it.
+    ['0 */6 * * *', 360],
+    ['0 0,5 * * *', 300],
+    ['0,59 0 * * *', 59],
+    ['* * * * *', 1],
+    ['0 5 * * *', 1440],
+    // Lists, ranges and steps, alone and together.
+    ['0 1-3 * * *', 60],
+    ['0 9-17/4 * * *', 240],
+    ['0-30/10 * * * *', 10],
+    ['0 0-1,12 * * *', 60],
+    ['30/15 * * * *', 15],
+    // Extra space around and between the fields.
+    ['  0\t*/2  * * *  ', 120],
+    // Day of week: 7 is Sunday too, ranges and lists of days.
+    ['0 0 * * 7', 7 * 1440],
+    ['0 12 * * 6-7', 1440],
+    ['0 0 * * 1,3', 2 * 1440],
+    // Day of month alone; both day fields restricted: either day fires.
+    ['0 0 1,15 * *', 14 * 1440],
+    ['0 0 3 * 1', 2 * 1440],
+    // The month of the span (January), named.
+    ['0 */2 * 1 *', 120]
+  ])('%j: every %d minutes at the closest', (cron, gap) => {
+    expect(shortestGapMinutes(cron)).toBe(gap)
+  })
+
+  it.each([
+    '0 0 * * * *',
+    '*/0 * * * *',
+    '5-1 * * * *',
+    '0 24 * * *',
+    '0 0 0 * *',
+    '0 0 32 * *',
+    '0 0 * 0 *',
+    '0 0 * 13 *',
+    '0 0 * * 8',
+    'x5 * * * *',
+    '5x * * * *',
+    '1-2-3 * * * *',
+    '0 0 1 1 *'
+  ])('%j cannot be read, or fires at most once in four weeks: undefined', cron => {
+    expect(shortestGapMinutes(cron)).toBeUndefined()
+  })
+})
+
+describe('inspectWorkflow: the concurrency group and the schedule', () => {
+  const withSchedule = (...crons: string[]): string =>
+    WITH_GROUP.replace("    - cron: '0 */8 * * *'", crons.map(cron => `    - cron: '${cron}'`).join('\n'))
+
+  it.each([
+    [
+      'a job-level group as a string',
+      WITHOUT_GROUP.replace('    runs-on: ubuntu-latest', `    runs-on: ubuntu-latest\n    concurrency: stats-${BOT}`),
+      false
+    ],
+    ['a job-level group object', WITH_GROUP, false],
+    ['a blank string', WITHOUT_GROUP.replace('    runs-on: ubuntu-latest', "    runs-on: ubuntu-latest\n    concurrency: '  '"), true],
+    ['a blank group', WITH_GROUP.replace(`group: discord-place-stats-${BOT}`, "group: ' '"), true],
+    ['a group that is not a string', WITH_GROUP.replace(`group: discord-place-stats-${BOT}`, 'group: 42'), true],
+    [
+      'a list instead of a mapping',
+      WITHOUT_GROUP.replace('    runs-on: ubuntu-latest', '    runs-on: ubuntu-latest\n    concurrency: [a]'),
+      true
+    ],
+    ['a blank workflow-level group', `concurrency: ''\n${WITHOUT_GROUP}`, true],
+    ['a workflow-level group object', `concurrency:\n  group: stats\n${WITHOUT_GROUP}`, false]
+  ])('%s: noGroup is %s', (_, text, noGroup) => {
+    expect(inspectWorkflow(text, 'stats', true)).toEqual({ noGroup, tooOften: undefined })
+  })
+
+  it.each([
+    ['every 6 h: not too often', ['0 */6 * * *'], undefined],
+    ['every 5 h 59 at the closest', ['0 0 * * *', '0,59 0,6,12,18 * * *'], { cron: '0,59 0,6,12,18 * * *', gapMinutes: 59 }],
+    ['every 5 h', ['0 0,5,10,15 * * *'], { cron: '0 0,5,10,15 * * *', gapMinutes: 300 }],
+    ['an unreadable cron, then a frequent one', ['not a cron', '*/30 * * * *'], { cron: '*/30 * * * *', gapMinutes: 30 }],
+    ['the first frequent cron is named', ['0 */2 * * *', '*/5 * * * *'], { cron: '0 */2 * * *', gapMinutes: 120 }]
+  ])('cooldown-check: false, %s', (_, crons, tooOften) => {
+    expect(inspectWorkflow(withSchedule(...crons), 'stats', false)).toEqual({ noGroup: false, tooOften })
+  })
+
+  it.each([
+    ['a push trigger only', `on: push\njobs:\n  stats:\n    concurrency: g\n    runs-on: ubuntu-latest\n`],
+    ['triggers as a list', `on: [push, workflow_dispatch]\njobs:\n  stats:\n    concurrency: g\n`],
+    ['a schedule that is not a list', `on:\n  schedule:\n    cron: '*/5 * * * *'\njobs:\n  stats:\n    concurrency: g\n`],
+    ['schedule entries without a cron', `on:\n  schedule:\n    - '*/5 * * * *'\n    - cron: 5\njobs:\n  stats:\n    concurrency: g\n`]
+  ])('cooldown-check: false, %s: no schedule finding', (_, text) => {
+    expect(inspectWorkflow(text, 'stats', false)).toEqual({ noGroup: false, tooOften: undefined })
+  })
+
+  it.each([
+    ['jobs as a list', 'jobs:\n  - stats\n'],
+    ['a job that is a string', 'jobs:\n  stats: uses ./x.yml\n'],
+    ['no jobs', 'on: push\n'],
+    ['an empty file', '']
+  ])('%s: nothing to say', (_, text) => {
+    expect(inspectWorkflow(text, 'stats', false)).toBeUndefined()
+  })
+
+  it('a job that calls a reusable workflow is read like any other job', () => {
+    const text = `on:\n  schedule:\n    - cron: '*/10 * * * *'\njobs:\n  stats:\n    uses: example/bot/.github/workflows/stats.yml@v1\n`
+    expect(inspectWorkflow(text, 'stats', false)).toEqual({ noGroup: true, tooOften: { cron: '*/10 * * * *', gapMinutes: 10 } })
+  })
+})
+
+describe('describeFindings: the words a bot owner reads', () => {
+  const WHERE = '.github/workflows/stats.yml, job stats'
+  const NO_GROUP =
+    `its job has no concurrency group, so its runs can overlap with each other and with other workflows for this bot: add ` +
+    `concurrency: { group: discord-place-stats-${BOT}, cancel-in-progress: false } to the job, and the same group to every job that updates this bot`
+  const tooOften = (cron: string, every: string): string =>
+    `it runs on the schedule "${cron}", which fires every ${every}, with cooldown-check: false, so every run within 6 hours of the last ` +
+    'update is a strike: keep cooldown-check: true, or schedule at most once every 6 hours (for example "0 */8 * * *")'
+
+  it.each([
+    ['no group', { noGroup: true, tooOften: undefined }, `shows why: ${NO_GROUP}.`],
+    ['every 2 h', { noGroup: false, tooOften: { cron: '0 */2 * * *', gapMinutes: 120 } }, `shows why: ${tooOften('0 */2 * * *', '2 h')}.`],
+    ['every 5 h 59 min', { noGroup: false, tooOften: { cron: 'c', gapMinutes: 359 } }, `shows why: ${tooOften('c', '5 h 59 min')}.`],
+    ['every 45 min', { noGroup: false, tooOften: { cron: 'c', gapMinutes: 45 } }, `shows why: ${tooOften('c', '45 min')}.`],
+    [
+      'both',
+      { noGroup: true, tooOften: { cron: '*/15 * * * *', gapMinutes: 15 } },
+      `shows why: ${NO_GROUP}; and ${tooOften('*/15 * * * *', '15 min')}.`
+    ]
+  ])('%s, after a strike', (_, findings, said) => {
+    expect(describeFindings(findings, WHERE, BOT)).toBe(`The workflow that ran this step (${WHERE}) ${said}`)
+    expect(describeFindings(findings, WHERE, BOT, 'strike')).toBe(`The workflow that ran this step (${WHERE}) ${said}`)
+  })
+
+  it('in a dry run: what could cost a strike later', () => {
+    expect(describeFindings({ noGroup: true, tooOften: undefined }, WHERE, BOT, 'dry-run')).toBe(
+      `The workflow that ran this step (${WHERE}) could cost a strike later: ${NO_GROUP}.`
+    )
+    expect(describeFindings({ noGroup: false, tooOften: undefined }, WHERE, BOT, 'dry-run')).toBeUndefined()
+  })
+})
