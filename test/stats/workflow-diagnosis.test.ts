@@ -6,9 +6,12 @@
  * 6 hours, or neither. A file that cannot be read or parsed changes nothing.
  */
 import { describe, expect, it } from 'vitest'
+import { Requests } from '../../src/http/client.js'
+import type { StatsSettings } from '../../src/settings.js'
+import { diagnoseWorkflow } from '../../src/stats/diagnosis.js'
 import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'
 import { GitHubFake } from '../support/fakes.js'
-import { BOT, emulatedBot, HOUR, statsInputs, statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
+import { BOT, emulatedBot, HOUR, settingsFor, statsInputs, statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
 import { afterTest } from '../support/teardown.js'
 
 const REPOSITORY = 'example/bot'
@@ -317,5 +320,127 @@ describe('describeFindings: the words a bot owner reads', () => {
       `The workflow that ran this step (${WHERE}) could cost a strike later: ${NO_GROUP}.`
     )
     expect(describeFindings({ noGroup: false, tooOften: undefined }, WHERE, BOT, 'dry-run')).toBeUndefined()
+  })
+})
+
+describe('diagnoseWorkflow: finding and reading the workflow file', () => {
+  const PATH = '.github/workflows/stats.yml'
+  const REF = `${REPOSITORY}/${PATH}@refs/heads/main`
+  const NO_GROUP_SAID =
+    `The workflow that ran this step (${PATH}, job stats) shows why: its job has no concurrency group, so its runs can overlap ` +
+    `with each other and with other workflows for this bot: add concurrency: { group: discord-place-stats-${BOT}, cancel-in-progress: false } ` +
+    'to the job, and the same group to every job that updates this bot.'
+
+  async function diagnose(
+    files: Record<string, string>,
+    env: Record<string, string> = {},
+    when: 'strike' | 'dry-run' = 'strike',
+    more: Record<string, string> = {}
+  ): Promise<string | undefined> {
+    const workspace = await tempWorkspace(files)
+    const settings = settingsFor<StatsSettings>(statsInputs({ url: 'http://127.0.0.1:9' }, { 'cooldown-check': 'false', ...more }), {
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_WORKFLOW_REF: REF,
+      GITHUB_JOB: 'stats',
+      ...env
+    })
+    const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, new TestClock())
+    return diagnoseWorkflow(settings, { requests }, when)
+  }
+
+  async function github(files: Record<string, string>): Promise<GitHubFake> {
+    const fake = await GitHubFake.start({ repository: REPOSITORY, sha: SHA, token: TOKEN, files })
+    afterTest(() => fake.close())
+    return fake
+  }
+
+  it('a file with no finding, after a strike: the other update came from elsewhere, word for word', async () => {
+    expect(await diagnose({ [PATH]: WITH_GROUP })).toBe(
+      `The workflow that ran this step (${PATH}, job stats) has a concurrency group and no frequent schedule with cooldown-check: false, ` +
+        'so the other update came from another workflow, a manual run, or the bot itself: give every job that updates this bot ' +
+        `the concurrency group discord-place-stats-${BOT}.`
+    )
+  })
+
+  it('a file with no finding, in a dry run: nothing said', async () => {
+    expect(await diagnose({ [PATH]: WITH_GROUP }, {}, 'dry-run')).toBeUndefined()
+  })
+
+  it('a finding, in the workspace: said word for word', async () => {
+    expect(await diagnose({ [PATH]: WITHOUT_GROUP })).toBe(NO_GROUP_SAID)
+  })
+
+  it('cooldown-check: true reads the schedule as harmless', async () => {
+    expect(await diagnose({ [PATH]: EVERY_TWO_HOURS }, {}, 'dry-run', { 'cooldown-check': 'true' })).toBeUndefined()
+    expect(await diagnose({ [PATH]: EVERY_TWO_HOURS }, {}, 'dry-run')).toMatch(
+      /could cost a strike later: it runs on the schedule "0 \*\/2/
+    )
+  })
+
+  it('in the reusable workflow: the strike names the group word for word, a dry run says nothing', async () => {
+    const env = { DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true' }
+    expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env)).toBe(
+      `The step ran in the reusable workflow, whose job is always in the concurrency group discord-place-stats-${BOT}: ` +
+        'the other update came from a workflow outside that group, a manual update, or the bot itself.'
+    )
+    expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env, 'dry-run')).toBeUndefined()
+  })
+
+  it.each([
+    ['a branch ref', `${REPOSITORY}/${PATH}@refs/heads/main`, PATH],
+    ['a tag ref', `${REPOSITORY}/${PATH}@refs/tags/v1.2.0`, PATH],
+    ['a nested path', `${REPOSITORY}/ci/flows/stats.yml@main`, 'ci/flows/stats.yml']
+  ])('GITHUB_WORKFLOW_REF with %s: the file at its path is read', async (_, ref, path) => {
+    expect(await diagnose({ [path]: WITHOUT_GROUP }, { GITHUB_WORKFLOW_REF: ref })).toBe(NO_GROUP_SAID.replace(PATH, path))
+  })
+
+  it.each([
+    ['no ref at all', { GITHUB_WORKFLOW_REF: '' }],
+    ['no @ref', { GITHUB_WORKFLOW_REF: `${REPOSITORY}/${PATH}` }],
+    ['no path', { GITHUB_WORKFLOW_REF: `${REPOSITORY}@refs/heads/main` }],
+    ['no owner', { GITHUB_WORKFLOW_REF: `/bot/${PATH}@refs/heads/main` }],
+    ['no job', { GITHUB_JOB: '' }],
+    ['another job', { GITHUB_JOB: 'deploy' }]
+  ])('%s: nothing said', async (_, env) => {
+    expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env)).toBeUndefined()
+  })
+
+  it('a file of exactly 1 MiB is read; one byte more is not (and without github-token, nothing is said)', async () => {
+    const padded = (size: number): string => WITHOUT_GROUP + '#'.repeat(size - Buffer.byteLength(WITHOUT_GROUP))
+    expect(await diagnose({ [PATH]: padded(1024 * 1024) })).toBe(NO_GROUP_SAID)
+    expect(await diagnose({ [PATH]: padded(1024 * 1024 + 1) })).toBeUndefined()
+  })
+
+  it('a folder at the path is not read: the file comes through the API', async () => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP })
+    const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
+    expect(await diagnose({ [`${PATH}/x`]: 'x' }, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it('through the API, GITHUB_SHA stands in for GITHUB_WORKFLOW_SHA', async () => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP })
+    expect(
+      await diagnose({}, { GITHUB_REPOSITORY: REPOSITORY, GITHUB_SHA: SHA, GITHUB_API_URL: fake.url }, 'strike', { 'github-token': TOKEN })
+    ).toBe(NO_GROUP_SAID)
+  })
+
+  it.each([
+    ['no github-token', { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA }, {}],
+    ['no repository', { GITHUB_WORKFLOW_SHA: SHA }, { 'github-token': TOKEN }],
+    ['no commit', { GITHUB_REPOSITORY: REPOSITORY }, { 'github-token': TOKEN }]
+  ])('without a checkout and %s: no request, nothing said', async (_, env, more) => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP })
+    expect(await diagnose({}, { ...env, GITHUB_API_URL: fake.url }, 'strike', more)).toBeUndefined()
+    expect(fake.requests).toHaveLength(0)
+  })
+
+  it.each([
+    ['a file over 1 MiB', { [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024) }],
+    ['no such file', {}]
+  ])('through the API, %s: nothing said, no crash', async (_, files) => {
+    const fake = await github(files)
+    const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
+    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBeUndefined()
   })
 })
