@@ -195,6 +195,7 @@ describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
     // Lists, ranges and steps, alone and together.
     ['0 1-3 * * *', 60],
     ['0 9-17/4 * * *', 240],
+    ['0 0-10/10 * * *', 600],
     ['0-30/10 * * * *', 10],
     ['0 0-1,12 * * *', 60],
     ['30/15 * * * *', 15],
@@ -226,6 +227,11 @@ describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
     'x5 * * * *',
     '5x * * * *',
     '1-2-3 * * * *',
+    '0 0 0,1,2 * *',
+    '0 22-24 * * *',
+    '0 5-1,7,8 * * *',
+    '0 0 32 * 1',
+    '0 0 1,2 * 8',
     '0 0 1 1 *'
   ])('%j cannot be read, or fires at most once in four weeks: undefined', cron => {
     expect(shortestGapMinutes(cron)).toBeUndefined()
