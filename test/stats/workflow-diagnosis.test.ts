@@ -441,6 +441,12 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
     expect(fake.requests).toHaveLength(0)
   })
 
+  it('through the API, a file of exactly 1 MiB is read', async () => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024 - WITHOUT_GROUP.length) })
+    const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
+    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+  })
+
   it.each([
     ['a file over 1 MiB', { [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024) }],
     ['no such file', {}]
