@@ -32,7 +32,7 @@ const CHECKS = [
   ],
   [
     'tsc -p tsconfig.test.json',
-    [bin('typescript/bin/tsc'), '-p', 'tsconfig.test.json', '--incremental', '--tsBuildInfoFile', `${CACHE}tsc/test.tsbuildinfo`]
+    [bin('typescript-7/bin/tsc'), '-p', 'tsconfig.test.json', '--incremental', '--tsBuildInfoFile', `${CACHE}tsc/test.tsbuildinfo`]
   ]
 ]
 

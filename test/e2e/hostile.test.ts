@@ -1,7 +1,9 @@
 /**
  * End to end, as an attacker or a careless user would try it (issue 12): secrets echoed back in
  * other forms, files that are not files, inputs that try to start workflow commands, counts
- * from Discord the service would refuse, and a GITHUB_OUTPUT that cannot be written.
+ * from Discord the service would refuse, and a GITHUB_OUTPUT that cannot be written. The
+ * tables of inputs and echoed forms run whole in process (test/shared/cases.test.ts); a few of
+ * each run here, through dist/ on Node 24.
  *
  * Every run also passes through runAction's secrets sweep, which looks for each secret raw,
  * Markdown- and HTML-escaped, URL- and JSON-encoded, and as any 10-character piece.
@@ -11,7 +13,18 @@ import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, it as base, describe, expect } from 'vitest'
-import { JOB_TOKEN, leakForms, NODES, type RunResult, runAction } from '../support/action.js'
+import { JOB_TOKEN, NODES, type RunResult, runAction } from '../support/action.js'
+import {
+  ECHOES,
+  expectEchoRedacted,
+  expectInert,
+  expectInjectionRefused,
+  expectLegacyInjectionRefused,
+  expectOnlyOwnCommands,
+  INJECTIONS,
+  LEGACY_INJECTIONS,
+  pick
+} from '../support/cases.js'
 import { ServiceEmulator } from '../support/emulator.js'
 import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import { afterTest } from '../support/teardown.js'
@@ -129,20 +142,6 @@ describe.concurrent.each(NODES)('workflow commands in a remote answer, on $name'
 })
 
 describe.concurrent.each(NODES)('workflow commands in the other remotes and in inputs, on $name', ({ path: node }) => {
-  /** No command but the action's own, none in the legacy syntax, and no line of the log holding `##[`. */
-  function expectInert(result: RunResult): void {
-    expect(
-      result.stdout.split('\n').filter(line => line.includes('##[')),
-      'no line holds the legacy ##[ syntax'
-    ).toEqual([])
-    expect(
-      result.commands.filter(c => c.syntax !== '::'),
-      'no command in the legacy syntax'
-    ).toEqual([])
-    expectOnlyOwnCommands(result)
-    expect(result.outputs['result'], 'no output set by the remote').toBe('failed')
-  }
-
   it("a vote check's error text", async ({ service }) => {
     service.inject('votes', {
       kind: 'answer',
@@ -171,45 +170,16 @@ describe.concurrent.each(NODES)('workflow commands in the other remotes and in i
     expectInert(result)
   })
 
-  it.for([
-    ['commands-file', { 'commands-file': 'build/##[set-output name=result;]updated ##[add-mask]Bot.json' }],
-    ['bot-id', { 'bot-id': `${BOT}##[set-output name=result;]updated`, 'command-count': '12' }],
-    ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678 ##[add-mask]Bot' }]
-  ] as [string, Record<string, string>][])('an input holding ##[ on one line: %s', async ([input, change], { service }) => {
-    const result = await runAction({ node, inputs: inputs(service, change) })
-    expect(result.code).toBe(1)
-    expect(errors(result)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
-    expect(errors(result)[0]).toContain('# #[')
-    expectInert(result)
-    expect(
-      service.requests.filter(r => r.method === 'PATCH' || r.route === 'votes'),
-      'nothing sent'
-    ).toEqual([])
-  })
+  it.for(pick(LEGACY_INJECTIONS, ['commands-file']))('an input holding ##[ on one line: %s', injection =>
+    expectLegacyInjectionRefused(options => runAction({ ...options, node }), injection)
+  )
 })
 
 describe.concurrent.each(NODES)('secrets echoed back by a remote, on $name', ({ path: node }) => {
-  it.for([
-    ['as it is', `Invalid key ${KEY} for this bot`],
-    ['URL-encoded', `bad key ${encodeURIComponent(KEY)}&x=1`],
-    ['JSON-escaped inside a string', `got "${JSON.stringify(KEY).slice(1, -1)}"`],
-    ['in HTML', `<b>${KEY}</b> was refused`],
-    ['where a long text is cut', `${'x'.repeat(290)} ${KEY} and more`],
-    ['as the first half only', `key starts ${KEY.slice(0, 14)}`],
-    ['as base64', `token ${Buffer.from(KEY).toString('base64')}`],
-    // The forms a plain mask misses (interface.md, secrets "in any form"), each echoed whole.
-    ...leakForms(KEY)
-      .filter(([form]) => !/^(raw|fragment|Markdown|HTML-escaped|URL-encoded|JSON|base64$)/.test(form))
-      .map(([form, text]): [string, string] => [`in the form "${form}"`, `the key was ${text} here`])
-  ] as [string, string][])('redacts the API key %s from the log, the annotation and the summary', async ([, text], { service }) => {
-    serviceSays(service, text)
-    const result = await runAction({ node, inputs: inputs(service, { 'command-count': '12' }) })
-    // The sweep in runAction already failed the test if any form or piece leaked; what is left is said.
-    expect(result.code).toBe(1)
-    expect(errors(result)).toHaveLength(1)
-    expect(errors(result)[0]).toContain('***')
-    expect(result.summary).toContain('***')
-  })
+  it.for(pick(ECHOES, ['as it is', 'where a long text is cut', 'as base64']))(
+    'redacts the API key %s from the log, the annotation and the summary',
+    echo => expectEchoRedacted(options => runAction({ ...options, node }), echo)
+  )
 
   it('redacts a proxy password that a remote echoes, and masks it first', async ({ service }) => {
     const password = 'pr0xy-Pa55w0rd-Zq8Lk3'
@@ -309,41 +279,9 @@ describe.concurrent.each(NODES)('commands-file that is not a plain file in the w
   })
 })
 
-/** What an injected line would do if the runner read it as a command. */
-const INJECTION =
-  '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned ##[set-output name=result;]updated ##[add-mask]Bot'
-
 describe.concurrent.each(NODES)('inputs that try to start workflow commands, on $name', ({ path: node }) => {
-  it.for([
-    ['bot-id', { 'bot-id': BOT + INJECTION }],
-    ['command-count', { 'command-count': '12' + INJECTION }],
-    ['server-count', { 'server-count': '1000' + INJECTION }],
-    ['commands-file', { 'commands-file': 'commands.json' + INJECTION }],
-    ['base-url', { 'base-url': 'https://api.discord.place' + INJECTION, 'command-count': '12' }],
-    ['discord-api-url', { 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.com/api/v10' + INJECTION }],
-    ['mode', { mode: 'stats' + INJECTION, 'command-count': '12' }],
-    ['dry-run', { 'dry-run': 'true' + INJECTION, 'command-count': '12' }],
-    ['cooldown-check', { 'cooldown-check': 'true' + INJECTION, 'command-count': '12' }],
-    ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
-    ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
-    ['count-subcommands', { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }],
-    ['user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678' + INJECTION }],
-    [
-      'fail-if-not-voted',
-      { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'fail-if-not-voted': 'true' + INJECTION }
-    ],
-    ['rate-limit-wait', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'rate-limit-wait': '60' + INJECTION }]
-  ] as [string, Record<string, string>][])(
-    '%s: refused by name, and the runner finds no injected command',
-    async ([input, change], { service }) => {
-      const before = service.requests.length
-      const result = await runAction({ node, inputs: inputs(service, change) })
-      expect(result.code).toBe(1)
-      expect(errors(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
-      expectOnlyOwnCommands(result)
-      expect(result.outputs['result']).toBe('failed')
-      expect(service.requests.length, 'nothing sent').toBe(before)
-    }
+  it.for(pick(INJECTIONS, ['bot-id', 'base-url', 'user-id']))('%s: refused by name, and the runner finds no injected command', injection =>
+    expectInjectionRefused(options => runAction({ ...options, node }), injection)
   )
 
   it('a commands-file that begins with :: (no line break) starts no command in the log', async ({ service }) => {
@@ -361,25 +299,6 @@ describe.concurrent.each(NODES)('inputs that try to start workflow commands, on 
     expect(result.stdout.split('\n').filter(line => /^\s*::/.test(line) && !/^::(add-mask|error|debug)::/.test(line))).toEqual([])
   })
 })
-
-/**
- * What the runner parsed from stdout is only the action's own: masks for the secrets it was
- * given (never the word "Bot"), at most one error, debug lines; no injected command.
- */
-function expectOnlyOwnCommands(result: RunResult): void {
-  const kinds = [...new Set(result.commands.map(c => c.command))]
-  expect(
-    kinds.filter(kind => !['add-mask', 'error', 'debug'].includes(kind)),
-    'commands the action never writes'
-  ).toEqual([])
-  expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
-  expect(
-    result.commands.filter(c => c.syntax !== '::'),
-    'no command in the legacy syntax'
-  ).toEqual([])
-  // The one error may quote the refused value (escaped, so it is text); nothing else may carry it.
-  expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
-}
 
 describe.concurrent.each(NODES)('counts from Discord that the service would refuse, on $name', ({ path: node }) => {
   it('fails before any PATCH when Discord reports more than 10,000,000 servers', async ({ service }) => {

@@ -196,11 +196,11 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
 }
 
 /**
- * The secrets sweep: every run of every end-to-end test is checked for the secrets it was
+ * The secrets sweep: every run of every end-to-end test (and of runInProcess) is checked for the secrets it was
  * given (the API key, the Discord token, the GitHub token), in stdout, stderr, the summary
  * and the outputs. A leak fails the test that made the run, whatever it asserts itself.
  */
-function sweepSecrets(result: RunResult, env: Record<string, string>): void {
+export function sweepSecrets(result: RunResult, env: Record<string, string>): void {
   const secrets = ['api-key', 'discord-token', 'github-token'].map(name => env[inputVariable(name)] ?? '').filter(s => s.length >= 6)
   for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
     const password = env[name] ? new URL(env[name]).password : ''

@@ -9,10 +9,20 @@ import { join } from 'node:path'
 import * as core from '@actions/core'
 import { expect, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
+import { run } from '../../src/main.js'
+import { clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { reportStats } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/update.js'
-import { parseCommands, parseOutputFile, type WorkflowCommand } from './action.js'
+import {
+  parseCommands,
+  parseOutputFile,
+  prepareRun,
+  type RunOptions,
+  type RunResult,
+  sweepSecrets,
+  type WorkflowCommand
+} from './action.js'
 import { settingsFor, statsRun, type TestClock } from './inprocess.js'
 import { afterTest } from './teardown.js'
 
@@ -134,4 +144,64 @@ export function expectCleanFailure(step: StatsStep): string {
   // The headline says why in a few words (interface.md, "Every word true of the run").
   expect(step.summary).toMatch(/<h3>❌ [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: failed: [^<]+<\/h3>/)
   return step.failure!
+}
+
+/** What the runner sets for a step, or a run reads from its environment: cleared before a run in process. */
+const RUNNER_VARIABLE = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_)|^(https?|all|no)_proxy$/i
+
+/**
+ * main.ts's run() in process, set up as runAction sets up the bundle (prepareRun: the
+ * workspace and its files, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, INPUT_* with action.yml's
+ * defaults), read back the same way and put through the same secrets sweep. For tables of
+ * cases that differ only in what they are given (inputs, a remote's answer); the end-to-end
+ * tests run a few cases of each table through dist/ on Node 24, for what only a process shows.
+ * The run owns the process's environment, stdout and exit code while it lasts: never run two
+ * at once.
+ */
+export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' | 'bundle' | 'timeoutMs'>): Promise<RunResult> {
+  const prepared = await prepareRun(options)
+  const saved = { ...process.env }
+  const printed: string[] = []
+  const errors: string[] = []
+  const restore = (): void => {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
+    Object.assign(process.env, saved)
+    process.exitCode = undefined
+    clearSecrets()
+    forgetSummaryFile()
+  }
+  restore()
+  for (const name of Object.keys(process.env)) if (RUNNER_VARIABLE.test(name)) delete process.env[name]
+  const { PATH: _path, HOME: _home, ...runner } = prepared.env
+  Object.assign(process.env, runner)
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    printed.push(String(chunk))
+    return true
+  })
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation(chunk => {
+    errors.push(String(chunk))
+    return true
+  })
+  const started = performance.now()
+  try {
+    await run()
+    const code = typeof process.exitCode === 'number' ? process.exitCode : 0
+    const stdout = printed.join('')
+    const result: RunResult = {
+      code,
+      stdout,
+      stderr: errors.join(''),
+      outputs: parseOutputFile(readFileSync(prepared.outputFile, 'utf8')),
+      summary: readFileSync(prepared.summaryFile, 'utf8'),
+      ...parseCommands(stdout),
+      durationMs: performance.now() - started
+    }
+    sweepSecrets(result, prepared.env)
+    return result
+  } finally {
+    out.mockRestore()
+    err.mockRestore()
+    restore()
+    await prepared.cleanup()
+  }
 }

@@ -1,0 +1,299 @@
+/**
+ * Tables of runs that differ only in what they are given (a refused input, a secret pasted
+ * into the wrong input, text that tries to start a workflow command, a secret echoed back by
+ * the service), each with the check of its run. test/shared/cases.test.ts runs every case
+ * through run() in process (runInProcess, fast); the end-to-end files run a few cases of each
+ * table through dist/ on Node 24 (runAction), for what only the bundle in a process of its own
+ * shows: real stdout as the runner parses it, the exit code, no stack trace on stderr. Both
+ * harnesses set the step up the same way and sweep every run for the secrets it was given.
+ */
+import { expect } from 'vitest'
+import { DiscordFake } from './fakes.js'
+import { errorsOf, findLeaks, JOB_TOKEN, leakForms, type RunOptions, type RunResult } from './action.js'
+import { BOT, DISCORD_TOKEN, emulatedBot, KEY } from './inprocess.js'
+import type { ServiceEmulator } from './emulator.js'
+import { afterTest } from './teardown.js'
+
+/** Runs a step with these options: runInProcess, or runAction on Node 24. */
+export type Runner = (options: RunOptions) => Promise<RunResult>
+
+/** The example bot on the real clock, last updated 7 hours ago, closed when the test finishes. */
+const service = (): Promise<ServiceEmulator> => emulatedBot({ now: Date.now })
+
+const stepInputs = (service: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
+  'bot-id': BOT,
+  'api-key': KEY,
+  'base-url': service.url,
+  'cooldown-check': 'false',
+  ...more
+})
+
+const patches = (service: ServiceEmulator): number => service.requests.filter(r => r.method === 'PATCH').length
+
+// ---------------------------------------------------------------------------------------------
+// Refused inputs: one ::error:: line naming the input, before any request.
+
+/** [case, inputs to change, the input the error must name] */
+export type Refusal = [string, Record<string, string>, string]
+
+export const REFUSALS: Refusal[] = [
+  ['bot-id too short', { 'bot-id': '1234567890123456' }, 'bot-id'],
+  ['bot-id too long', { 'bot-id': '123456789012345678901' }, 'bot-id'],
+  ['bot-id not digits', { 'bot-id': 'my-bot' }, 'bot-id'],
+  ['bot-id empty', { 'bot-id': '' }, 'bot-id'],
+  ['command-count negative', { 'command-count': '-1' }, 'command-count'],
+  ['command-count decimal', { 'command-count': '12.5' }, 'command-count'],
+  ['command-count exponent', { 'command-count': '1e3' }, 'command-count'],
+  ['command-count hex', { 'command-count': '0x10' }, 'command-count'],
+  ['command-count words', { 'command-count': 'twelve' }, 'command-count'],
+  ['command-count above 1000', { 'command-count': '1001' }, 'command-count'],
+  ['server-count above 10 million', { 'server-count': '10000001' }, 'server-count'],
+  ['server-count with separators', { 'server-count': '1,260' }, 'server-count'],
+  ['no count at all', { 'command-count': '' }, 'command-count'],
+  ['api-key missing', { 'api-key': '' }, 'api-key'],
+  ['api-key with a space inside', { 'api-key': 'sk_4f3e2d1c 9a8b7c6d5e' }, 'api-key'],
+  ['api-key with a line break inside', { 'api-key': 'sk_4f3e2d1c\r\nX-Injected: 9a8b7c6d5e' }, 'api-key'],
+  ['base-url not absolute', { 'base-url': 'api.discord.place' }, 'base-url'],
+  ['base-url plain http to a remote host', { 'base-url': 'http://api.discord.place' }, 'base-url'],
+  ['base-url with credentials', { 'base-url': 'https://user:pw@api.discord.place' }, 'base-url'],
+  ['mode unknown', { mode: 'update' }, 'mode'],
+  ['vote-check with a count (a stats input)', { mode: 'vote-check', 'user-id': '223456789012345678' }, 'command-count'],
+  ['vote-check without user-id', { mode: 'vote-check', 'command-count': '' }, 'user-id'],
+  ['vote-check with an invalid user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678,12' }, 'user-id'],
+  ['dry-run not a boolean', { 'dry-run': 'yes' }, 'dry-run'],
+  ['cooldown-check not a boolean', { 'cooldown-check': 'off' }, 'cooldown-check'],
+  ['commands-file together with command-count', { 'commands-file': 'commands.json' }, 'commands-file'],
+  ['discord-token with the "Bot " prefix', { 'discord-token': 'Bot MTIz.Gx7kQ2.vN4pL8rT1wZ9' }, 'discord-token'],
+  [
+    'discord-api-url over plain http to a remote host',
+    { 'discord-token': 'MTIz.Gx7kQ2.vN4pL8rT1wZ9', 'discord-api-url': 'http://discord.com/api/v10' },
+    'discord-api-url'
+  ],
+  ['user-id in stats mode', { 'user-id': '223456789012345678' }, 'user-id'],
+  ['count-subcommands without a source', { 'count-subcommands': 'true' }, 'count-subcommands']
+]
+
+/** A refused input: exit 1, one error naming the input, nothing sent, result failed, a headline that says why, no secret shown. */
+export async function expectRefused(runner: Runner, [, change, input]: Refusal): Promise<void> {
+  const emulator = await service()
+  const inputs: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, ...change }
+  const result = await runner({ inputs })
+
+  expect(result.code).toBe(1)
+  const errors = errorsOf(result)
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toMatch(new RegExp(`^Inputs? '${input}'`))
+  expect(errors[0]).not.toContain('\n')
+  expect(result.stdout + result.stderr, 'no stack trace').not.toMatch(/\n\s+at .+:\d+:\d+/)
+  expect(emulator.requests, 'nothing sent').toEqual([])
+  expect(result.outputs['result']).toBe('failed')
+  // The headline names the bot once its ID was read, and says why in a few words.
+  const who = input === 'bot-id' ? 'discord\\.place' : `Bot ${BOT}`
+  const why = input === 'command-count' && change['command-count'] === '' ? 'no count to send' : `bad input &#39;${input}&#39;`
+  expect(result.summary).toMatch(
+    new RegExp(`^<h3>❌ ${who}: failed: ${why}</h3>\n<p>❌ <strong>Error:</strong> Inputs? &#39;${input}&#39;`)
+  )
+  // Each secret is masked whole, and line by line as the runner masks; no form or piece of it may show.
+  const secrets = [inputs['api-key'] ?? '', inputs['discord-token'] ?? '', JOB_TOKEN].flatMap(s => [
+    s,
+    ...s.split(/\r?\n/).map(line => line.trim())
+  ])
+  expect(findLeaks(result, [...new Set(secrets.filter(s => s.length >= 8))])).toEqual([])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials that belong elsewhere (interface.md, "The key's guardian"): refused before any
+// request, so a Discord token never reaches discord.place and a discord.place key never
+// reaches Discord. The request counts of both remotes prove it; the value is masked, never shown.
+
+export const tokenOf = (id: string): string => `${Buffer.from(id).toString('base64url')}.Gx7kQ2.vN4pL8rT1wZ9qA3sD5fG7hJ9kL1zX`
+const PLACE_KEY = '9f2c4e6a8b0d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a'
+
+/** [case, inputs to change, the input the error must name, what it must say] */
+export type MixUp = [string, Record<string, string>, string, RegExp]
+
+export const MIX_UPS: MixUp[] = [
+  ["api-key holding this bot's Discord token", { 'api-key': tokenOf(BOT) }, 'api-key', /looks like a Discord bot token/],
+  [
+    'api-key and discord-token the same secret',
+    { 'api-key': 'dp_same-secret-0123456789', 'discord-token': 'dp_same-secret-0123456789' },
+    'api-key',
+    /same secret as discord-token/
+  ],
+  ['api-key the same as github-token', { 'api-key': JOB_TOKEN }, 'api-key', /same secret as github-token/],
+  [
+    'discord-token holding a discord.place key',
+    { 'discord-token': PLACE_KEY, 'command-count': '' },
+    'discord-token',
+    /looks like a discord\.place API key/
+  ],
+  [
+    'discord-token of another bot',
+    { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' },
+    'discord-token',
+    /token of another bot/
+  ]
+]
+
+export async function expectMixUpRefused(runner: Runner, [, change, input, problem]: MixUp): Promise<void> {
+  const emulator = await service()
+  const discord = await DiscordFake.start({ token: tokenOf(BOT), applicationId: BOT, guildCount: 1262, commands: [] })
+  afterTest(() => discord.close())
+  const inputs: Record<string, string> = {
+    'bot-id': BOT,
+    'api-key': KEY,
+    'command-count': '14',
+    'base-url': emulator.url,
+    'discord-api-url': discord.url,
+    ...change
+  }
+  const result = await runner({ inputs })
+
+  expect(result.code).toBe(1)
+  const errors = errorsOf(result)
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toMatch(new RegExp(`^Input '${input}' `))
+  expect(errors[0]).toMatch(problem)
+  expect(emulator.requests, 'nothing sent to discord.place').toEqual([])
+  expect(discord.requests, 'nothing sent to Discord').toEqual([])
+  const secrets = [inputs['api-key']!, inputs['discord-token'] ?? '', JOB_TOKEN].filter(s => s.length >= 8)
+  expect(findLeaks(result, secrets)).toEqual([])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflow commands in what the action is given: inputs that try to start one.
+
+/**
+ * What the runner parsed from stdout is only the action's own: masks for the secrets it was
+ * given (never the word "Bot"), at most one error, debug lines; no injected command.
+ */
+export function expectOnlyOwnCommands(result: RunResult): void {
+  const kinds = [...new Set(result.commands.map(c => c.command))]
+  expect(
+    kinds.filter(kind => !['add-mask', 'error', 'debug'].includes(kind)),
+    'commands the action never writes'
+  ).toEqual([])
+  expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
+  expect(
+    result.commands.filter(c => c.syntax !== '::'),
+    'no command in the legacy syntax'
+  ).toEqual([])
+  // The one error may quote the refused value (escaped, so it is text); nothing else may carry it.
+  expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
+}
+
+/** No command but the action's own, none in the legacy syntax, and no line of the log holding `##[`. */
+export function expectInert(result: RunResult): void {
+  expect(
+    result.stdout.split('\n').filter(line => line.includes('##[')),
+    'no line holds the legacy ##[ syntax'
+  ).toEqual([])
+  expectOnlyOwnCommands(result)
+  expect(result.outputs['result'], 'no output set by the remote').toBe('failed')
+}
+
+/** What an injected line would do if the runner read it as a command. */
+const INJECTION =
+  '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned ##[set-output name=result;]updated ##[add-mask]Bot'
+
+/** [the input, the inputs to change] */
+export type Injection = [string, Record<string, string>]
+
+/** Each input holding lines that would be workflow commands. */
+export const INJECTIONS: Injection[] = [
+  ['bot-id', { 'bot-id': BOT + INJECTION }],
+  ['command-count', { 'command-count': '12' + INJECTION }],
+  ['server-count', { 'server-count': '1000' + INJECTION }],
+  ['commands-file', { 'commands-file': 'commands.json' + INJECTION }],
+  ['base-url', { 'base-url': 'https://api.discord.place' + INJECTION, 'command-count': '12' }],
+  ['discord-api-url', { 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.com/api/v10' + INJECTION }],
+  ['mode', { mode: 'stats' + INJECTION, 'command-count': '12' }],
+  ['dry-run', { 'dry-run': 'true' + INJECTION, 'command-count': '12' }],
+  ['cooldown-check', { 'cooldown-check': 'true' + INJECTION, 'command-count': '12' }],
+  ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
+  ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
+  ['count-subcommands', { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }],
+  ['user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678' + INJECTION }],
+  [
+    'fail-if-not-voted',
+    { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'fail-if-not-voted': 'true' + INJECTION }
+  ],
+  ['rate-limit-wait', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'rate-limit-wait': '60' + INJECTION }]
+]
+
+/** Each input holding the legacy `##[` syntax on one line. */
+export const LEGACY_INJECTIONS: Injection[] = [
+  ['commands-file', { 'commands-file': 'build/##[set-output name=result;]updated ##[add-mask]Bot.json' }],
+  ['bot-id', { 'bot-id': `${BOT}##[set-output name=result;]updated`, 'command-count': '12' }],
+  ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678 ##[add-mask]Bot' }]
+]
+
+/** An input holding workflow-command lines: refused by name, nothing sent, and the runner finds no injected command. */
+export async function expectInjectionRefused(runner: Runner, [input, change]: Injection): Promise<void> {
+  const emulator = await service()
+  const result = await runner({ inputs: stepInputs(emulator, change) })
+  expect(result.code).toBe(1)
+  expect(errorsOf(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+  expectOnlyOwnCommands(result)
+  expect(result.outputs['result']).toBe('failed')
+  expect(emulator.requests, 'nothing sent').toEqual([])
+}
+
+/** An input holding `##[` on one line: refused by name with the syntax broken (`# #[`), nothing sent, nothing read as a command. */
+export async function expectLegacyInjectionRefused(runner: Runner, [input, change]: Injection): Promise<void> {
+  const emulator = await service()
+  const result = await runner({ inputs: stepInputs(emulator, change) })
+  expect(result.code).toBe(1)
+  expect(errorsOf(result)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+  expect(errorsOf(result)[0]).toContain('# #[')
+  expectInert(result)
+  expect(
+    emulator.requests.filter(r => r.method === 'PATCH' || r.route === 'votes'),
+    'nothing sent'
+  ).toEqual([])
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API key echoed back by the service in its error text, in every form a plain mask misses.
+
+/** [case, the service's error text] */
+export type Echo = [string, string]
+
+export const ECHOES: Echo[] = [
+  ['as it is', `Invalid key ${KEY} for this bot`],
+  ['URL-encoded', `bad key ${encodeURIComponent(KEY)}&x=1`],
+  ['JSON-escaped inside a string', `got "${JSON.stringify(KEY).slice(1, -1)}"`],
+  ['in HTML', `<b>${KEY}</b> was refused`],
+  ['where a long text is cut', `${'x'.repeat(290)} ${KEY} and more`],
+  ['as the first half only', `key starts ${KEY.slice(0, 14)}`],
+  ['as base64', `token ${Buffer.from(KEY).toString('base64')}`],
+  // The forms a plain mask misses (interface.md, secrets "in any form"), each echoed whole.
+  ...leakForms(KEY)
+    .filter(([form]) => !/^(raw|fragment|Markdown|HTML-escaped|URL-encoded|JSON|base64$)/.test(form))
+    .map(([form, text]): Echo => [`in the form "${form}"`, `the key was ${text} here`])
+]
+
+/** The service refuses the update with the key in its text: the sweep finds no form or piece of it; what is left says `***`. */
+export async function expectEchoRedacted(runner: Runner, [, text]: Echo): Promise<void> {
+  const emulator = await service()
+  emulator.inject('stats', {
+    kind: 'answer',
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ success: false, error: text, status: 500 })
+  })
+  const result = await runner({ inputs: stepInputs(emulator, { 'command-count': '12' }) })
+  // The sweep in both harnesses already failed the test if any form or piece leaked; what is left is said.
+  expect(result.code).toBe(1)
+  expect(patches(emulator), 'one PATCH, never resent').toBe(1)
+  expect(errorsOf(result)).toHaveLength(1)
+  expect(errorsOf(result)[0]).toContain('***')
+  expect(result.summary).toContain('***')
+}
+
+/** The cases of `table` with these names, for the end-to-end files; a name that is not in the table is an error, not a case left out. */
+export function pick<T extends [string, ...unknown[]]>(table: readonly T[], names: readonly string[]): T[] {
+  const missing = names.filter(name => !table.some(([caseName]) => caseName === name))
+  if (missing.length > 0) throw new Error(`no such case: ${missing.join(', ')}`)
+  return table.filter(([name]) => names.includes(name))
+}
