@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url'
  * behaviours it takes part in. A module not listed is judged by every in-process test.
  */
 const OWN_TESTS = {
-  'src/main.ts': ['test/shared/main.test.ts'],
-  'src/settings.ts': ['test/shared/settings.test.ts', 'test/shared/main.test.ts'],
+  // cases.test.ts runs run() in process over the tables of refused inputs, injected commands
+  // and echoed secrets: it takes part in main's, the settings', the secrets' and the texts' behaviour.
+  'src/main.ts': ['test/shared/main.test.ts', 'test/shared/cases.test.ts'],
+  'src/settings.ts': ['test/shared/settings.test.ts', 'test/shared/main.test.ts', 'test/shared/cases.test.ts'],
   // number(), relative() and when() are tested with the other texts a person reads, in text.test.ts.
   'src/summary.ts': [
     'test/shared/summary.test.ts',
@@ -24,8 +26,8 @@ const OWN_TESTS = {
     'test/shared/main.test.ts',
     'test/stats/report.test.ts'
   ],
-  'src/secrets.ts': ['test/shared/redact.test.ts', 'test/shared/settings.test.ts'],
-  'src/text.ts': ['test/shared/text.test.ts', 'test/shared/redact.test.ts'],
+  'src/secrets.ts': ['test/shared/redact.test.ts', 'test/shared/settings.test.ts', 'test/shared/cases.test.ts'],
+  'src/text.ts': ['test/shared/text.test.ts', 'test/shared/redact.test.ts', 'test/shared/cases.test.ts'],
   'src/service.ts': ['test/shared/service.test.ts', 'test/votes/'],
   'src/keys.ts': ['test/shared/service.test.ts', 'test/stats/', 'test/votes/'],
   'src/http/transport.ts': ['test/http/'],
