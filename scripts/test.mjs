@@ -4,8 +4,10 @@
 // the cores the tests leave idle, without slowing the tests that measure time. In a row, a
 // fresh clone's checks (no caches) came before every test and made the run half as long again.
 // Each check's output is shown whole once the tests end; the run fails when a test or a check
-// does. ESLint, Prettier and tsc keep caches in node_modules/.cache, so a second run checks only
-// what changed (a fresh clone, as in CI, starts without them).
+// does. The type check is TypeScript 7's native compiler (2.7 s of CPU where 5.9 took 19.5 s on
+// a fresh clone; 5.9 stays for ncc's loader, which cannot load 7). ESLint, Prettier and tsc
+// keep caches in node_modules/.cache, so a second run checks only what changed (a fresh clone,
+// as in CI, starts without them).
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
