@@ -56,15 +56,22 @@ function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
   return undefined
 }
 
-/** Minutes in the four weeks a schedule is tried over: every weekday and most days of a month. */
-const SPAN_MINUTES = 28 * 24 * 60
-/** A Monday, the 1st of a 31-day month, at 00:00 UTC (GitHub reads cron in UTC). */
-const SPAN_START = Date.UTC(2029, 0, 1)
+/**
+ * The days a schedule is tried over: four years from the 1st of January of a leap year, so that
+ * every month, every length of month (29 February included) and every weekday of every date
+ * comes up, in every order.
+ */
+const SPAN_START = Date.UTC(2028, 0, 1)
+const SPAN_DAYS = 4 * 365 + 1
+const DAY_MS = 24 * 60 * 60_000
+const DAY_MINUTES = 24 * 60
 
 /**
  * The shortest gap, in minutes, between two firings of a five-field cron expression (as
  * GitHub reads it: minute, hour, day of month, month, day of week; `*`, lists, ranges and
- * steps), over four weeks; undefined for an expression it cannot read or that never fires.
+ * steps), over four years; undefined for an expression it cannot read or that fires fewer than
+ * twice in that time. A day it fires on fires at the same minutes (hours × minutes), so the day
+ * fields are read day by day, and the minutes once.
  */
 export function shortestGapMinutes(cron: string): number | undefined {
   const fields = cron.trim().split(/\s+/)
@@ -80,25 +87,27 @@ export function shortestGapMinutes(cron: string): number | undefined {
   if (sets.some(set => set === undefined)) return undefined
   const [minutes, hours, days, months, weekdays] = sets as Set<number>[]
   if (weekdays!.has(7)) weekdays!.add(0)
+  // The minutes of a day at which it fires, in order.
+  const ascending = (set: Set<number>): number[] => [...set].sort((a, b) => a - b)
+  const times = ascending(hours!).flatMap(hour => ascending(minutes!).map(minute => hour * 60 + minute))
+  let shortest: number | undefined
+  for (let i = 1; i < times.length; i++) shortest = Math.min(shortest ?? Infinity, times[i]! - times[i - 1]!)
   // cron's rule: when both day fields are restricted, a day matching either fires.
   const anyDay = fields[2] === '*'
   const anyWeekday = fields[4] === '*'
-  let first: number | undefined
-  let last: number | undefined
-  let shortest: number | undefined
-  for (let minute = 0; minute < SPAN_MINUTES; minute++) {
-    const at = new Date(SPAN_START + minute * 60_000)
-    if (!minutes!.has(at.getUTCMinutes()) || !hours!.has(at.getUTCHours()) || !months!.has(at.getUTCMonth() + 1)) continue
+  let lastDay: number | undefined
+  for (let d = 0; d < SPAN_DAYS; d++) {
+    const at = new Date(SPAN_START + d * DAY_MS)
+    if (!months!.has(at.getUTCMonth() + 1)) continue
     const day = days!.has(at.getUTCDate())
     const weekday = weekdays!.has(at.getUTCDay())
     if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday)) continue
-    if (last !== undefined) shortest = Math.min(shortest ?? Infinity, minute - last)
-    first ??= minute
-    last = minute
+    // From the last firing of the previous day it fired on to the first of this one.
+    if (lastDay !== undefined) shortest = Math.min(shortest ?? Infinity, (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!)
+    lastDay = d
   }
-  // Around the end of the span: the last firing to the first of the next span, for a weekly rhythm.
-  if (first !== undefined && last !== undefined && last !== first) shortest = Math.min(shortest!, first + SPAN_MINUTES - last)
-  return shortest
+  // Never fires (31 February), so no gap between the minutes of its day either.
+  return lastDay === undefined ? undefined : shortest
 }
 
 /** One cron field as the set of values it allows, or undefined when it cannot be read. */

@@ -205,9 +205,9 @@ describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
     ['0 0 * * 7', 7 * 1440],
     ['0 12 * * 6-7', 1440],
     ['0 0 * * 1,3', 2 * 1440],
-    // Day of month alone; both day fields restricted: either day fires.
+    // Day of month alone; both day fields restricted: either day fires (a Monday the 2nd, then the 3rd).
     ['0 0 1,15 * *', 14 * 1440],
-    ['0 0 3 * 1', 2 * 1440],
+    ['0 0 3 * 1', 1440],
     // The month of the span (January), named.
     ['0 */2 * 1 *', 120]
   ])('%j: every %d minutes at the closest', (cron, gap) => {
@@ -232,8 +232,8 @@ describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
     '0 5-1,7,8 * * *',
     '0 0 32 * 1',
     '0 0 1,2 * 8',
-    '0 0 1 1 *'
-  ])('%j cannot be read, or fires at most once in four weeks: undefined', cron => {
+    '0 0 29 2 *'
+  ])('%j cannot be read, or fires at most once in four years: undefined', cron => {
     expect(shortestGapMinutes(cron)).toBeUndefined()
   })
 })
