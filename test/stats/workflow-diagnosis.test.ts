@@ -411,6 +411,23 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
     expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env)).toBeUndefined()
   })
 
+  it('a ref not shaped owner/repo/path@ref is not read from further in: the file its tail would name stays unread', async () => {
+    // Read from its second segment on, `/bot/.github/workflows/stats.yml@…` would name workflows/stats.yml.
+    const files = { [PATH]: WITHOUT_GROUP, 'workflows/stats.yml': WITHOUT_GROUP }
+    expect(await diagnose(files, { GITHUB_WORKFLOW_REF: `/bot/${PATH}@refs/heads/main` })).toBeUndefined()
+    expect(await diagnose(files, { GITHUB_WORKFLOW_REF: `x/bot/${PATH}@refs/heads/main` })).toBe(NO_GROUP_SAID)
+  })
+
+  it('without GITHUB_JOB, the file is not fetched through the API: there is no job to read in it', async () => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP })
+    const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
+    expect(await diagnose({}, { ...env, GITHUB_JOB: '' }, 'strike', { 'github-token': TOKEN })).toBeUndefined()
+    expect(fake.requests).toHaveLength(0)
+    // The same run with its job named reads the file, in one request.
+    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+    expect(fake.requests).toHaveLength(1)
+  })
+
   it('a file of exactly 1 MiB is read; one byte more is not (and without github-token, nothing is said)', async () => {
     const padded = (size: number): string => WITHOUT_GROUP + '#'.repeat(size - Buffer.byteLength(WITHOUT_GROUP))
     expect(await diagnose({ [PATH]: padded(1024 * 1024) })).toBe(NO_GROUP_SAID)
