@@ -679,6 +679,12 @@ describe('runVotes', () => {
     ['looks again after a second when a spent window gives no reset time', [rateLimit('0'), yes()], [1_000]],
     ['ignores rate-limit headers that are not numbers', [rateLimit('', 'soon'), rateLimit('', 'soon'), rateLimit('', 'soon')], []],
     [
+      'reads a RateLimit-Reset not written in plain seconds (1e3) as unknown: a spent window is looked at again after a second',
+      // Read as 1,000 s, it would ask for a wait past rate-limit-wait and end the run.
+      [rateLimit('0', '1e3'), yes()],
+      [1_000]
+    ],
+    [
       'a window of one check: every answer that spends it is waited out, one that comes just as the last window ended included',
       // The second answer spends the new window: the third check waits for its end.
       [rateLimit('0', '2'), rateLimit('0', '2'), rateLimit('0', '2')],
@@ -695,6 +701,30 @@ describe('runVotes', () => {
     expect(outcome.error).toBeUndefined()
     expect(outcome.votes.size).toBe(ids.length)
     expect(sleeps).toEqual(waits)
+  })
+
+  it('keeps the earliest window end when a retried 5xx leaves RateLimit-Remaining as it was (the service does not count it)', async () => {
+    const ids = users(3)
+    // The window really ends 1.9 s after the first answer; each answer rounds what is left up to whole seconds.
+    const unavailable = (remaining: string, reset: string): Reply => ({
+      status: 503,
+      headers: { 'RateLimit-Remaining': remaining, 'RateLimit-Reset': reset },
+      body: serviceError(503, 'Service unavailable.')
+    })
+    // The first user's check: two 503s (not counted: Remaining stays 2), then its answer; the second user's spends the window.
+    const replies = [unavailable('2', '2'), unavailable('2', '2'), rateLimit('1', '1'), rateLimit('0', '1'), yes()]
+    const server = await startServer(() => replies[server.requests.length - 1]!)
+    const time = virtualTime()
+    const start = time.now()
+    const { outcome, sleeps } = await run(server, ids, {}, time)
+
+    expect(outcome.error).toBeUndefined()
+    expect([...outcome.votes.keys()]).toEqual(ids)
+    expect(server.forUser(ids[0]!)).toHaveLength(3)
+    // Two backoffs, then the wait for the window: the third check goes out at the earliest end given, 2 s after
+    // the first answer. The second 503, with as many checks left, is in the same window: it does not drop that end.
+    expect(sleeps).toHaveLength(3)
+    expect(time.now() - start).toBe(2_000)
   })
 
   it('waits for as long as rate-limit-wait allows, to the millisecond', async () => {
@@ -767,6 +797,27 @@ describe('runVotes', () => {
     )
     expect(outcome.result).toBe('failed')
     expect(server.requests, 'no check after the abort').toHaveLength(1)
+    expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
+    expect(outcome.unchecked).toEqual(ids.slice(1))
+  })
+
+  it('a stop while a check is in flight names the user whose check was cut off, and sends no other check', async () => {
+    const ids = users(3)
+    const stop = new AbortController()
+    // The stop lands once the second check has reached the service, before its answer.
+    const server = await startServer(seen => {
+      if (seen.userId !== ids[1]) return yes()
+      stop.abort(new StoppedError('SIGTERM'))
+      return later(yes(), 20)
+    })
+    const { outcome } = await run(server, ids, {}, virtualTime(), stop.signal)
+
+    expect(outcome.error?.message).toBe(
+      'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered, ' +
+        `and the check of user ${ids[1]} was sent but cut off before its answer; no result is reported for an unfinished check.`
+    )
+    expect(outcome.result).toBe('failed')
+    expect(server.requests.map(r => r.userId)).toEqual(ids.slice(0, 2))
     expect([...outcome.votes.keys()]).toEqual(ids.slice(0, 1))
     expect(outcome.unchecked).toEqual(ids.slice(1))
   })
@@ -1030,6 +1081,25 @@ describe('the summary of a vote check', () => {
     const page = throughCore(voteSettings([a, b]), outcomeOf([], [], undefined, { result: 'dry-run', status: undefined }))
     expect(page).toContain(`A real run would check 2 user(s): <code>${a}</code>, <code>${b}</code>.`)
     expect(page).not.toContain('<table>')
+  })
+})
+
+describe('the headline of a vote check the service refused', () => {
+  it.each<[string, (emulator: ServiceEmulator) => void, Partial<BotSeed>, Record<string, string>, string]>([
+    ['a key regenerated on the manage page', emulator => emulator.regenerateKey(BOT, 'the-new-key-000000'), {}, {}, 'API key refused'],
+    ['a key revoked for strikes', () => {}, { apiKey: 'the-new-key-000000', revokedKeys: [KEY] }, {}, 'API key revoked (strikes)'],
+    ['a bot the service does not list', () => {}, {}, { 'bot-id': '223456789012345679' }, 'bot not listed on discord.place']
+  ])('%s: names the cause and the users not checked', async (_, change, seed, more, cause) => {
+    const clock = new TestClock()
+    const emulator = await emulated(clock, seed)
+    change(emulator)
+    const given = botInputs(emulator, { 'user-id': users(2).join(','), ...more })
+    const { outcome } = await votesRun(given, { clock })
+    expect(emulator.received('votes'), 'the refusal ends the run').toHaveLength(1)
+    const settings = voteSettings(users(2), { 'base-url': emulator.url, ...more })
+    expect(headlineOf(throughCore(settings, outcome))).toBe(
+      `❌ Vote check for Bot ${settings.botId}: failed: ${cause}; 2 user(s) not checked`
+    )
   })
 })
 
