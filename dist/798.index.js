@@ -64,7 +64,8 @@ async function workflowText(path, settings, deps) {
         return undefined;
     const { readRepositoryFile } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
     const text = await readRepositoryFile({ token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl }, deps.requests);
-    return text.length <= MAX_WORKFLOW_BYTES ? text : undefined;
+    // Bytes, as the workspace's copy is measured: a character outside ASCII takes more than one.
+    return Buffer.byteLength(text, 'utf8') <= MAX_WORKFLOW_BYTES ? text : undefined;
 }
 
 

@@ -62,5 +62,6 @@ async function workflowText(
     { token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl },
     deps.requests
   )
-  return text.length <= MAX_WORKFLOW_BYTES ? text : undefined
+  // Bytes, as the workspace's copy is measured: a character outside ASCII takes more than one.
+  return Buffer.byteLength(text, 'utf8') <= MAX_WORKFLOW_BYTES ? text : undefined
 }

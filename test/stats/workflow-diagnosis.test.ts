@@ -466,6 +466,8 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
 
   it.each([
     ['a file over 1 MiB', { [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024) }],
+    // 1 MiB of characters, one byte more of UTF-8 (an é in a comment): measured in bytes, as the workspace's copy is.
+    ['a file one byte over 1 MiB with an é in it', { [PATH]: WITHOUT_GROUP + '#é' + '#'.repeat(1024 * 1024 - WITHOUT_GROUP.length - 2) }],
     ['no such file', {}]
   ])('through the API, %s: nothing said, no crash', async (_, files) => {
     const fake = await github(files)
