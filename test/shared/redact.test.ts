@@ -398,3 +398,123 @@ describe('bounded: a cut text never keeps a piece of a short secret', () => {
     expect(bounded('short text', 100)).toBe('short text')
   })
 })
+
+describe('redact: short secrets, and the forms only one pass can read', () => {
+  it('gives the runner no mask for an empty secret, and remembers nothing of it', () => {
+    expect(addSecret('')).toEqual([])
+    expect(redact('a b')).toBe('a b')
+  })
+
+  it('removes a secret holding & < > " echoed HTML-escaped, as a service error page shows it', () => {
+    addSecret('Hq7Zr2&Lm9<Xv4>Tc8"Nw3')
+    expect(redact('<p>Invalid key: Hq7Zr2&amp;Lm9&lt;Xv4&gt;Tc8&quot;Nw3</p>')).toBe('<p>Invalid key: ***</p>')
+  })
+
+  it('replaces a short secret whole in its base64 without padding, and keeps the padding of a padded copy', () => {
+    addSecret('k3y9')
+    expect(redact('a azN5OQ b')).toBe('a *** b')
+    expect(redact('a azN5OQ== b')).toBe('a ***== b')
+  })
+
+  it.each([
+    ['1 byte', '{"token":"k3y9"}', 'eyJ0b2tlbiI6Im***kifQ=='],
+    ['2 bytes', '{"token": "k3y9"}', 'eyJ0b2tlbiI6ICJ***In0=']
+  ])('replaces a short secret in base64 with %s of other text before it, up to the characters it shares', (_label, json, expected) => {
+    addSecret('k3y9')
+    expect(redact(`body ${Buffer.from(json).toString('base64')} end`)).toBe(`body ${expected} end`)
+  })
+
+  it.each([
+    ['no byte', ''],
+    ['1 byte', 'x']
+  ])('removes a secret whose URL-safe base64 holds - and _, with %s of other text before it', (_label, before) => {
+    const secret = 'a?b>c~d?e>f~g?h>'
+    addSecret(secret)
+    const encoded = urlSafe(Buffer.from(before + secret).toString('base64'))
+    expect(encoded).toMatch(/[-_]/)
+    expect(redact(`token=${encoded}&x=1`)).toMatch(/^token=\w{0,2}\*\*\*\w{0,2}&x=1$/)
+  })
+
+  it('replaces a short secret whole where its last characters and the text after it read as an escape', () => {
+    addSecret('Zq7%')
+    expect(redact('a Zq7%41 b')).toBe('a ***41 b')
+    expect(redact('a ZQ7% b')).toBe('a *** b')
+  })
+
+  it('never replaces a secret of fewer than four characters on its own', () => {
+    addSecret('abc')
+    expect(redact('the abc of it, ABC')).toBe('the abc of it, ABC')
+  })
+
+  it('replaces a form of four characters whole though the secret itself is shorter (the hex of a two-character secret)', () => {
+    addSecret('ab')
+    expect(redact('x 6162 y ab')).toBe('x *** y ab')
+  })
+
+  it('removes a secret at the end of a text, right after a % whose escape would take its first characters', () => {
+    addSecret('ab12cd34ef')
+    expect(redact('done: 100%ab12cd34ef')).toBe('done: 100%***')
+  })
+
+  it('removes a key case-changed right after a %, though the % and its first letters look like an escape', () => {
+    addSecret(KEY)
+    expect(redact(`done 100%${KEY.toUpperCase()}`)).toBe('done 100%***')
+  })
+
+  it.each([
+    ['percent-encoded (%00)', '%00'],
+    ['as a \\u escape (\\u0000)', '\\u0000'],
+    ['as a \\x escape (\\x00)', '\\x00'],
+    ['as a decimal reference (&#0;)', '&#0;'],
+    ['as a hex reference (&#x0;)', '&#x0;']
+  ])('removes the key with NUL written %s between each character', (_label, nul) => {
+    addSecret(KEY)
+    expect(redact(`a ${cut(1, nul)} b`)).toBe('a *** b')
+  })
+
+  it('removes the key as decimal references with more leading zeros than a code point has digits', () => {
+    addSecret(KEY)
+    expect(redact(`a ${eachByte(b => `&#${String(b).padStart(10, '0')};`)} b`)).toBe('a *** b')
+  })
+
+  it.each([
+    ['u', 'user-Hq7Zr2Lm9Xv4'],
+    ['x', 'xoxb-Hq7Zr2Lm9Xv4'],
+    ['a hex digit', 'ab12-Hq7Zr2Lm9Xv4']
+  ])('removes a secret case-changed right after a backslash, its first letter %s, as in a Windows path', (_label, secret) => {
+    addSecret(secret)
+    expect(redact(`C:\\data\\${secret.toUpperCase()}`)).toBe('C:\\data\\***')
+  })
+
+  it('removes a secret that starts with digits right after & or # (a query string, a URL fragment)', () => {
+    addSecret('8731-Hq7Zr2Lm9Xv4')
+    expect(redact('?page=2&8731-HQ7ZR2LM9XV4 and https://example.com/cb#8731-HQ7ZR2LM9XV4')).toBe(
+      '?page=2&*** and https://example.com/cb#***'
+    )
+  })
+
+  it('reads a character whose compatibility form is longer than four characters as itself (㌕ is not キログラム)', () => {
+    addSecret('キログラム-Hq7Zr')
+    expect(redact('a ㌕-Hq7Zr b')).toBe('a ㌕-Hq7Zr b')
+    expect(redact('a キログラム-HQ7ZR b')).toBe('a *** b')
+  })
+
+  it('keeps references and escapes past the last code point as they are, and reads on', () => {
+    addSecret(KEY)
+    const text = 'a &#1114112; &#x110000; \\u{110000} b'
+    expect(redact(text)).toBe(text)
+    expect(redact(`&#1114112;${KEY.toUpperCase()}`)).toBe('&#1114112;***')
+  })
+
+  it.each([
+    ['an unterminated \\u{} escape', '\\u{32'],
+    ['a \\u escape of three digits', '\\u003'],
+    ['a \\x escape of one digit', '\\x3'],
+    ['a percent-encoding of one digit', '%3'],
+    ['a hex reference with no digit', '&#x']
+  ])('keeps nine characters of the key followed at the text end by %s (not its tenth character)', (_label, escape) => {
+    addSecret(KEY)
+    const text = `a ${KEY.slice(0, FRAGMENT - 1)}${escape}`
+    expect(redact(text)).toBe(text)
+  })
+})
