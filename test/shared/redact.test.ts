@@ -1,6 +1,6 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { addSecret, clearSecrets, FRAGMENT, redact } from '../../src/secrets.js'
+import { addSecret, clearSecrets, FRAGMENT, maskSecret, redact } from '../../src/secrets.js'
 import { bounded, excerpt, html, logLine, safeText } from '../../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
@@ -516,5 +516,21 @@ describe('redact: short secrets, and the forms only one pass can read', () => {
     addSecret(KEY)
     const text = `a ${KEY.slice(0, FRAGMENT - 1)}${escape}`
     expect(redact(text)).toBe(text)
+  })
+
+  it('reads every text alike after the cache of folded characters has been emptied (more than 65,536 distinct characters)', () => {
+    addSecret(KEY)
+    const points = Array.from({ length: 0x11000 }, (_, i) => 0x100 + i).filter(p => p < 0xd800 || p > 0xdfff)
+    const many = String.fromCodePoint(...points)
+    expect(redact(many)).toBe(many)
+    expect(redact(`${many} ${fullwidth(KEY)} ${mathematical(KEY)} end`)).toBe(`${many} *** *** end`)
+  })
+})
+
+describe('maskSecret: each line of a multi-line secret', () => {
+  it('masks a line on its own from eight characters, counted without its indentation', () => {
+    const masked: string[] = []
+    maskSecret('first-line-Hq7Zr2\n      word\n  Hq7Zr2Lm  ', value => masked.push(value))
+    expect(masked).toEqual(['first-line-Hq7Zr2\n      word\n  Hq7Zr2Lm  ', 'first-line-Hq7Zr2', 'Hq7Zr2Lm'])
   })
 })
