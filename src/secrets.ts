@@ -326,9 +326,13 @@ function decodeEscape(text: string, at: number): { point: number | undefined; ne
     while (text.charCodeAt(j) === 0x5c) j++
     const letter = text.charCodeAt(j) | 0x20
     if (letter === 0x75 /* u */ && text.charCodeAt(j + 1) === 0x7b /* { */) {
+      // Any number of leading zeros, as JavaScript reads them; then at most 7 digits, so that
+      // a value past the last code point is not read further.
       let k = j + 2
+      while (text.charCodeAt(k) === 0x30 /* 0 */) k++
+      const significantFrom = k
       let value = 0
-      while (k < j + 9 && hexDigit(text, k) >= 0) value = value * 16 + hexDigit(text, k++)
+      while (k < significantFrom + 7 && hexDigit(text, k) >= 0) value = value * 16 + hexDigit(text, k++)
       if (k > j + 2 && text.charCodeAt(k) === 0x7d /* } */ && value <= 0x10ffff) return { point: value, next: k + 1 }
     } else if (letter === 0x75) {
       const value = hexNumber(text, j + 1, 4)

@@ -85,6 +85,9 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     ['as \\u escapes inside a JSON string (\\\\u)', JSON.stringify(eachByte(b => `\\u00${hex2(b)}`)).slice(1, -1)],
     ['as \\x escapes', eachByte(b => `\\x${hex2(b)}`)],
     ['as \\u{} escapes', eachByte(b => `\\u{${hex2(b)}}`)],
+    // JavaScript reads any number of leading zeros in \u{}: so does redact.
+    ['as \\u{} escapes with eight digits', eachByte(b => `\\u{${hex2(b).padStart(8, '0')}}`)],
+    ['as \\u{} escapes with twenty leading zeros', eachByte(b => `\\u{${'0'.repeat(20)}${hex2(b)}}`)],
     ['in base64 with 1 byte before it', base64After('x')],
     ['in base64 with 2 bytes before it', base64After('xy')],
     ['in base64 with 3 bytes before it', base64After('xyz')],
