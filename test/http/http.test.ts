@@ -534,6 +534,31 @@ describe('send: the idle timeout a server announces', () => {
     expect(await connectionsFor(undefined, 50, 4_700)).toBe(1)
     expect(await connectionsFor(undefined, 450, 4_700)).toBe(2)
   })
+
+  it('never hands the next request a tired connection, even one freed after a connection still fresh', async () => {
+    // Two connections at once. The first answer read announces 60 s; the second, freed after
+    // it (last in the pool, the one the pool gives next), announces 2 s: within a PATCH's 3 s
+    // margin, so it is closed before the PATCH goes.
+    let release!: () => void
+    const held = new Promise<void>(resolve => (release = resolve))
+    const bodies: string[] = []
+    const served = await serveWith(async (req, res) => {
+      bodies.push(await readBody(req))
+      if (req.url === '/short') await held
+      res.writeHead(200, { 'Keep-Alive': req.url === '/short' ? 'timeout=2' : 'timeout=60' })
+      res.end(JSON.stringify({ path: req.url }))
+    })
+    served.server.keepAliveTimeout = 0
+    const short = send(get(`${served.url}/short`))
+    await send(get(`${served.url}/long`))
+    release()
+    await short
+    expect(served.connections()).toBe(2)
+    const answer = await send(get(`${served.url}/stats`, { method: 'PATCH', body: '{"server_count":1}', idleMarginMs: 3_000 }))
+    expect(answer.json, 'the PATCH was answered, not failed on the closed connection').toEqual({ path: '/stats' })
+    expect(bodies.at(-1)).toBe('{"server_count":1}')
+    expect(served.connections(), 'it went on the connection still fresh').toBe(2)
+  })
 })
 
 describe('send: what the server may have received', () => {
@@ -656,12 +681,37 @@ describe('send: status lines read as they arrive', () => {
     expect(error.delivered).toBe(true)
   })
 
+  it('a status line whose own reason phrase overflows the parser is the answer: its start is read before its end comes', async () => {
+    const url = await serveRaw(socket => writeApart(socket, [`HTTP/1.1 429 ${'Too Many Requests '.repeat(6_000)}\r\n\r\n`], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(429)
+    expect(error.delivered).toBe(true)
+  })
+
   it('a status line in chunks of a few bytes each is read whole', async () => {
     const text = overflowing('HTTP/1.1 409 Conflict')
     const pieces = [text.slice(0, 3), text.slice(3, 7), text.slice(7, 11), text.slice(11, 14), text.slice(14)]
     const url = await serveRaw(socket => writeApart(socket, pieces, 'destroy'))
     const { error } = await expectNetworkError(patch(url))
     expect(error.answered?.status).toBe(409)
+  })
+
+  it('a 103 and an overflowing 429 in one chunk: the 429, on the line after the 103, is the answer', async () => {
+    const url = await serveRaw(socket =>
+      writeApart(socket, ['HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n' + overflowing('HTTP/1.1 429 Too Many Requests')], 'destroy')
+    )
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(429)
+  })
+
+  it.each([
+    ['an empty reason phrase', 'HTTP/1.1 429 '],
+    ['no reason phrase', 'HTTP/1.1 429']
+  ])('a status line shorter than the start read (%s) is read at its end', async (_label, statusLine) => {
+    const url = await serveRaw(socket => writeApart(socket, [overflowing(statusLine)], 'destroy'))
+    const { error } = await expectNetworkError(patch(url))
+    expect(error.answered?.status).toBe(429)
+    expect(error.delivered).toBe(true)
   })
 
   it('a header line that looks like a status line is not one', async () => {
@@ -743,9 +793,13 @@ describe('send: a body over the limit', () => {
   })
 
   it('leaves json undefined for a JSON scalar or text that merely contains JSON', async () => {
-    const url = await serve((req, res) => res.end(req.url === '/n' ? '42' : 'error: {"a":1}'))
+    const bodies: Record<string, string> = { '/n': '42', '/t': 'error: {"a":1}', '/s': '"{\\"a\\":1}"' }
+    const url = await serve((req, res) => res.end(bodies[req.url ?? '']))
     expect((await send(get(`${url}/n`))).json).toBeUndefined()
     expect((await send(get(`${url}/t`))).json).toBeUndefined()
+    const string = await send(get(`${url}/s`))
+    expect(string.text, 'a JSON string that holds an object').toBe('"{\\"a\\":1}"')
+    expect(string.json).toBeUndefined()
   })
 })
 
@@ -927,6 +981,18 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
         expect(error.delivered, 'the request went through the open tunnel: it may have been read').toBe(true)
       })
     })
+  })
+
+  it('sends loopback requests direct on the kept-alive connections when a proxy is set', async () => {
+    const proxy = await proxyFor({})
+    const { url, connections } = await serveWith((req, res) => res.end(JSON.stringify({ path: req.url })))
+    await withProxy({ HTTP_PROXY: proxy.url }, async () => {
+      expect((await send(get(`${url}/a`))).json).toEqual({ path: '/a' })
+      expect((await send(get(`${url}/b`))).json).toEqual({ path: '/b' })
+    })
+    expect(proxy.connects).toEqual([])
+    expect(proxy.requests).toEqual([])
+    expect(connections(), 'the second request went on the connection the first one opened').toBe(1)
   })
 
   it('goes direct when only the other protocol has a proxy', async () => {
