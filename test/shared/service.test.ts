@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { keyAdvice } from '../../src/keys.js'
 import { serviceMessage } from '../../src/service.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
-import type { ServiceEmulator } from '../support/emulator.js'
+import { jsonFault, type ServiceEmulator } from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, KEY, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
 
 const REPLACED = 'This API key has been revoked.'
@@ -215,6 +215,30 @@ describe('the key check of a run that sends nothing', () => {
     const { outcome } = await statsRun(statsInputs(emulator), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 401\. The API key was refused/)
+  })
+
+  it.each([
+    [401, 'Invalid API key.', 'API key refused'],
+    [404, 'Bot not found.', 'bot not listed on discord.place'],
+    [410, 'This API key has been revoked.', 'API key revoked (strikes)']
+  ])('a key check answered %d fails the run with a headline that says why in a few words', async (status, error, headline) => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', jsonFault(status, { success: false, error, status }))
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
+    expect(emulator.received('stats')).toEqual([])
+    expect(outcome.result).toBe('failed')
+    expect(outcome.error?.message).toContain(`The API key check was answered ${status} with "${error}". `)
+    expect(outcome.error?.headline).toBe(headline)
+  })
+
+  it("a 203 (a proxy's altered copy) that carries the vote answer leaves the key unchecked: only the service's own 200 or 204 passes it", async () => {
+    const clock = new TestClock()
+    const emulator = await recentlyUpdated(clock)
+    emulator.inject('votes', jsonFault(203, { voted: false }))
+    const { outcome } = await statsRun(statsInputs(emulator), { clock })
+    expect(outcome).toMatchObject({ result: 'skipped', error: undefined })
+    expect(outcome.keyCheck).toEqual({ state: 'unchecked', reason: 'the service answered 203' })
   })
 
   it('a 5xx twice: the key is unchecked, saying why, and the skip stays green', async () => {
