@@ -1,6 +1,6 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { addSecret, clearSecrets, FRAGMENT, maskSecret, redact } from '../../src/secrets.js'
+import { addSecret, clearSecrets, FRAGMENT, maskSecret, proxyCredentials, redact, registerSecret } from '../../src/secrets.js'
 import { bounded, excerpt, html, logLine, safeText } from '../../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
@@ -77,6 +77,7 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     ['fully percent-encoded, lower case', eachByte(b => `%${hex2(b)}`)],
     ['as HTML decimal references', eachByte(b => `&#${b};`)],
     ['as HTML decimal references with leading zeros', eachByte(b => `&#${String(b).padStart(7, '0')};`)],
+    ['as HTML decimal references with more leading zeros than a code point has digits', eachByte(b => `&#${String(b).padStart(12, '0')};`)],
     ['as HTML decimal references without semicolons', eachByte(b => `&#${b}`)],
     ['as HTML hex references, lower case', eachByte(b => `&#x${hex2(b)};`)],
     ['as HTML hex references, upper case with leading zeros', eachByte(b => `&#X00${hex2(b).toUpperCase()};`)],
@@ -106,6 +107,9 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     ['with a word joiner (U+2060) between each character', cut(1, '\u2060')],
     ['with a byte order mark (U+FEFF) between each character', cut(1, '\uFEFF')],
     ['with a soft hyphen (U+00AD) between each character', cut(2, '\u00AD')],
+    ['with percent-encoded NULs (%00) between its characters', cut(1, '%00')],
+    ['with NULs between its characters, JSON-escaped (\\u0000)', JSON.stringify(cut(1, '\u0000')).slice(1, -1)],
+    ['with NULs between its characters, as \\x00 escapes', cut(1, '\\x00')],
     ['cut into pieces, upper case, with spaces', cut(6, ' ').toUpperCase()],
     [
       'half percent-encoded, half HTML references, case changed',
@@ -335,6 +339,171 @@ describe('redact: a secret written with format, control or compatibility charact
     expect(redact('a pass-Hq7Zr2Lm9Xv4 b')).toBe('a *** b')
     expect(redact(`a ${fullwidth('PASS-hq7zr2lm9xv4')} b`)).toBe('a *** b')
     expect(redact(`a ${secret} b`)).toBe('a *** b')
+  })
+})
+
+/** The key's base64 with `before` and `after` around it, with only the characters made of the key's bits alone replaced. */
+const base64Redacted = (before: string, after: string): string => {
+  const encoded = Buffer.from(before + KEY + after).toString('base64')
+  // A base64 character holds 6 bits: those from the first one wholly after `before` to the last one wholly inside the key.
+  const from = Math.ceil((before.length * 8) / 6)
+  const to = Math.floor(((before.length + KEY.length) * 8) / 6)
+  return `${encoded.slice(0, from)}***${encoded.slice(to)}`
+}
+
+describe('redact: the edges of a replaced span', () => {
+  it.each([
+    ['1 byte before it, and nothing after it (padded)', 'x', ''],
+    ['1 byte before it and 1 after it', 'x', '!'],
+    ['2 bytes before it, and nothing after it', 'x0', ''],
+    ['2 bytes before it and 2 after it', 'x0', '!?']
+  ])(
+    'replaces the base64 characters made of the key alone, and keeps those that also carry the text around it (%s)',
+    (_label, before, after) => {
+      // 'x' and '0' end in zero bits: the character they share with the key reads as it would after zero bytes, and is kept all the same.
+      addSecret(KEY)
+      const encoded = Buffer.from(before + KEY + after).toString('base64')
+      expect(redact(`a ${encoded} b`)).toBe(`a ${base64Redacted(before, after)} b`)
+    }
+  )
+
+  it.each([
+    ['100%', 'a % that is not followed by two hex digits'],
+    ['format %@', 'a % followed by @, as in an Objective-C format'],
+    ['C:\\u', 'a \\u that is not followed by four hex digits'],
+    ['C:\\x', 'a \\x that is not followed by two hex digits'],
+    ['see \\u{', 'a \\u{ that is never closed']
+  ])('leaves no character of the key readable after %s (%s)', prefix => {
+    addSecret(KEY)
+    // Upper case, so only the normalised copy finds the key: the escape must not take its first characters.
+    expect(redact(`${prefix}${KEY.toUpperCase()} end`)).toBe(`${prefix}*** end`)
+    expect(logLine(`${prefix}${KEY.toUpperCase()}`)).toBe(`${prefix}***`)
+  })
+
+  it('removes a secret of FRAGMENT characters at the very end of a text, where a % before it would start an escape', () => {
+    // `%ab` reads as an escape in the normalised copy, so only the text as it is holds the secret.
+    const secret = 'ab12cd34ef'
+    expect(secret).toHaveLength(FRAGMENT)
+    addSecret(secret)
+    expect(redact(`rate %${secret}`)).toBe('rate %***')
+    expect(redact(`%${secret}`)).toBe('%***')
+  })
+
+  it('keeps references past the last code point (U+10FFFF) as text, and still finds the key after them', () => {
+    addSecret(KEY)
+    const text = 'a &#1114112; &#x110000; &#X0110000 b'
+    expect(redact(`${text} ${KEY.toUpperCase()}`)).toBe(`${text} ***`)
+    expect(redact(text)).toBe(text)
+  })
+})
+
+describe('redact: a secret shorter than FRAGMENT', () => {
+  it.each([
+    ['of 4 characters', 'ab12'],
+    ['of 9 characters', 'abcdef123']
+  ])('removes a secret %s as it is after a %, where the normalised copy reads an escape', (_label, secret) => {
+    addSecret(secret)
+    expect(redact(`x %${secret} y`)).toBe('x %*** y')
+    expect(redact(`x ${secret}`)).toBe('x ***')
+  })
+
+  it('removes a secret of 4 characters with its case changed', () => {
+    addSecret('k9Qz')
+    expect(redact('a K9QZ b k9qz c')).toBe('a *** b *** c')
+  })
+
+  it('removes a secret of 4 characters in base64, with or without its padding', () => {
+    addSecret('k9Qz')
+    const encoded = Buffer.from('k9Qz').toString('base64')
+    expect(encoded).toBe('azlReg==')
+    expect(redact('a azlReg b')).toBe('a *** b')
+    expect(redact(`a ${encoded} b`)).toMatch(/^a \*\*\*=* b$/)
+  })
+
+  it('keeps a secret of 3 characters where it stands (it would take common words with it), but not its longer hex form', () => {
+    addSecret('k9Q')
+    expect(redact('a k9Q b K9Q c k9q')).toBe('a k9Q b K9Q c k9q')
+    expect(redact(`a ${Buffer.from('k9Q').toString('hex')} b`)).toBe('a *** b')
+  })
+})
+
+describe('redact: a secret whose forms hold an escaped character in every run of FRAGMENT characters', () => {
+  it('removes a secret that holds &, <, > and " as the summary escapes it for HTML, every entity in its place', () => {
+    // Between the special characters no run of FRAGMENT characters is left: only the escaped form matches.
+    const secret = 'Kx9&Qw7Rm2<Lm3Tz8>Zp5Hs4"Rt8Vb1'
+    addSecret(secret)
+    const escaped = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+    expect(redact(`a ${escaped} b`)).toBe('a *** b')
+  })
+
+  it.each([0, 1, 2])('removes a secret whose base64 is full of + and / in URL-safe base64 (- and _), with %d bytes before it', before => {
+    const secret = 'k?>Q?>Zr?>Lm?>Tz?>Wx'
+    addSecret(secret)
+    const encoded = urlSafe(Buffer.from('y'.repeat(before) + secret).toString('base64'))
+    // Both characters the URL-safe alphabet changes are there, every few characters.
+    expect(encoded.match(/-/g)?.length).toBeGreaterThanOrEqual(1)
+    expect(encoded.match(/_/g)?.length).toBeGreaterThanOrEqual(1)
+    expect(redact(`a ${encoded} b`)).toMatch(/^a [\w-]{0,4}\*\*\*[\w-]{0,3} b$/)
+  })
+})
+
+describe('registerSecret: what the runner masks and redact removes, in one call', () => {
+  const registered = (secret: string): string[] => {
+    const masked: string[] = []
+    registerSecret(secret, form => masked.push(form))
+    return masked
+  }
+
+  it('masks nothing for an empty value, and then redacts nothing', () => {
+    const masked: string[] = []
+    maskSecret('', part => masked.push(part))
+    expect(masked).toEqual([])
+    expect(registered('')).toEqual([])
+    expect(addSecret('')).toEqual([])
+    expect(redact('an empty value: "" %22%22')).toBe('an empty value: "" %22%22')
+  })
+
+  it('masks a token written with its scheme word and spaces also without the scheme, and redacts the bare token', () => {
+    expect(registered('Bearer   MTIz.GhIj.tokenvalue')).toEqual([
+      'Bearer   MTIz.GhIj.tokenvalue',
+      'Bearer%20%20%20MTIz.GhIj.tokenvalue',
+      'MTIz.GhIj.tokenvalue'
+    ])
+    expect(redact('token=MTIz.GhIj.tokenvalue')).toBe('token=***')
+  })
+
+  it('masks a multi-line token after its scheme word whole, without the scheme word', () => {
+    expect(registered('Bot line-one-value\nline-two-value')).toEqual(
+      expect.arrayContaining(['line-one-value\nline-two-value', 'Bot line-one-value', 'line-two-value'])
+    )
+  })
+
+  it('masks a passphrase that only holds a scheme word inside it as a whole, never its last words alone', () => {
+    expect(registered('Talbot is 42')).toEqual(['Talbot is 42', 'Talbot%20is%2042'])
+  })
+
+  it('masks each line of a multi-line secret that is long enough once trimmed, trimmed, and no shorter line', () => {
+    const secret = 'first-line-secret  \r\n  ab    \nshort12\n12345678'
+    const masked: string[] = []
+    maskSecret(secret, part => masked.push(part))
+    expect(masked).toEqual([secret, 'first-line-secret', '12345678'])
+  })
+})
+
+describe('proxyCredentials: the secrets of the proxy the action uses', () => {
+  it.each(['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'])('finds the password and user:password in %s alone', name => {
+    expect(proxyCredentials({ [name]: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
+      's3cret-pass',
+      'proxy-user:s3cret-pass'
+    ])
+  })
+
+  it('finds nothing in a proxy without a password, or in a value that is not an address', () => {
+    expect(proxyCredentials({ HTTPS_PROXY: 'http://proxy-user@proxy.example:3128' })).toEqual([])
+    expect(proxyCredentials({ https_proxy: 'not an address', HTTP_PROXY: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
+      's3cret-pass',
+      'proxy-user:s3cret-pass'
+    ])
   })
 })
 
