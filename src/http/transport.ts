@@ -11,7 +11,7 @@ export interface HttpRequest {
   /** Bytes of body kept; the rest is discarded unread (a hostile or broken answer stays small). */
   readonly maxBodyBytes?: number
   /**
-   * A kept-alive connection is reused only with at least this much of the server's idle
+   * A kept-alive connection is reused only with more than this much of the server's idle
    * timeout left; otherwise the request goes on a fresh connection. Default `READ_MARGIN_MS`.
    */
   readonly idleMarginMs?: number
@@ -94,7 +94,7 @@ function announcedKeepAlive(header: string | string[] | undefined): number {
 }
 
 /**
- * Closes the agent's idle sockets that have less than `marginMs` of their server's idle
+ * Closes the agent's idle sockets that have `marginMs` or less of their server's idle
  * timeout left, so that the next request opens a fresh connection instead. Each is
  * destroyed, then taken out of the agent's free list at once ('agentRemove', as Node's
  * documentation shows; the agent drops only a socket no longer writable from that list),
