@@ -472,21 +472,8 @@ describe('registerSecret: what the runner masks and redact removes, in one call'
     expect(redact('token=MTIz.GhIj.tokenvalue')).toBe('token=***')
   })
 
-  it('masks a multi-line token after its scheme word whole, without the scheme word', () => {
-    expect(registered('Bot line-one-value\nline-two-value')).toEqual(
-      expect.arrayContaining(['line-one-value\nline-two-value', 'Bot line-one-value', 'line-two-value'])
-    )
-  })
-
   it('masks a passphrase that only holds a scheme word inside it as a whole, never its last words alone', () => {
     expect(registered('Talbot is 42')).toEqual(['Talbot is 42', 'Talbot%20is%2042'])
-  })
-
-  it('masks each line of a multi-line secret that is long enough once trimmed, trimmed, and no shorter line', () => {
-    const secret = 'first-line-secret  \r\n  ab    \nshort12\n12345678'
-    const masked: string[] = []
-    maskSecret(secret, part => masked.push(part))
-    expect(masked).toEqual([secret, 'first-line-secret', '12345678'])
   })
 })
 
@@ -696,13 +683,5 @@ describe('redact: short secrets, and the forms only one pass can read', () => {
     const many = String.fromCodePoint(...points)
     expect(redact(many)).toBe(many)
     expect(redact(`${many} ${fullwidth(KEY)} ${mathematical(KEY)} end`)).toBe(`${many} *** *** end`)
-  })
-})
-
-describe('maskSecret: each line of a multi-line secret', () => {
-  it('masks a line on its own from eight characters, counted without its indentation', () => {
-    const masked: string[] = []
-    maskSecret('first-line-Hq7Zr2\n      word\n  Hq7Zr2Lm  ', value => masked.push(value))
-    expect(masked).toEqual(['first-line-Hq7Zr2\n      word\n  Hq7Zr2Lm  ', 'first-line-Hq7Zr2', 'Hq7Zr2Lm'])
   })
 })

@@ -418,6 +418,9 @@ describe('maskSecret: the whole secret, never a common word in it', () => {
   it('masks each line of a multi-line secret that is long enough on its own, trimmed, and not the short ones', () => {
     const secret = '  first-line-secret  \r\nab\nsecond-line-secret\nshort12\n12345678'
     expect(masks(secret)).toEqual([secret, 'first-line-secret', 'second-line-secret', '12345678'])
+    // A line's length is counted without its indentation: '      word' and '  ab    ' are short.
+    const indented = 'first-line-Hq7Zr2\n      word\n  ab    \n  Hq7Zr2Lm  '
+    expect(masks(indented)).toEqual([indented, 'first-line-Hq7Zr2', 'Hq7Zr2Lm'])
   })
 
   it('keeps a multi-line token after its scheme word whole', () => {
