@@ -197,6 +197,19 @@ const jsonAscii = (text: string): string => text.replace(/[\s\S]/g, c => `\\u${c
 const unitEscapes = (text: string): string => [...text].map(c => (c.length === 2 ? jsonAscii(c) : c)).join('')
 
 describe('redact: a secret written with format, control or compatibility characters', () => {
+  it('leaves out exactly the ASCII characters that are controls (Cc) or white space, as the Unicode categories say', () => {
+    addSecret(KEY)
+    const leftOut = /^[\p{Cc}\p{Cf}\s]$/u
+    const wrong: string[] = []
+    for (let code = 0; code < 0x80; code++) {
+      const char = String.fromCharCode(code)
+      // Between every two characters of the key: it reads as the key only if the character is left out.
+      const read = redact(`a ${cut(1, char)} b`).includes('***')
+      if (read !== leftOut.test(char)) wrong.push(`0x${code.toString(16)} ${read ? 'left out' : 'kept'}`)
+    }
+    expect(wrong).toEqual([])
+  })
+
   it.each([
     ['with an invisible separator (U+2063) between each character', cut(1, '\u2063')],
     ['with a left-to-right mark (U+200E) between each character', cut(1, '\u200E')],
