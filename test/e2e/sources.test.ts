@@ -3,7 +3,7 @@
  * repository through GitHub's API) and from Discord's API reach the PATCH body; their
  * refusals happen before any request to the service.
  */
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -249,5 +249,34 @@ describe('lazy loading', () => {
       { bundle: join(dir, 'index.js'), files: { 'commands.json': '[]' } }
     )
     expect(withManifest.code).toBe(1) // the manifest chunk is needed, and missing here: the test can fail
+  })
+
+  it("loads none of Node's modules a stats update from inputs does not use", async () => {
+    // Node's own list of what the process loaded, written when it exits by a module preloaded
+    // through NODE_OPTIONS (the runner sets no such thing; the run itself is as a runner's).
+    const dir = await mkdtemp(join(tmpdir(), 'node-modules-loaded-'))
+    afterTest(() => rm(dir, { recursive: true, force: true }))
+    const list = join(dir, 'loaded.txt')
+    const hook = join(dir, 'hook.cjs')
+    await writeFile(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))`
+    )
+    const api = await service()
+    const result = await run(
+      RUNTIME_NODE,
+      api,
+      { 'command-count': '4', 'server-count': '1210' },
+      { env: { NODE_OPTIONS: `--require ${hook}` } }
+    )
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(api.received('stats')).toHaveLength(1)
+    const loaded = (await readFile(list, 'utf8')).split('\n')
+    expect(loaded, 'the hook saw the run load node:http').toContain('NativeModule http')
+    // fs.promises: the job summary is written with synchronous calls (patches/README.md).
+    // https and tls: the service here is plain http, and TLS is loaded only for an https address.
+    for (const unused of ['internal/fs/promises', 'https', 'tls', 'zlib', 'worker_threads']) {
+      expect(loaded, `node:${unused} was loaded`).not.toContain(`NativeModule ${unused}`)
+    }
   })
 })
