@@ -68,10 +68,19 @@ export function addSecret(secret: string): string[] {
   const asIs = [...logged, ...escaped]
   for (const form of asIs) windows(form, pieces)
   shortForms = [...new Set([...shortForms, ...asIs.filter(form => form.length >= MIN_WHOLE && form.length < FRAGMENT)])]
-  const normalised = [...asIs, ...encoded].map(form => normalise(form).text)
+  const normalised = [...asIs, ...encoded].map(normalisedForm)
   for (const form of normalised) windows(form, normalisedPieces)
   shortNormalised = [...new Set([...shortNormalised, ...normalised.filter(form => form.length >= MIN_WHOLE && form.length < FRAGMENT)])]
   return [...new Set(logged)]
+}
+
+/**
+ * A form as the normalised text reads it. Most forms are printable ASCII with nothing that
+ * starts an escape (`%`, `&`, `\`): each character reads as its lower case (the ASCII table),
+ * so the pass of `normalise`, run on every form of every secret on every run, is not needed.
+ */
+function normalisedForm(form: string): string {
+  return /^[\x21-\x24\x27-\x5b\x5d-\x7e]*$/.test(form) ? form.toLowerCase() : normalise(form).text
 }
 
 function windows(form: string, into: Set<string>): void {

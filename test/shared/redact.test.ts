@@ -410,6 +410,22 @@ describe('redact: the edges of a replaced span', () => {
   })
 })
 
+describe('redact: a secret that holds an escape or a space in its own text', () => {
+  // The secret is read as the escape decodes and without its space, in the normalised copy,
+  // like any text: echoed with its letters' case changed, it holds no run of FRAGMENT
+  // characters as written.
+  it.each([
+    ['a space', ' '],
+    ['a percent escape', '%4a'],
+    ['an HTML character reference', '&#74;'],
+    ['a JSON escape', '\\u004a'],
+    ['a \\x escape', '\\x4a']
+  ])('removes a secret holding %s, echoed with its case changed', (_label, escape) => {
+    addSecret(`Zq7Rm${escape}Px8Kv2Lw`)
+    expect(redact(`a ZQ7RM${escape}PX8KV2LW b`)).toBe('a *** b')
+  })
+})
+
 describe('redact: a secret shorter than FRAGMENT', () => {
   it.each([
     ['of 4 characters', 'ab12'],
