@@ -424,6 +424,12 @@ describe('redact: a secret that holds an escape or a space in its own text', () 
     addSecret(`Zq7Rm${escape}Px8Kv2Lw`)
     expect(redact(`a ZQ7RM${escape}PX8KV2LW b`)).toBe('a *** b')
   })
+
+  it('removes a secret written in compatibility characters only (fullwidth), echoed in plain ASCII', () => {
+    // A proxy password can be any text: its forms are read as NFKC, like the text they are looked for in.
+    addSecret('\uff30\uff41\uff53\uff53\uff17\uff32\uff4d\uff18\uff2b\uff56\uff12\uff2c')
+    expect(redact('a pass7rm8kv2l b')).toBe('a *** b')
+  })
 })
 
 describe('redact: a secret shorter than FRAGMENT', () => {
