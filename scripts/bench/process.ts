@@ -92,7 +92,7 @@ export async function processBenchmark(node: string, report: Report): Promise<vo
 
     const fetchWall = of('fetch', s => s.wallMs)
     const paired = median(of('action', s => s.wallMs).map((wall, i) => wall / fetchWall[i]!))
-    report(`stats from inputs: paired median ${paired.toFixed(2)}x the fetch reference's wall time (lower is faster)`)
+    report(`stats from inputs: paired median ${paired.toFixed(3)}x the fetch reference's wall time (lower is faster)`)
     const rss = median(of('action', s => s.maxRssKiB)) / 1024
     const fetchRss = median(of('fetch', s => s.maxRssKiB)) / 1024
     report(`stats from inputs: peak memory ${rss.toFixed(1)} MiB, the fetch reference's ${fetchRss.toFixed(1)} MiB`)
