@@ -267,7 +267,7 @@ describe('lazy loading', () => {
       RUNTIME_NODE,
       api,
       { 'command-count': '4', 'server-count': '1210' },
-      { env: { NODE_OPTIONS: `--require ${hook}` } }
+      { env: { NODE_OPTIONS: `--require ${JSON.stringify(hook)}` } }
     )
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(api.received('stats')).toHaveLength(1)
