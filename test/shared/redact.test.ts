@@ -1,6 +1,6 @@
 /** Secrets removed from outside text in every form, before it is cut, escaped or printed. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { addSecret, clearSecrets, FRAGMENT, maskSecret, proxyCredentials, redact, registerSecret } from '../../src/secrets.js'
+import { addSecret, clearSecrets, FRAGMENT, redact, registerSecret } from '../../src/secrets.js'
 import { bounded, excerpt, html, logLine, safeText } from '../../src/text.js'
 
 const KEY = 'dpk_Hq7Zr2Lm9Xv4Tc8Nw3Bs6Jy1'
@@ -490,9 +490,6 @@ describe('registerSecret: what the runner masks and redact removes, in one call'
   }
 
   it('masks nothing for an empty value, and then redacts nothing', () => {
-    const masked: string[] = []
-    maskSecret('', part => masked.push(part))
-    expect(masked).toEqual([])
     expect(registered('')).toEqual([])
     expect(addSecret('')).toEqual([])
     expect(redact('an empty value: "" %22%22')).toBe('an empty value: "" %22%22')
@@ -509,23 +506,6 @@ describe('registerSecret: what the runner masks and redact removes, in one call'
 
   it('masks a passphrase that only holds a scheme word inside it as a whole, never its last words alone', () => {
     expect(registered('Talbot is 42')).toEqual(['Talbot is 42', 'Talbot%20is%2042'])
-  })
-})
-
-describe('proxyCredentials: the secrets of the proxy the action uses', () => {
-  it.each(['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'])('finds the password and user:password in %s alone', name => {
-    expect(proxyCredentials({ [name]: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
-      's3cret-pass',
-      'proxy-user:s3cret-pass'
-    ])
-  })
-
-  it('finds nothing in a proxy without a password, or in a value that is not an address', () => {
-    expect(proxyCredentials({ HTTPS_PROXY: 'http://proxy-user@proxy.example:3128' })).toEqual([])
-    expect(proxyCredentials({ https_proxy: 'not an address', HTTP_PROXY: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
-      's3cret-pass',
-      'proxy-user:s3cret-pass'
-    ])
   })
 })
 

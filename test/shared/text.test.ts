@@ -469,4 +469,19 @@ describe('proxyCredentials: what a proxy address holds that is secret', () => {
   it('finds a password without a user name', () => {
     expect(proxyCredentials({ HTTPS_PROXY: 'http://:lonely-pass@proxy:3128' })).toEqual(['lonely-pass', ':lonely-pass'])
   })
+
+  it.each(['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'])('finds the password and user:password in %s alone', name => {
+    expect(proxyCredentials({ [name]: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
+      's3cret-pass',
+      'proxy-user:s3cret-pass'
+    ])
+  })
+
+  it('finds nothing in a proxy without a password, and reads on past a value that is not an address', () => {
+    expect(proxyCredentials({ HTTPS_PROXY: 'http://proxy-user@proxy.example:3128' })).toEqual([])
+    expect(proxyCredentials({ https_proxy: 'not an address', HTTP_PROXY: 'http://proxy-user:s3cret-pass@proxy.example:3128' })).toEqual([
+      's3cret-pass',
+      'proxy-user:s3cret-pass'
+    ])
+  })
 })
