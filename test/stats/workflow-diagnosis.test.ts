@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { diagnoseWorkflow } from '../../src/stats/diagnosis.js'
-import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'
+import { describeFindings, inspectWorkflow } from '../../src/stats/workflow.js'
 import { GitHubFake } from '../support/fakes.js'
 import { BOT, emulatedBot, HOUR, settingsFor, statsInputs, statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
 import { afterTest } from '../support/teardown.js'
@@ -39,25 +39,6 @@ const WITH_GROUP = WITHOUT_GROUP.replace(
   `    runs-on: ubuntu-latest\n    concurrency:\n      group: discord-place-stats-${BOT}\n      cancel-in-progress: false`
 )
 const EVERY_TWO_HOURS = WITH_GROUP.replace("'0 */8 * * *'", "'0 */2 * * *'")
-
-describe('shortestGapMinutes: how often a cron fires', () => {
-  it.each([
-    ['0 */2 * * *', 120],
-    ['0 */8 * * *', 480],
-    ['*/15 * * * *', 15],
-    ['30 1,13 * * *', 720],
-    ['0 0 * * 1-5', 1440],
-    ['0 6 * * 0', 7 * 1440],
-    ['0 0,3 * * *', 180],
-    ['5/20 * * * *', 20]
-  ])('%s: every %d minutes at the closest', (cron, gap) => {
-    expect(shortestGapMinutes(cron)).toBe(gap)
-  })
-
-  it.each(['', '* * * *', '61 * * * *', 'a b c d e', '0 0 31 2 *'])('%j cannot be read, or never fires: undefined', cron => {
-    expect(shortestGapMinutes(cron)).toBeUndefined()
-  })
-})
 
 describe('inspectWorkflow', () => {
   it('a job without a concurrency group: names the exact group to add', () => {
@@ -181,60 +162,6 @@ describe('a strike explained from its workflow, in process', () => {
     // Nothing happened in a dry run: the finding is what could cost a strike, not why one came.
     expect(outcome.warnings).toEqual([expect.stringMatching(/\) could cost a strike later: its job has no concurrency group/)])
     expect(outcome.warnings[0]).not.toMatch(/shows why/)
-  })
-})
-
-describe('shortestGapMinutes: cron fields as GitHub reads them', () => {
-  it.each([
-    // The 6-hour line: a schedule is flagged only below it.
-    ['0 */6 * * *', 360],
-    ['0 0,5 * * *', 300],
-    ['0,59 0 * * *', 59],
-    ['* * * * *', 1],
-    ['0 5 * * *', 1440],
-    // Lists, ranges and steps, alone and together.
-    ['0 1-3 * * *', 60],
-    ['0 9-17/4 * * *', 240],
-    ['0 0-10/10 * * *', 600],
-    ['0-30/10 * * * *', 10],
-    ['0 0-1,12 * * *', 60],
-    ['30/15 * * * *', 15],
-    // Extra space around and between the fields.
-    ['  0\t*/2  * * *  ', 120],
-    // Day of week: 7 is Sunday too, ranges and lists of days.
-    ['0 0 * * 7', 7 * 1440],
-    ['0 12 * * 6-7', 1440],
-    ['0 0 * * 1,3', 2 * 1440],
-    // Day of month alone; both day fields restricted: either day fires (a Monday the 2nd, then the 3rd).
-    ['0 0 1,15 * *', 14 * 1440],
-    ['0 0 3 * 1', 1440],
-    // The month of the span (January), named.
-    ['0 */2 * 1 *', 120]
-  ])('%j: every %d minutes at the closest', (cron, gap) => {
-    expect(shortestGapMinutes(cron)).toBe(gap)
-  })
-
-  it.each([
-    '0 0 * * * *',
-    '*/0 * * * *',
-    '5-1 * * * *',
-    '0 24 * * *',
-    '0 0 0 * *',
-    '0 0 32 * *',
-    '0 0 * 0 *',
-    '0 0 * 13 *',
-    '0 0 * * 8',
-    'x5 * * * *',
-    '5x * * * *',
-    '1-2-3 * * * *',
-    '0 0 0,1,2 * *',
-    '0 22-24 * * *',
-    '0 5-1,7,8 * * *',
-    '0 0 32 * 1',
-    '0 0 1,2 * 8',
-    '0 0 29 2 *'
-  ])('%j cannot be read, or fires at most once in four years: undefined', cron => {
-    expect(shortestGapMinutes(cron)).toBeUndefined()
   })
 })
 
