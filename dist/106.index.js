@@ -138,7 +138,9 @@ function kind(value) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3916);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1305);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8992);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1305);
+
 
 
 
@@ -197,9 +199,9 @@ async function countManifest(plan) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND });
     }
-    let text;
+    let bytes;
     try {
-        text = await plan.fromRepository(inRepository.split('\\').join('/'));
+        bytes = await plan.fromRepository(inRepository.split('\\').join('/'));
     }
     catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
@@ -211,9 +213,9 @@ async function countManifest(plan) {
         }
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { headline: NOT_FOUND });
     }
-    if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
+    if (bytes.length > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
-    return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' };
+    return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' };
 }
 /**
  * The file's text, or undefined when there is no such file. The file is untrusted: it is read
@@ -311,23 +313,31 @@ function isOutside(root, path) {
  * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
  * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
  * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
- * garbage and quoted in an error.
+ * garbage and quoted in an error. The same for a file from the workspace and from GitHub's API.
  */
 function decodeManifest(bytes, origin) {
     const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.';
+    const refuse = (what) => new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} ${what}, which is not read. ${fix}`, { headline: 'commands-file not UTF-8' });
+    // The ASCII of JSON leaves three bytes in four zero in UTF-32, every other byte in UTF-16.
+    const sample = bytes.subarray(0, 64);
+    const zeros = sample.filter(byte => byte === 0).length;
+    // UTF-32 first: its little-endian byte order mark, FF FE 00 00, begins with UTF-16's.
+    if (bytes.length >= 4 && (bytes.readUInt32LE(0) === 0xfeff || bytes.readUInt32BE(0) === 0xfeff))
+        throw refuse('is UTF-32');
+    if (sample.length >= 4 && zeros >= (sample.length * 3) / 4)
+        throw refuse('looks like UTF-32 (three bytes in four are zero)');
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
         return strictUtf8(bytes.subarray(3), origin, fix);
     if (bytes[0] === 0xff && bytes[1] === 0xfe)
         return bytes.subarray(2).toString('utf16le');
-    if (bytes[0] === 0xfe && bytes[1] === 0xff)
-        return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
-    // UTF-16 without a byte order mark: the ASCII of JSON leaves every other byte zero.
-    const sample = bytes.subarray(0, 64);
-    const zeros = sample.filter(byte => byte === 0).length;
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+        // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
+        return Buffer.from(bytes.subarray(2, bytes.length & ~1))
+            .swap16()
+            .toString('utf16le');
+    }
     if (sample.length >= 4 && zeros >= sample.length / 4) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} looks like UTF-16 without a byte order mark (every other byte is zero), which is not read. ${fix}`, {
-            headline: 'commands-file not UTF-8'
-        });
+        throw refuse('looks like UTF-16 without a byte order mark (every other byte is zero)');
     }
     return strictUtf8(bytes, origin, fix);
 }
@@ -360,14 +370,14 @@ function countManifestText(text, origin, countSubcommands) {
     // (counts.ts, withoutErasure), made once the listing's count is known.
     const json = parseJson(text.replace(/^\uFEFF/, ''), origin);
     try {
-        return (0,_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
+        return (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
     }
     catch (error) {
         const cut = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ ? powerShellCut(json) : undefined;
         if (cut === undefined)
             throw error;
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
-            `which writes objects deeper than its -Depth (2 by default) as text like ${JSON.stringify(cut)}: add -Depth 20 to ConvertTo-Json.`, { headline: 'commands-file cut by ConvertTo-Json' });
+            `which writes objects deeper than its -Depth (2 by default) as text like ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(cut))}: add -Depth 20 to ConvertTo-Json.`, { headline: 'commands-file cut by ConvertTo-Json' });
     }
 }
 /** A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the JSON holds one. */
@@ -401,7 +411,7 @@ function manifestEntries(json, origin) {
             return {
                 origin,
                 // A keyed entry may leave its name to the key.
-                entries: values.map(([key, value]) => ({ label: `[${JSON.stringify(key)}]`, value: { name: key, ...value } }))
+                entries: values.map(([key, value]) => ({ label: `[${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(key))}]`, value: { name: key, ...value } }))
             };
         }
     }
@@ -424,10 +434,12 @@ function parseJson(text, origin) {
         return JSON.parse(text);
     }
     catch (error) {
-        const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].replace(/, (?:\.\.\.)?".*$/, '');
+        // V8's message may quote the text (on Node 22 and later, with its line breaks) and the
+        // offending character raw: the quote is dropped, the rest escaped.
+        const message = (error instanceof Error ? error.message : String(error)).replace(/, (?:\.\.\.)?"[^]*$/, '');
         const offset = jsonErrorOffset(text);
         const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(message, 120)}`);
     }
 }
 /** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */

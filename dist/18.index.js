@@ -15,12 +15,15 @@ export const modules = {
 const SIX_HOURS_IN_MINUTES = 6 * 60;
 /**
  * Reads the workflow's text for the job that ran the step. Undefined when the text cannot be
- * parsed or holds no such job: a file that cannot be read changes nothing.
+ * parsed or holds no such job: a file that cannot be read changes nothing. A job that calls a
+ * reusable workflow (`uses:`) is not the job that ran the step, whatever its name.
  */
 function inspectWorkflow(text, job, cooldownCheck) {
     let workflow;
     try {
-        workflow = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parse */ .qg)(text, { maxAliasCount: 100 });
+        // As GitHub's own parser: no duplicate-key check (quadratic in a mapping's size), and no
+        // warnings printed (they quote the file, and the runner reads commands from stderr too).
+        workflow = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parse */ .qg)(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' });
     }
     catch {
         return undefined;
@@ -29,7 +32,7 @@ function inspectWorkflow(text, job, cooldownCheck) {
         return undefined;
     const jobs = workflow['jobs'];
     const found = isObject(jobs) ? jobs[job] : undefined;
-    if (!isObject(found))
+    if (!isObject(found) || found['uses'] !== undefined)
         return undefined;
     const noGroup = !hasGroup(workflow['concurrency']) && !hasGroup(found['concurrency']);
     const tooOften = cooldownCheck ? undefined : frequentSchedule(workflow['on']);
@@ -41,7 +44,10 @@ function hasGroup(value) {
         return value.trim() !== '';
     return isObject(value) && typeof value['group'] === 'string' && value['group'].trim() !== '';
 }
-/** The first cron of `on.schedule` that fires more often than every 6 hours, with its shortest gap. */
+/**
+ * The first cron of `on.schedule` whose runs can come less than 6 hours apart, with its shortest
+ * gap: scheduled runs start late by minutes, unevenly, so a 6-hour schedule counts too.
+ */
 function frequentSchedule(on) {
     const schedule = isObject(on) ? on['schedule'] : undefined;
     if (!Array.isArray(schedule))
@@ -49,7 +55,7 @@ function frequentSchedule(on) {
     for (const entry of schedule) {
         const cron = isObject(entry) && typeof entry['cron'] === 'string' ? entry['cron'] : undefined;
         const gap = cron === undefined ? undefined : shortestGapMinutes(cron);
-        if (cron !== undefined && gap !== undefined && gap < SIX_HOURS_IN_MINUTES)
+        if (cron !== undefined && gap !== undefined && gap <= SIX_HOURS_IN_MINUTES)
             return { cron, gapMinutes: gap };
     }
     return undefined;
@@ -143,9 +149,9 @@ function describeFindings(findings, where, botId, when = 'strike') {
     }
     if (findings.tooOften !== undefined) {
         const { cron, gapMinutes } = findings.tooOften;
-        said.push(`it runs on the schedule "${cron}", which fires every ${duration(gapMinutes)}, with cooldown-check: false, so every run ` +
-            'within 6 hours of the last update is a strike: keep cooldown-check: true, or schedule at most once every 6 hours ' +
-            '(for example "0 */8 * * *")');
+        said.push(`it runs on the schedule "${cron}", whose runs can come ${duration(gapMinutes)} apart (scheduled runs start late by ` +
+            'minutes, unevenly), with cooldown-check: false, so a run less than 6 hours after the last update is a strike: keep ' +
+            'cooldown-check: true, or leave more than 6 hours between runs (for example "0 */8 * * *")');
     }
     const lead = when === 'strike' ? 'shows why' : 'could cost a strike later';
     return said.length === 0 ? undefined : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`;

@@ -32,10 +32,10 @@ const FIFTH_STRIKE = /revoked due to spamming/i;
  *
  * The service's route code revokes a key only at the fifth update refused as early within 6
  * hours: it answers that update "Your API key has been revoked due to spamming…", and every
- * later use of the key, on this run or a later one, "This API key has been revoked.". So a 410
- * always means strikes, whatever its text, and the bot then has no key at all. A key the owner
- * regenerated or deleted on the manage page is not revoked: it is answered 401, like a
- * mistyped key or another bot's key.
+ * later use of the key, on this run or a later one, "This API key has been revoked.", even once
+ * the owner has generated a new key the secret does not hold yet. So a 410 always means
+ * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
+ * revoked: it is answered 401, like a mistyped key or another bot's key.
  */
 function keyAdvice(status, serviceText, botId) {
     switch (status) {
@@ -49,7 +49,7 @@ function keyAdvice(status, serviceText, botId) {
             const when = serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
                 ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
                 : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.';
-            return (`${when} The bot has no key now: generate a new key on the bot's manage page on discord.place and store it in the ` +
+            return (`${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
                 'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
                 `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`);
         }
@@ -210,15 +210,15 @@ function adviceFor(status, serviceText, plan) {
 }
 /**
  * The error of an update the service refused as too early: a strike was counted, five within
- * 6 hours revoke the key, and the likely cause with what to change. `stopped` says that a stop
- * cut the re-read short (the strike stands all the same).
+ * 6 hours revoke the key, and the likely cause with what to change. `stopped` says what a stop
+ * (or the deadline) cut short after the refusal: the strike stands all the same.
  */
 function strikeMessage(refusal, botId, stopped, workflow) {
     const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`;
     const next = refusal.nextUpdateAt === undefined
         ? 'When the next update is accepted is unknown.'
         : `The next update is accepted from ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_3__/* .when */ .z7)(refusal.nextUpdateAt, refusal.at)}.`;
-    const stop = stopped === undefined ? '' : ` ${stopped} It came while the bot's record was read again, after the refusal.`;
+    const stop = stopped === undefined ? '' : ` ${stopped}`;
     return (`Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
         `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
         `The update was not retried.${stop}`);
@@ -261,7 +261,7 @@ async function afterRefusal(settings, deps, first) {
     }
     catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko)
-            stopped = error.message;
+            stopped = `${error.message} It came while the bot's record was read after the refusal.`;
         else if (!(error instanceof _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .DeadlineError */ .j3))
             throw error;
     }

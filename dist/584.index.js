@@ -33,11 +33,16 @@ const GITHUB_POLICY = {
  * The API address comes from the run's GITHUB_API_URL, read with the other settings (not
  * when @actions/github is loaded), so GitHub Enterprise Server works too. Octokit's
  * requests go through the action's own request helper, under the same policy, deadline and
- * proxy settings as every other request.
+ * proxy settings as every other request. The file comes as its bytes, unparsed: how they are
+ * decoded is the caller's (a manifest reads the same from here as from the workspace).
  */
 async function readRepositoryFile(file, requests) {
     const [owner, repo] = file.repository.split('/');
-    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, request: { fetch: policyFetch(requests) } });
+    // Octokit's request prints a deprecation notice quoting GitHub's Sunset and Link headers raw
+    // with `request.log`, else console.warn: the runner would read a command in it. So it logs
+    // nothing (`log` is Octokit's own, for its plugins).
+    const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false };
+    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, log: SILENT, request });
     try {
         const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
             owner: owner ?? '',
@@ -46,9 +51,10 @@ async function readRepositoryFile(file, requests) {
             ref: file.ref,
             headers: { accept: 'application/vnd.github.raw+json' }
         });
-        if (typeof response.data !== 'string')
+        // A directory is listed as JSON whatever was asked for; a file comes raw.
+        if (/^application\/json\b/i.test(response.headers['content-type'] ?? ''))
             throw new Error('the path is not a file');
-        return response.data;
+        return Buffer.from(await new Response(response.data).arrayBuffer());
     }
     catch (error) {
         // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: it is the
@@ -66,6 +72,8 @@ async function readRepositoryFile(file, requests) {
         throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
     }
 }
+const quiet = () => undefined;
+const SILENT = { debug: quiet, info: quiet, warn: quiet, error: quiet };
 /** A `fetch` for Octokit that sends through the request helper. */
 function policyFetch(requests) {
     return async (input, init) => {
@@ -84,7 +92,7 @@ function policyFetch(requests) {
                 headers.set(name, Array.isArray(value) ? value.join(', ') : value);
         }
         const empty = answer.status === 204 || answer.status === 304;
-        return new Response(empty ? null : answer.text, { status: answer.status, headers });
+        return new Response(empty ? null : (answer.bytes ?? answer.text), { status: answer.status, headers });
     };
 }
 

@@ -14,8 +14,10 @@ export const modules = {
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
 /* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(448);
-/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1013);
-/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7743);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8992);
+/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1013);
+/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(7743);
+
 
 
 
@@ -54,7 +56,7 @@ async function readPublicRecord(plan, deps) {
         let answer;
         try {
             // No key: the record is public. no-cache: a cached copy could hide a recent update.
-            answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_4__/* .USER_AGENT */ ._O } }, RECORD_POLICY);
+            answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_5__/* .USER_AGENT */ ._O } }, RECORD_POLICY);
         }
         catch (error) {
             if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
@@ -103,7 +105,7 @@ function holdBack(read, botId, now) {
                 return {
                     skip: 'unchecked',
                     warning: `Stats not sent: the bot's public record could not be checked (${read.reason}). An update sent without that check ` +
-                        `is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ${noCheck}`
+                        'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again.'
                 };
             case 'unreachable':
                 throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read the bot's public record: ${read.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`, { headline: 'discord.place unreachable' });
@@ -113,7 +115,7 @@ function holdBack(read, botId, now) {
                     "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.", { headline: 'bot not listed on discord.place' });
         }
     }
-    const from = (0,_window_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptsFrom */ .g8)(read);
+    const from = (0,_window_js__WEBPACK_IMPORTED_MODULE_6__/* .acceptsFrom */ .g8)(read);
     if (from !== undefined && from > now)
         return { skip: 'recent', nextUpdateAt: from };
     // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
@@ -147,10 +149,11 @@ function lagMs(answer, receivedAt) {
 /** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
 function interpretRecord(answer, now = Date.now()) {
     const { status } = answer;
-    // Only the service's own answer means "not verified": a proxy's or a firewall's 403 (an HTML
-    // page, a gateway's {"message":"Forbidden"}) says nothing about the bot, and taking it for the
-    // service's would send the update without the check.
-    if (status === 403 && isServiceAnswer(answer)) {
+    // Only the service's own words mean "not verified" (routes/bots/[id]/index.js:51): any other 403,
+    // a firewall's page or a gateway's JSON in the service's shape, says nothing about the bot, and
+    // taking it for the first day would hold updates and advise sending without the check.
+    const said = (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer);
+    if (status === 403 && isServiceAnswer(answer) && NOT_VERIFIED.test(said ?? '')) {
         return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' };
     }
     if (status === 403) {
@@ -158,7 +161,7 @@ function interpretRecord(answer, now = Date.now()) {
             ok: false,
             status,
             problem: 'unreadable',
-            reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)"
+            reason: `a 403 that is not the service's "not verified" answer ("${said ?? (0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(answer.text, 120)}"): a gateway or firewall in the way?`
         };
     }
     if (status === 404)
@@ -195,11 +198,13 @@ function interpretRecord(answer, now = Date.now()) {
     }
     return { ok: true, status, record };
 }
-/** The service's own error answer: JSON (by its content type), `success: false` and an `error` text. */
+/** The service's words for a bot it has not verified yet. */
+const NOT_VERIFIED = /^This bot is not verified yet\.?$/i;
+/** The service's own error shape: JSON (by its content type) with `success: false`. */
 function isServiceAnswer(answer) {
     const json = answer.json;
     const type = String(answer.headers['content-type'] ?? '');
-    return /^application\/json\b/i.test(type) && json?.success === false && (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer) !== undefined;
+    return /^application\/json\b/i.test(type) && json?.success === false;
 }
 function asCount(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;

@@ -17,10 +17,10 @@ const FIFTH_STRIKE = /revoked due to spamming/i
  *
  * The service's route code revokes a key only at the fifth update refused as early within 6
  * hours: it answers that update "Your API key has been revoked due to spamming…", and every
- * later use of the key, on this run or a later one, "This API key has been revoked.". So a 410
- * always means strikes, whatever its text, and the bot then has no key at all. A key the owner
- * regenerated or deleted on the manage page is not revoked: it is answered 401, like a
- * mistyped key or another bot's key.
+ * later use of the key, on this run or a later one, "This API key has been revoked.", even once
+ * the owner has generated a new key the secret does not hold yet. So a 410 always means
+ * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
+ * revoked: it is answered 401, like a mistyped key or another bot's key.
  */
 export function keyAdvice(status: number, serviceText: string | undefined, botId: string): string | undefined {
   switch (status) {
@@ -38,7 +38,7 @@ export function keyAdvice(status: number, serviceText: string | undefined, botId
           ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
           : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.'
       return (
-        `${when} The bot has no key now: generate a new key on the bot's manage page on discord.place and store it in the ` +
+        `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
         'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
         `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`
       )

@@ -379,20 +379,43 @@ function characterReference(text: string, at: number): { point: number; next: nu
   return { point: value, next: k }
 }
 
+/**
+ * A secret as people paste it, taken apart: a variable name in front (a `.env` line,
+ * `DISCORD_TOKEN=…`), quotes around it, a scheme word (`Bot …`, `Bearer …`). `value` is what is
+ * left; `extra` says in words what does not belong in a secret, what was around it and what is
+ * left inside it (a key or token never holds quotes, `=` or white space).
+ */
+export function unwrapSecret(text: string): { value: string; extra: string[] } {
+  const extra: string[] = []
+  let value = text
+  const take = (pattern: RegExp, what: (match: RegExpExecArray) => string): void => {
+    const match = pattern.exec(value)
+    if (match === null) return
+    extra.push(what(match))
+    value = match.at(-1)!
+  }
+  take(/^(?:export\s+)?[A-Za-z_]\w*\s*=\s*(\S[\s\S]*)$/, () => 'a variable name and "=" in front')
+  take(/^(["'`])([\s\S]*)\1$/, () => 'quotes around it')
+  take(/^(Bot|Bearer)\s+([\s\S]*)$/i, match => `the word "${match[1]}" in front`)
+  const inside = [/["'`]/.test(value) && 'quotes', value.includes('=') && '"="', /\s/.test(value) && 'white space'].filter(Boolean)
+  if (inside.length > 0) extra.push(`${inside.join(', ')} inside it`)
+  return { value, extra }
+}
+
 /** Shorter lines of a secret are not masked on their own: they could be common words. */
 const MIN_MASKED_PART = 8
 
 /**
- * Masks a secret as a whole, never a common word in it. A token written with its scheme word
- * (`Bot xyz`, `Bearer xyz`) is also masked without it, and each line of a multi-line value
+ * Masks a secret as a whole, never a common word in it. A secret pasted with more than itself
+ * (quotes, `NAME=`, a scheme word: unwrapSecret) is also masked without it, and each line of a multi-line value
  * that is long enough on its own, because the runner masks line by line. A refused value is
  * still a secret, so this runs before any validation.
  */
 export function maskSecret(secret: string, mask: (secret: string) => void): void {
   if (secret === '') return
   const parts = new Set([secret])
-  const scheme = /^(?:Bot|Bearer)\s+(\S[\s\S]*)$/i.exec(secret)
-  if (scheme) parts.add(scheme[1]!)
+  const { value } = unwrapSecret(secret)
+  if (value.length >= MIN_MASKED_PART) parts.add(value)
   for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
   for (const part of parts) mask(part)
 }

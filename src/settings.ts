@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import * as core from '@actions/core'
 import { ActionError, InputError } from './errors.js'
-import { proxyCredentials, registerSecret } from './secrets.js'
+import { proxyCredentials, registerSecret, unwrapSecret } from './secrets.js'
 import { CONTROL_CHARACTER } from './text.js'
 import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './limits.js'
 
@@ -128,8 +128,23 @@ function parseAll(
   const dryRun = parseBoolean('dry-run', get('dry-run'))
   const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'))
   const baseUrl = parseBaseUrl(get('base-url'))
-  const key = parseApiKey(apiKey, dryRun)
-  refuseMixedUpKey(key, discordToken, githubToken)
+  if (apiKey === '' && !dryRun) {
+    throw new InputError(
+      'api-key',
+      'is empty',
+      "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
+        "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
+    )
+  }
+  refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId)
+  const key =
+    apiKey === ''
+      ? undefined
+      : headerSafe(
+          'api-key',
+          apiKey,
+          "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
+        )
   const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
   const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
   // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
@@ -153,7 +168,7 @@ function parseAll(
   }
   if (mode === 'stats') {
     refuseOtherMode(get, VOTE_INPUTS, 'vote-check')
-    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, botId) })
+    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) })
   }
   refuseOtherMode(get, STATS_INPUTS, 'stats')
   return Object.freeze({ ...common, mode, ...parseVoteInputs(get) })
@@ -178,7 +193,7 @@ function refuseOtherMode(get: InputReader, inputs: string[], mode: Mode): void {
   }
 }
 
-function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>, botId: string): StatsInputs {
+function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>): StatsInputs {
   const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'))
   const commandCount = parseCount('command-count', get('command-count'), COMMAND_COUNT_MAX)
   const serverCount = parseCount('server-count', get('server-count'), SERVER_COUNT_MAX)
@@ -190,7 +205,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
     )
   }
-  const token = parseDiscordToken(get('discord-token'), botId)
+  const token = parseDiscordToken(get('discord-token'))
   const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
   if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
@@ -320,37 +335,9 @@ function parseMode(raw: string): Mode {
   )
 }
 
-/**
- * A bot token goes into a header: printable ASCII only, and without the "Bot " scheme word. It
- * names its bot (its first part is the bot's ID in base64), so another bot's token is refused:
- * its counts are not this bot's. A discord.place key given here is refused before it can be
- * sent to Discord.
- */
-function parseDiscordToken(token: string, botId: string): string | undefined {
+/** A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets). */
+function parseDiscordToken(token: string): string | undefined {
   if (token === '') return undefined
-  if (/^Bot\s/i.test(token)) {
-    throw new InputError(
-      'discord-token',
-      'starts with "Bot "',
-      'Store only the token itself in the secret; the action adds the "Bot " prefix.'
-    )
-  }
-  if (PLACE_KEY.test(token)) {
-    throw new InputError(
-      'discord-token',
-      'looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord',
-      'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord ' +
-        'Developer Portal (Bot page) as discord-token.'
-    )
-  }
-  const named = tokenBotId(token)
-  if (named !== undefined && named !== botId) {
-    throw new InputError(
-      'discord-token',
-      "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's",
-      "Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id."
-    )
-  }
   return headerSafe(
     'discord-token',
     token,
@@ -423,48 +410,77 @@ export function tokenBotId(text: string): string | undefined {
   return /^\d{17,20}$/.test(id) ? id : undefined
 }
 
-/**
- * A secret that belongs elsewhere is never sent to discord.place: a Discord bot token given as
- * api-key (secrets swapped, or the wrong secret named), or the same secret as discord-token or
- * github-token. Checked before any request; the value is never shown.
- */
-function refuseMixedUpKey(key: string | undefined, discordToken: string, githubToken: string): void {
-  if (key === undefined) return
-  const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
-  if (tokenBotId(key) !== undefined) {
-    throw new InputError(
-      'api-key',
-      'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent',
-      `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.`
-    )
-  }
-  if (key === discordToken) {
-    throw new InputError(
-      'api-key',
-      'is the same secret as discord-token, so nothing was sent',
-      `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.`
-    )
-  }
-  if (key === githubToken) {
-    throw new InputError('api-key', "is the same secret as github-token (GitHub's token for the job), so nothing was sent", fix)
-  }
-}
+/** What each secret's refusal asks the person to store. */
+const STORE_ALONE = {
+  'api-key': "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
+  'discord-token':
+    'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',
+  'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
+} as const
 
-function parseApiKey(key: string, dryRun: boolean): string | undefined {
-  if (key === '') {
-    if (dryRun) return undefined
+/**
+ * A secret that belongs elsewhere is never sent: a Discord bot token given as api-key (secrets
+ * swapped, or the wrong secret named), the same secret as discord-token or github-token, a
+ * discord.place key given as discord-token, or another bot's token. The checks read the value as
+ * people paste it (quotes, `NAME=`, a scheme word around it), so a quoted Discord token is named
+ * as one; then anything around a secret is refused, since a key or token never holds quotes, `=`
+ * or white space. Before any request; the value is never shown.
+ */
+function refuseMisplacedSecrets(apiKey: string, discordToken: string, githubToken: string, botId: string): void {
+  const api = unwrapSecret(apiKey)
+  const discord = unwrapSecret(discordToken)
+  const github = unwrapSecret(githubToken)
+  const also = (found: { extra: string[] }): string =>
+    found.extra.length === 0 ? '' : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`
+  const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
+  if (api.value !== '') {
+    if (tokenBotId(api.value) !== undefined) {
+      throw new InputError(
+        'api-key',
+        'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent',
+        `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`
+      )
+    }
+    if (api.value === discord.value) {
+      throw new InputError(
+        'api-key',
+        'is the same secret as discord-token, so nothing was sent',
+        `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.${also(api)}`
+      )
+    }
+    if (api.value === github.value) {
+      throw new InputError(
+        'api-key',
+        "is the same secret as github-token (GitHub's token for the job), so nothing was sent",
+        `${fix}${also(api)}`
+      )
+    }
+  }
+  if (PLACE_KEY.test(discord.value)) {
     throw new InputError(
-      'api-key',
-      'is empty',
-      "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
-        "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
+      'discord-token',
+      'looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord',
+      'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord ' +
+        `Developer Portal (Bot page) as discord-token.${also(discord)}`
     )
   }
-  return headerSafe(
-    'api-key',
-    key,
-    "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
-  )
+  const named = tokenBotId(discord.value)
+  if (named !== undefined && named !== botId) {
+    throw new InputError(
+      'discord-token',
+      "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's",
+      `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`
+    )
+  }
+  for (const [input, found] of [
+    ['api-key', api],
+    ['discord-token', discord],
+    ['github-token', github]
+  ] as const) {
+    if (found.extra.length > 0) {
+      throw new InputError(input, `holds more than the secret (${found.extra.join(' and ')}), so nothing was sent`, STORE_ALONE[input])
+    }
+  }
 }
 
 /**

@@ -172,6 +172,12 @@ export class Requests {
     }
   }
 
+  /** For the run's own work between requests: throws the stop, or the deadline's error once no time is left for `what`. */
+  throwIfOver(what: string): void {
+    this.throwIfStopped()
+    if (this.remainingMs() <= 0) throw this.deadlineError(undefined, what)
+  }
+
   /** Waits, unless the wait would end past the step's deadline; the stop signal ends it with StoppedError. */
   async sleep(ms: number, policy?: Policy): Promise<void> {
     this.throwIfStopped()

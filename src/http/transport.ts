@@ -23,6 +23,8 @@ export interface HttpAnswer {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
   readonly text: string
+  /** The body's bytes, as kept: for a body that may not be UTF-8 (a file read through GitHub's API). */
+  readonly bytes?: Buffer
   readonly truncated: boolean
   /** The parsed body when it is JSON, else undefined. */
   readonly json: unknown
@@ -201,8 +203,9 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       let truncated = false
       const finish = (): void => {
         if (!settle()) return
-        const text = Buffer.concat(chunks).toString('utf8')
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, truncated, json: parseJson(text, truncated) })
+        const bytes = Buffer.concat(chunks)
+        const text = bytes.toString('utf8')
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, truncated, json: parseJson(text, truncated) })
       }
       res.on('data', (chunk: Buffer) => {
         const room = maxBody - kept

@@ -102,8 +102,8 @@ interface Refusal {
 
 /**
  * The error of an update the service refused as too early: a strike was counted, five within
- * 6 hours revoke the key, and the likely cause with what to change. `stopped` says that a stop
- * cut the re-read short (the strike stands all the same).
+ * 6 hours revoke the key, and the likely cause with what to change. `stopped` says what a stop
+ * (or the deadline) cut short after the refusal: the strike stands all the same.
  */
 export function strikeMessage(refusal: Refusal, botId: string, stopped?: string, workflow?: string): string {
   const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`
@@ -111,7 +111,7 @@ export function strikeMessage(refusal: Refusal, botId: string, stopped?: string,
     refusal.nextUpdateAt === undefined
       ? 'When the next update is accepted is unknown.'
       : `The next update is accepted from ${when(refusal.nextUpdateAt, refusal.at)}.`
-  const stop = stopped === undefined ? '' : ` ${stopped} It came while the bot's record was read again, after the refusal.`
+  const stop = stopped === undefined ? '' : ` ${stopped}`
   return (
     `Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
     `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
@@ -171,7 +171,7 @@ export async function afterRefusal(
     const { readPublicRecord } = await import('./record.js')
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
-    if (error instanceof StoppedError) stopped = error.message
+    if (error instanceof StoppedError) stopped = `${error.message} It came while the bot's record was read after the refusal.`
     else if (!(error instanceof DeadlineError)) throw error
   }
   const future = (read: RecordRead | undefined): Date | undefined => {

@@ -1,47 +1,70 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { ActionError } from '../errors.js'
 import type { Requests } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
 
-/** The largest workflow file read: far more than any workflow. */
-const MAX_WORKFLOW_BYTES = 1024 * 1024
+/**
+ * The largest workflow file read: several times a large workflow. Parsing cannot be cut off once
+ * it starts, so the limit keeps it short: a hostile file of this size parses in well under a
+ * second (about 0.3 s measured), within the step's deadline and the stop signal.
+ */
+export const MAX_WORKFLOW_BYTES = 128 * 1024
 
 /**
- * After a strike (`strike`), or in a dry run as a set-up check (`dry-run`): what the workflow
- * that ran the step shows of the cause, in words, or undefined when it shows nothing to say.
+ * What the run already knows, which decides the one cause the file can show: `dry-run`, the set-up
+ * check (what could cost a strike later); `unchecked`, a strike sent without reading the record
+ * (only a schedule with cooldown-check: false explains it); `allowed`, a strike the record allowed
+ * (another update came first: a missing concurrency group, or an update from elsewhere).
+ */
+export type Evidence = 'dry-run' | 'unchecked' | 'allowed'
+
+/**
+ * What the workflow that ran the step shows, in words, or undefined when it shows nothing to say.
  * The runner names the workflow (GITHUB_WORKFLOW_REF: `owner/repo/path@ref`) and the job
  * (GITHUB_JOB); the file comes from the workspace after a checkout, else through GitHub's API
- * with github-token, within the step's deadline. A file that cannot be read or parsed changes
- * nothing, and neither does a stop: the strike is reported as it is. The YAML parser is loaded
- * only here.
+ * with github-token. A file that cannot be read or parsed changes nothing. The step's deadline
+ * and a stop end it with their error (StoppedError, DeadlineError): the caller says the workflow
+ * was not checked. The YAML parser is loaded only here.
  */
 export async function diagnoseWorkflow(
   settings: Pick<StatsSettings, 'botId' | 'cooldownCheck' | 'github'>,
   deps: { readonly requests: Requests },
-  when: 'strike' | 'dry-run'
+  evidence: Evidence
 ): Promise<string | undefined> {
-  const { github } = settings
+  const { github, botId } = settings
+  const group = `discord-place-stats-${botId}`
   if (github.inReusableWorkflow) {
     // GITHUB_WORKFLOW_REF names the caller there; the reusable workflow's own job is always in the group.
-    return when === 'strike'
-      ? `The step ran in the reusable workflow, whose job is always in the concurrency group discord-place-stats-${settings.botId}: ` +
+    return evidence === 'allowed'
+      ? `The step ran in the reusable workflow, whose job is always in the concurrency group ${group}: ` +
           'the other update came from a workflow outside that group, a manual update, or the bot itself.'
       : undefined
   }
   const ref = /^[^/]+\/[^/]+\/(.+?)@/.exec(github.workflowRef ?? '')
   const path = ref?.[1]
   if (path === undefined || github.job === undefined) return undefined
-  const text = await workflowText(path, settings, deps).catch(() => undefined)
+  const what = 'reading the workflow that ran this step'
+  deps.requests.throwIfOver(what)
+  const text = await workflowText(path, settings, deps).catch((error: unknown) => {
+    // The stop or the deadline, met while the file came through GitHub's API; anything else leaves it unread.
+    if (error instanceof ActionError) throw error
+    return undefined
+  })
   if (text === undefined) return undefined
+  deps.requests.throwIfOver(what)
   const { describeFindings, inspectWorkflow } = await import('./workflow.js')
   const findings = inspectWorkflow(text, github.job, settings.cooldownCheck)
   if (findings === undefined) return undefined
-  const said = describeFindings(findings, `${path}, job ${github.job}`, settings.botId, when)
-  if (said !== undefined || when === 'dry-run') return said
+  const where = `${path}, job ${github.job}`
+  // One cause, the one the evidence shows: an update sent unchecked is explained by its schedule
+  // alone (a concurrency group would not have stopped it); one the record allowed, by the group.
+  if (evidence === 'unchecked') return describeFindings({ noGroup: false, tooOften: findings.tooOften }, where, botId)
+  if (evidence === 'dry-run' || findings.noGroup)
+    return describeFindings(findings, where, botId, evidence === 'dry-run' ? 'dry-run' : 'strike')
   return (
-    `The workflow that ran this step (${path}, job ${github.job}) has a concurrency group and no frequent schedule with ` +
-    'cooldown-check: false, so the other update came from another workflow, a manual run, or the bot itself: give every ' +
-    `job that updates this bot the concurrency group discord-place-stats-${settings.botId}.`
+    `The workflow that ran this step (${where}) has a concurrency group, so the other update came from another workflow, ` +
+    `a manual run, or the bot itself: give every job that updates this bot the concurrency group ${group}.`
   )
 }
 
@@ -54,14 +77,13 @@ async function workflowText(
   const { github } = settings
   const local = join(github.workspace, path)
   const found = await stat(local).catch(() => undefined)
-  if (found?.isFile() && found.size <= MAX_WORKFLOW_BYTES) return readFile(local, 'utf8')
+  if (found?.isFile()) return found.size <= MAX_WORKFLOW_BYTES ? readFile(local, 'utf8') : undefined
   const commit = github.workflowSha ?? github.sha
   if (github.token === undefined || github.repository === undefined || commit === undefined) return undefined
   const { readRepositoryFile } = await import('./github.js')
-  const text = await readRepositoryFile(
+  const bytes = await readRepositoryFile(
     { token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl },
     deps.requests
   )
-  // Bytes, as the workspace's copy is measured: a character outside ASCII takes more than one.
-  return Buffer.byteLength(text, 'utf8') <= MAX_WORKFLOW_BYTES ? text : undefined
+  return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined
 }

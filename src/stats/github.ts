@@ -29,11 +29,16 @@ export interface RepositoryFile {
  * The API address comes from the run's GITHUB_API_URL, read with the other settings (not
  * when @actions/github is loaded), so GitHub Enterprise Server works too. Octokit's
  * requests go through the action's own request helper, under the same policy, deadline and
- * proxy settings as every other request.
+ * proxy settings as every other request. The file comes as its bytes, unparsed: how they are
+ * decoded is the caller's (a manifest reads the same from here as from the workspace).
  */
-export async function readRepositoryFile(file: RepositoryFile, requests: Requests): Promise<string> {
+export async function readRepositoryFile(file: RepositoryFile, requests: Requests): Promise<Buffer> {
   const [owner, repo] = file.repository.split('/')
-  const octokit = getOctokit(file.token, { baseUrl: file.apiUrl, request: { fetch: policyFetch(requests) } })
+  // Octokit's request prints a deprecation notice quoting GitHub's Sunset and Link headers raw
+  // with `request.log`, else console.warn: the runner would read a command in it. So it logs
+  // nothing (`log` is Octokit's own, for its plugins).
+  const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false }
+  const octokit = getOctokit(file.token, { baseUrl: file.apiUrl, log: SILENT, request })
   try {
     const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
       owner: owner ?? '',
@@ -42,8 +47,9 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
       ref: file.ref,
       headers: { accept: 'application/vnd.github.raw+json' }
     })
-    if (typeof response.data !== 'string') throw new Error('the path is not a file')
-    return response.data
+    // A directory is listed as JSON whatever was asked for; a file comes raw.
+    if (/^application\/json\b/i.test(response.headers['content-type'] ?? '')) throw new Error('the path is not a file')
+    return Buffer.from(await new Response(response.data as unknown as ReadableStream<Uint8Array> | null).arrayBuffer())
   } catch (error) {
     // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: it is the
     // run's own end, not GitHub's answer.
@@ -58,6 +64,9 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
     throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message)
   }
 }
+
+const quiet = (): void => undefined
+const SILENT = { debug: quiet, info: quiet, warn: quiet, error: quiet }
 
 /** A `fetch` for Octokit that sends through the request helper. */
 function policyFetch(requests: Requests): typeof fetch {
@@ -78,6 +87,6 @@ function policyFetch(requests: Requests): typeof fetch {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
     const empty = answer.status === 204 || answer.status === 304
-    return new Response(empty ? null : answer.text, { status: answer.status, headers })
+    return new Response(empty ? null : (answer.bytes ?? answer.text), { status: answer.status, headers })
   }
 }

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
+import { excerpt } from '../text.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
 import type { CountDeps, CountInputs } from './counts.js'
 
@@ -17,8 +18,8 @@ export interface ManifestPlan {
   readonly path: string
   readonly countSubcommands: boolean
   readonly workspace: string
-  /** Reads the file from the repository when it is not in the workspace; absent when that cannot be tried. */
-  readonly fromRepository?: (pathInRepository: string) => Promise<string>
+  /** Reads the file's bytes from the repository when it is not in the workspace; absent when that cannot be tried. */
+  readonly fromRepository?: (pathInRepository: string) => Promise<Buffer>
   /** Describes the repository fallback for messages, e.g. "example/bot at 0123abc". */
   readonly repositoryLabel?: string
   /** The step runs inside the project's reusable workflow: its caller cannot add a checkout to that job. */
@@ -85,9 +86,9 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
     const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
     throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND })
   }
-  let text: string
+  let bytes: Buffer
   try {
-    text = await plan.fromRepository(inRepository.split('\\').join('/'))
+    bytes = await plan.fromRepository(inRepository.split('\\').join('/'))
   } catch (error) {
     if (error instanceof ActionError) throw error
     const reason = error instanceof Error ? error.message : String(error)
@@ -103,8 +104,8 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
       { headline: NOT_FOUND }
     )
   }
-  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw tooLarge(origin)
-  return { ...countManifestText(text, origin, plan.countSubcommands), readFrom: 'repository' }
+  if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
+  return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' }
 }
 
 /**
@@ -201,20 +202,28 @@ function isOutside(root: string, path: string): boolean {
  * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
  * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
  * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
- * garbage and quoted in an error.
+ * garbage and quoted in an error. The same for a file from the workspace and from GitHub's API.
  */
 export function decodeManifest(bytes: Buffer, origin: string): string {
   const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strictUtf8(bytes.subarray(3), origin, fix)
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le')
-  // UTF-16 without a byte order mark: the ASCII of JSON leaves every other byte zero.
+  const refuse = (what: string): ActionError =>
+    new ActionError(`${origin} ${what}, which is not read. ${fix}`, { headline: 'commands-file not UTF-8' })
+  // The ASCII of JSON leaves three bytes in four zero in UTF-32, every other byte in UTF-16.
   const sample = bytes.subarray(0, 64)
   const zeros = sample.filter(byte => byte === 0).length
+  // UTF-32 first: its little-endian byte order mark, FF FE 00 00, begins with UTF-16's.
+  if (bytes.length >= 4 && (bytes.readUInt32LE(0) === 0xfeff || bytes.readUInt32BE(0) === 0xfeff)) throw refuse('is UTF-32')
+  if (sample.length >= 4 && zeros >= (sample.length * 3) / 4) throw refuse('looks like UTF-32 (three bytes in four are zero)')
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strictUtf8(bytes.subarray(3), origin, fix)
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
+    return Buffer.from(bytes.subarray(2, bytes.length & ~1))
+      .swap16()
+      .toString('utf16le')
+  }
   if (sample.length >= 4 && zeros >= sample.length / 4) {
-    throw new ActionError(`${origin} looks like UTF-16 without a byte order mark (every other byte is zero), which is not read. ${fix}`, {
-      headline: 'commands-file not UTF-8'
-    })
+    throw refuse('looks like UTF-16 without a byte order mark (every other byte is zero)')
   }
   return strictUtf8(bytes, origin, fix)
 }
@@ -259,7 +268,7 @@ export function countManifestText(text: string, origin: string, countSubcommands
     if (cut === undefined) throw error
     throw new ActionError(
       `${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
-        `which writes objects deeper than its -Depth (2 by default) as text like ${JSON.stringify(cut)}: add -Depth 20 to ConvertTo-Json.`,
+        `which writes objects deeper than its -Depth (2 by default) as text like ${excerpt(JSON.stringify(cut))}: add -Depth 20 to ConvertTo-Json.`,
       { headline: 'commands-file cut by ConvertTo-Json' }
     )
   }
@@ -293,7 +302,7 @@ function manifestEntries(json: unknown, origin: string): CommandList {
       return {
         origin,
         // A keyed entry may leave its name to the key.
-        entries: values.map(([key, value]) => ({ label: `[${JSON.stringify(key)}]`, value: { name: key, ...(value as object) } }))
+        entries: values.map(([key, value]) => ({ label: `[${excerpt(JSON.stringify(key))}]`, value: { name: key, ...(value as object) } }))
       }
     }
   }
@@ -321,10 +330,12 @@ function parseJson(text: string, origin: string): unknown {
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/, (?:\.\.\.)?".*$/, '')
+    // V8's message may quote the text (on Node 22 and later, with its line breaks) and the
+    // offending character raw: the quote is dropped, the rest escaped.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/, (?:\.\.\.)?"[^]*$/, '')
     const offset = jsonErrorOffset(text)
     const end = offset >= text.trimEnd().length ? ' (the file ends early)' : ''
-    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${message.slice(0, 120)}`)
+    throw new ActionError(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${excerpt(message, 120)}`)
   }
 }
 

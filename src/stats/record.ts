@@ -2,6 +2,7 @@ import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from '../http/client.js'
 import { serviceError } from '../service.js'
+import { excerpt } from '../text.js'
 import { USER_AGENT } from '../version.js'
 import type { SkipReason } from './update.js'
 import { acceptsFrom, type PublicRecord, type RecordRead } from './window.js'
@@ -107,7 +108,7 @@ export function holdBack(
           skip: 'unchecked',
           warning:
             `Stats not sent: the bot's public record could not be checked (${read.reason}). An update sent without that check ` +
-            `is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again. ${noCheck}`
+            'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again.'
         }
       case 'unreachable':
         throw new ActionError(
@@ -159,10 +160,11 @@ function lagMs(answer: HttpAnswer, receivedAt: number): number {
 /** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
 export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): RecordRead {
   const { status } = answer
-  // Only the service's own answer means "not verified": a proxy's or a firewall's 403 (an HTML
-  // page, a gateway's {"message":"Forbidden"}) says nothing about the bot, and taking it for the
-  // service's would send the update without the check.
-  if (status === 403 && isServiceAnswer(answer)) {
+  // Only the service's own words mean "not verified" (routes/bots/[id]/index.js:51): any other 403,
+  // a firewall's page or a gateway's JSON in the service's shape, says nothing about the bot, and
+  // taking it for the first day would hold updates and advise sending without the check.
+  const said = serviceError(answer)
+  if (status === 403 && isServiceAnswer(answer) && NOT_VERIFIED.test(said ?? '')) {
     return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
   }
   if (status === 403) {
@@ -170,7 +172,7 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
       ok: false,
       status,
       problem: 'unreadable',
-      reason: "a 403 that is not the service's own answer (a proxy or firewall in the way?)"
+      reason: `a 403 that is not the service's "not verified" answer ("${said ?? excerpt(answer.text, 120)}"): a gateway or firewall in the way?`
     }
   }
   if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }
@@ -205,11 +207,14 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
   return { ok: true, status, record }
 }
 
-/** The service's own error answer: JSON (by its content type), `success: false` and an `error` text. */
+/** The service's words for a bot it has not verified yet. */
+const NOT_VERIFIED = /^This bot is not verified yet\.?$/i
+
+/** The service's own error shape: JSON (by its content type) with `success: false`. */
 function isServiceAnswer(answer: HttpAnswer): boolean {
   const json = answer.json as { success?: unknown } | undefined
   const type = String(answer.headers['content-type'] ?? '')
-  return /^application\/json\b/i.test(type) && json?.success === false && serviceError(answer) !== undefined
+  return /^application\/json\b/i.test(type) && json?.success === false
 }
 
 function asCount(value: unknown): number | undefined {

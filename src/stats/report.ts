@@ -264,10 +264,17 @@ function notSentLine(outcome: StatsOutcome, path: string): string {
   return `not sent (${would} <code>${html(path)}</code>)`
 }
 
-/** What became of the record read, in the words of each case: off, not reached, not public, unreadable, read. */
+/**
+ * What became of the record read, in the words of each case: off, not reached, not public,
+ * unreadable, read. `record` is the read before the update; with cooldown-check off, a strike
+ * still reads it after the refusal, and the outcome carries what that read showed.
+ */
 function recordLine(settings: StatsSettings, outcome: StatsOutcome): string {
   const read = outcome.record
-  if (read === undefined && !settings.cooldownCheck) return 'not read (cooldown-check: false)'
+  if (read === undefined && !settings.cooldownCheck) {
+    if (outcome.delivery === 'not-sent') return 'not read (cooldown-check: false)'
+    return `not read before the update (cooldown-check: false)${outcome.result === 'cooldown' ? `; ${readAfterStrike(outcome)}` : ''}`
+  }
   if (read === undefined) return 'not read: the run ended before it'
   if (!read.ok) {
     if (read.problem === 'unverified') return 'not public: the bot is not verified yet (403)'
@@ -276,6 +283,13 @@ function recordLine(settings: StatsSettings, outcome: StatsOutcome): string {
   }
   const last = lastUpdate(read.record)
   return `read; last update ${last === undefined ? 'unknown' : html(when(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`
+}
+
+/** The read after a strike with no read before it: the outcome's next update time and cause come from it alone. */
+function readAfterStrike(outcome: StatsOutcome): string {
+  if (outcome.strikeCause === 'unverified') return 'read after the refusal: not public, the bot is not verified yet (403)'
+  if (outcome.nextUpdateAt === undefined) return 'a read after the refusal did not show when the next update is accepted'
+  return `read after the refusal: the next update is accepted from ${html(when(outcome.nextUpdateAt, outcome.at))}`
 }
 
 function answerLine(outcome: StatsOutcome): string {

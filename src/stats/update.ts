@@ -1,9 +1,10 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
+import { DeadlineError, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
 import type { KeyCheck } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
+import type { Evidence } from './diagnosis.js'
 import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead } from './window.js'
 
@@ -183,9 +184,13 @@ async function notSent(
   if (keyCheck?.state === 'unchecked') {
     progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
   }
-  // A dry run is the set-up check: what in the workflow would cost a strike later.
-  const shown = settings.dryRun ? await workflowDiagnosis(settings, deps, 'dry-run') : undefined
-  if (shown !== undefined) progress.warnings.push(shown)
+  if (settings.dryRun) {
+    // The set-up check: what in the workflow would cost a strike later. Cut off by the deadline
+    // or a stop, the dry run fails as a real run would, naming what it did not check.
+    const read = await workflowDiagnosis(settings, deps, 'dry-run')
+    if (read.cut !== undefined) throw new ActionError(`${read.cut} Nothing was sent (dry run).`, { headline: read.headline })
+    if (read.shown !== undefined) progress.warnings.push(read.shown)
+  }
   return {
     ...base(deps, progress),
     result: settings.dryRun ? 'dry-run' : 'skipped',
@@ -289,9 +294,13 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   if (answer.status === 429) {
     const refusal = await afterRefusal(settings, deps, progress.record)
     const outcome = { ...answered, result: 'cooldown' as const, ...refusal.found }
-    // The workflow around the step may show the cause; a stop leaves it unread.
-    const shown = refusal.stopped === undefined ? await workflowDiagnosis(settings, deps, 'strike') : undefined
-    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped, shown)) }
+    // The workflow around the step may show the cause, unless the first day does or a stop came.
+    const { strikeCause } = refusal.found
+    const read =
+      refusal.stopped === undefined && strikeCause !== 'unverified'
+        ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
+        : {}
+    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped ?? read.cut, read.shown)) }
   }
   return {
     ...answered,
@@ -303,13 +312,21 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
 }
 
 /**
- * What the workflow that ran the step shows, with its reader loaded only now. A file that cannot
- * be read or parsed, and a stop or the deadline met while reading it, leave it unsaid (the
- * diagnosis module says so); a bug is still a bug.
+ * What the workflow that ran the step shows, with its reader loaded only now; `cut` says why it
+ * was not checked when a stop or the deadline came first. A bug is still a bug.
  */
-async function workflowDiagnosis(settings: StatsSettings, deps: StatsDeps, when: 'strike' | 'dry-run'): Promise<string | undefined> {
+async function workflowDiagnosis(
+  settings: StatsSettings,
+  deps: StatsDeps,
+  evidence: Evidence
+): Promise<{ shown?: string | undefined; cut?: string; headline?: string | undefined }> {
   const { diagnoseWorkflow } = await import('./diagnosis.js')
-  return diagnoseWorkflow(settings, deps, when)
+  try {
+    return { shown: await diagnoseWorkflow(settings, deps, evidence) }
+  } catch (error) {
+    if (!(error instanceof StoppedError || error instanceof DeadlineError)) throw error
+    return { cut: `${error.message} The workflow that ran this step was not checked.`, headline: error.headline }
+  }
 }
 
 /** One log line per count, with its source; `only` logs just the counts read from that source. */

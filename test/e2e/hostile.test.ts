@@ -199,7 +199,7 @@ describe.concurrent.each(NODES)('secrets echoed back by a remote, on $name', ({ 
       masks.filter(m => m.length < 8),
       'no mask for a short or common word'
     ).toEqual([])
-    expect(errors(result)).toEqual([expect.stringMatching(/^Input 'discord-token' starts with "Bot "/)])
+    expect(errors(result)).toEqual([expect.stringMatching(/^Input 'discord-token' holds more than the secret \(the word "Bot" in front\)/)])
   })
 })
 
@@ -336,6 +336,73 @@ describe.concurrent.each(NODES)('counts from Discord that the service would refu
   })
 })
 
+/** The runner's names for the workflow and job that ran the step. */
+const WORKFLOW_RUN = { GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main', GITHUB_JOB: 'stats' }
+
+/** No planted text reached either stream as a command: no `::` line of it, no `##[` anywhere. */
+function expectNothingPlanted(result: RunResult): void {
+  for (const stream of [result.stdout, result.stderr]) {
+    expect(stream).not.toContain('##[')
+    expect(stream.split('\n').filter(line => /^\s*::warning::planted/.test(line))).toEqual([])
+  }
+  expect(result.commands.filter(c => c.message.includes('planted'))).toEqual([])
+}
+
+describe.concurrent.each(NODES)('the workflow that ran the step, as a dry run reads it, on $name', ({ path: node }) => {
+  it("a YAML parser's warnings, which quote the file, reach neither stream", async ({ service }) => {
+    // An unknown directive and an unresolved tag: the parser warns about each, quoting its line.
+    const workflow = '%FOO ::warning::planted ##[error]planted\n---\njobs:\n  stats:\n    runs-on: !!planted x\n'
+    const result = await runAction({
+      node,
+      inputs: inputs(service, { 'command-count': '12', 'dry-run': 'true' }),
+      files: { '.github/workflows/stats.yml': workflow },
+      env: WORKFLOW_RUN
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expectNothingPlanted(result)
+  })
+
+  it("Octokit's deprecation notice, which quotes GitHub's headers, reaches neither stream", async ({ service }) => {
+    const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
+    afterTest(() => github.close())
+    github.inject('contents', {
+      kind: 'answer',
+      status: 200,
+      headers: { Deprecation: 'true', Sunset: '::warning::planted', Link: '<https://example.com/##[error]planted>; rel="deprecation"' },
+      body: 'jobs: {}\n'
+    })
+    const result = await runAction({
+      node,
+      inputs: inputs(service, { 'command-count': '12', 'dry-run': 'true' }),
+      env: { ...WORKFLOW_RUN, GITHUB_API_URL: github.url }
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(github.requests).toHaveLength(1)
+    expectNothingPlanted(result)
+  })
+
+  it.each([
+    // One mapping of 50,000 keys: quadratic with a duplicate-key check; over the size limit, not parsed at all.
+    [
+      'a mapping of 50,000 keys (about 600 KiB)',
+      'jobs:\n  stats: {}\n  big:\n' + Array.from({ length: 50_000 }, (_, i) => `    k${i}: v`).join('\n')
+    ],
+    // Just under the limit, parsed: the worst shape measured (one tagged entry per line).
+    ['128 KiB of tagged entries', 'jobs:\n  stats: {}\nx:\n' + '  - !t v\n'.repeat(Math.floor((128 * 1024 - 30) / 9))]
+  ])('%s, with timeout: 5: the dry run ends well within the deadline', async (_label, workflow) => {
+    const service = await startService()
+    afterTest(() => service.close())
+    const result = await runAction({
+      node,
+      inputs: inputs(service, { 'command-count': '12', 'dry-run': 'true', timeout: '5' }),
+      files: { '.github/workflows/stats.yml': workflow },
+      env: WORKFLOW_RUN
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.durationMs).toBeLessThan(5_000)
+  })
+})
+
 describe.concurrent.each(NODES)('a GITHUB_OUTPUT that cannot be written, on $name', ({ path: node }) => {
   it('still writes the summary and fails with one clear error', async ({ service }) => {
     // A directory where the output file should be: appending to it fails (EISDIR), even as root.
@@ -393,6 +460,31 @@ describe.each(NODES)('a stopped run (cancelled workflow, runner time limit), on 
   )
 
   it.skipIf(POSIX_ONLY)(
+    'on SIGTERM while a dry run reads the workflow through GitHub: fails, naming what was not checked, exits at once',
+    async ({ service }) => {
+      const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files: {} })
+      afterTest(() => github.close())
+      github.inject('contents', { kind: 'hang' })
+      const stopper = signalWhen(() => github.requests.length > 0, 'SIGTERM')
+      const result = await runAction({
+        node,
+        inputs: inputs(service, { 'command-count': '12', 'dry-run': 'true' }),
+        env: { ...WORKFLOW_RUN, GITHUB_API_URL: github.url },
+        control: stopper.control
+      })
+      expect(stopper.exitMs(), 'exits within a second of the signal').toBeLessThan(1_000)
+      expect(result.code).toBe(1)
+      expect(patches(service), 'nothing sent').toBe(0)
+      expect(errors(result)).toEqual([
+        expect.stringMatching(
+          /^The step was stopped by SIGTERM .*The workflow that ran this step was not checked\. Nothing was sent \(dry run\)\.$/
+        )
+      ])
+      expect(result.outputs['result']).toBe('failed')
+    }
+  )
+
+  it.skipIf(POSIX_ONLY)(
     'on SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once',
     async ({ service }) => {
       const before = service.requests.length
@@ -431,25 +523,22 @@ describe.concurrent.each(NODES)('a public record with hostile update times, on $
   it.for([
     ['in the year 2100', new Date('2100-01-01T00:00:00Z')],
     ['at the largest date there is', new Date(8.64e15)]
-  ] as [string, Date][])(
-    'an update time %s: sends nothing, says why and how to override, and gives no next-update-at',
-    async ([, time], { service }) => {
-      const bot = '223456789012345678'
-      const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
-      afterTest(() => emulator.close())
-      const result = await runAction({
-        node,
-        inputs: { ...inputs(service, { 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }
-      })
-      expect(result.code).toBe(0)
-      expect(
-        emulator.requests.filter(r => r.method === 'PATCH'),
-        'no PATCH'
-      ).toHaveLength(0)
-      expect(result.outputs['result']).toBe('skipped')
-      expect(result.outputs['next-update-at'] ?? '').toBe('')
-      const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
-      expect(warnings).toEqual([expect.stringMatching(/later than the runner's clock.*cooldown-check: false sends without the check/)])
-    }
-  )
+  ] as [string, Date][])('an update time %s: sends nothing, says why, and gives no next-update-at', async ([, time], { service }) => {
+    const bot = '223456789012345678'
+    const emulator = await ServiceEmulator.start({ bots: [{ id: bot, apiKey: KEY, commandsUpdatedAt: time, serversUpdatedAt: time }] })
+    afterTest(() => emulator.close())
+    const result = await runAction({
+      node,
+      inputs: { ...inputs(service, { 'command-count': '12', 'cooldown-check': 'true' }), 'bot-id': bot, 'base-url': emulator.url }
+    })
+    expect(result.code).toBe(0)
+    expect(
+      emulator.requests.filter(r => r.method === 'PATCH'),
+      'no PATCH'
+    ).toHaveLength(0)
+    expect(result.outputs['result']).toBe('skipped')
+    expect(result.outputs['next-update-at'] ?? '').toBe('')
+    const warnings = result.commands.filter(c => c.command === 'warning').map(c => c.message)
+    expect(warnings).toEqual([expect.stringMatching(/later than the runner's clock.*the next run will try again\.$/)])
+  })
 })

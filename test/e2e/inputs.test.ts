@@ -3,7 +3,8 @@
  * the input, before any request reaches the service, and no stack trace. Every case of these
  * tables runs in process (test/shared/cases.test.ts); here a few run through dist/ on Node 24:
  * an input that names no bot yet, a step with nothing to send, a key cut by a line break (masked
- * line by line, as the runner masks), vote mode, and the credential mix-ups of each kind.
+ * line by line, as the runner masks), vote mode, and the credential mix-ups of each kind, as
+ * pasted (quoted, a `.env` line) too.
  */
 import { describe, it } from 'vitest'
 import { NODES, runAction } from '../support/action.js'
@@ -17,8 +18,13 @@ describe.concurrent.each(NODES)('refused inputs on $name', ({ path: node }) => {
 })
 
 describe.concurrent.each(NODES)('credentials that belong elsewhere on $name', ({ path: node }) => {
-  it.for(pick(MIX_UPS, ["api-key holding this bot's Discord token", 'discord-token of another bot']))(
-    '%s: refused before any request',
-    mixUp => expectMixUpRefused(options => runAction({ ...options, node }), mixUp)
-  )
+  it.for(
+    pick(MIX_UPS, [
+      "api-key holding this bot's Discord token",
+      'discord-token of another bot',
+      'api-key holding the Discord token in quotes',
+      'api-key holding a .env line',
+      'discord-token holding the key in quotes'
+    ])
+  )('%s: refused before any request', mixUp => expectMixUpRefused(options => runAction({ ...options, node }), mixUp))
 })

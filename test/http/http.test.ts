@@ -164,6 +164,12 @@ describe('send: answers', () => {
     expect(got.truncated).toBe(false)
   })
 
+  it('keeps the bytes of a body that is not UTF-8, as they came', async () => {
+    const bytes = Buffer.from('\ufeff[]', 'utf16le')
+    const url = await serve((_req, res) => res.end(bytes))
+    expect((await send(get(url))).bytes).toEqual(bytes)
+  })
+
   it('reads a 204 without a body', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(204)
@@ -190,6 +196,7 @@ describe('send: body limit', () => {
     const got = await send(get(url, { maxBodyBytes: LIMIT }))
     expect(got.truncated).toBe(truncated)
     expect(got.text.length).toBe(Math.min(size, LIMIT))
+    expect(got.bytes?.length).toBe(Math.min(size, LIMIT))
   })
 
   it('returns promptly with the first bytes when the server never stops streaming', async () => {

@@ -34,7 +34,7 @@ describe('keyAdvice', () => {
 
   // service-behaviour.md 5 and 7: a key is revoked only at the fifth strike; every 410 means strikes.
   const NEW_KEY =
-    "The bot has no key now: generate a new key on the bot's manage page on discord.place and store it in the api-key secret. " +
+    "Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. " +
     'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats ' +
     `job for this bot in one concurrency group (discord-place-stats-${BOT}).`
 

@@ -108,15 +108,15 @@ describe('parseSettings refuses', () => {
 
   const apiKeys: Refusal[] = [
     ['api-key empty', withValid({ 'api-key': '' }), 'api-key', /secret/],
-    ['api-key with a space', withValid({ 'api-key': 'dp_K3y 0f-Th3-B0t' }), 'api-key', /whitespace/],
-    ['api-key with a tab', withValid({ 'api-key': 'dp_K3y\t0f-Th3-B0t' }), 'api-key', /whitespace/],
-    ['api-key with a newline', withValid({ 'api-key': 'dp_K3y\n0f-Th3-B0t' }), 'api-key', /whitespace/],
-    ['api-key with a CR LF', withValid({ 'api-key': 'dp_K3y\r\n0f-Th3-B0t' }), 'api-key', /whitespace/],
+    ['api-key with a space', withValid({ 'api-key': 'dp_K3y 0f-Th3-B0t' }), 'api-key', /white space inside it/],
+    ['api-key with a tab', withValid({ 'api-key': 'dp_K3y\t0f-Th3-B0t' }), 'api-key', /white space inside it/],
+    ['api-key with a newline', withValid({ 'api-key': 'dp_K3y\n0f-Th3-B0t' }), 'api-key', /white space inside it/],
+    ['api-key with a CR LF', withValid({ 'api-key': 'dp_K3y\r\n0f-Th3-B0t' }), 'api-key', /white space inside it/],
     ['api-key with a control char', withValid({ 'api-key': 'dp_K3y\u00070f-Th3-B0t' }), 'api-key', /control/],
     ['api-key with DEL', withValid({ 'api-key': 'dp_K3y\u007f0f-Th3-B0t' }), 'api-key', /control/],
     ['api-key with NUL', withValid({ 'api-key': 'dp_K3y\u00000f-Th3-B0t' }), 'api-key', /control/],
     ['api-key non-ASCII', withValid({ 'api-key': 'dp_K3y-0f-Thé-B0t' }), 'api-key', /non-ASCII/],
-    ['api-key with a no-break space', withValid({ 'api-key': 'dp_K3y\u00a00f-Th3-B0t' }), 'api-key', /whitespace|non-ASCII/],
+    ['api-key with a no-break space', withValid({ 'api-key': 'dp_K3y\u00a00f-Th3-B0t' }), 'api-key', /white space inside it/],
     ['api-key with an emoji', withValid({ 'api-key': 'dp_K3y-🔑-B0t' }), 'api-key', /non-ASCII/]
   ]
 
@@ -174,9 +174,9 @@ describe('parseSettings refuses', () => {
       'discord-token with the "Bot " prefix',
       withValid({ 'discord-token': 'Bot MTIz.discord-token.xyz' }),
       'discord-token',
-      /starts with "Bot "/
+      /the word "Bot" in front/
     ],
-    ['discord-token with a line break', withValid({ 'discord-token': 'MTIz.discord\r\nX: y' }), 'discord-token', /whitespace/],
+    ['discord-token with a line break', withValid({ 'discord-token': 'MTIz.discord\r\nX: y' }), 'discord-token', /white space inside it/],
     [
       'discord-api-url over plain http to a remote host',
       withValid({ 'discord-token': 'MTIz.discord-token.xyz', 'discord-api-url': 'http://discord.com/api/v10' }),
@@ -528,8 +528,8 @@ describe('parseSettings accepts', () => {
     expect(settings.apiKey).toBe(KEY)
   })
 
-  it('a key made of any printable ASCII characters', () => {
-    const key = '!"#$%&\'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~'
+  it('a key made of any printable ASCII characters but quotes, = and white space', () => {
+    const key = '!#$%&()*+,-./09:;<>?@AZ[\\]^_az{|}~'
     expect(parse(withValid({ 'api-key': key })).settings.apiKey).toBe(key)
   })
 })
@@ -696,6 +696,99 @@ describe('credentials that belong elsewhere', () => {
     const { settings } = parse(withValid({ 'api-key': PLACE_KEY, 'discord-token': OWN_TOKEN }))
     expect(settings).toMatchObject({ apiKey: PLACE_KEY, discordToken: OWN_TOKEN })
   })
+
+  // interface.md, "What people paste, what files say": the checks read the value as pasted, then
+  // anything around a secret is refused. The words are pinned in "every refusal, word for word".
+  it.each<[label: string, block: Record<string, string>, input: string, mixUp: RegExp | undefined, around: RegExp]>([
+    [
+      'the Discord token in double quotes as api-key',
+      { 'api-key': `"${OWN_TOKEN}"` },
+      'api-key',
+      /looks like a Discord bot token/,
+      /quotes around it/
+    ],
+    [
+      'the Discord token in single quotes as api-key',
+      { 'api-key': `'${OWN_TOKEN}'` },
+      'api-key',
+      /looks like a Discord bot token/,
+      /quotes around it/
+    ],
+    [
+      'a whole .env line as api-key',
+      { 'api-key': `DISCORD_TOKEN=${OWN_TOKEN}` },
+      'api-key',
+      /looks like a Discord bot token/,
+      /variable name and "=" in front/
+    ],
+    [
+      'an exported, quoted .env line as api-key',
+      { 'api-key': `export DISCORD_TOKEN="${OWN_TOKEN}"` },
+      'api-key',
+      /looks like a Discord bot token/,
+      /variable name .* and quotes/
+    ],
+    [
+      'the key quoted in discord-token',
+      { 'discord-token': `"${PLACE_KEY}"` },
+      'discord-token',
+      /looks like a discord\.place API key/,
+      /quotes around it/
+    ],
+    [
+      'a .env line of the key in discord-token',
+      { 'discord-token': `DISCORD_PLACE_API_KEY=${PLACE_KEY}` },
+      'discord-token',
+      /looks like a discord\.place API key/,
+      /variable name/
+    ],
+    [
+      "another bot's token quoted in discord-token",
+      { 'discord-token': `'${OTHER_TOKEN}'` },
+      'discord-token',
+      /token of another bot/,
+      /quotes around it/
+    ],
+    [
+      'the same secret, one of them quoted',
+      { 'api-key': `"${PLACE_KEY}"`, 'discord-token': PLACE_KEY },
+      'api-key',
+      /same secret as discord-token/,
+      /quotes around it/
+    ],
+    ['the key in quotes', { 'api-key': `"${PLACE_KEY}"` }, 'api-key', undefined, /\(quotes around it\)/],
+    [
+      'the key as a .env line',
+      { 'api-key': `DISCORD_PLACE_API_KEY=${PLACE_KEY}` },
+      'api-key',
+      undefined,
+      /\(a variable name and "=" in front\)/
+    ],
+    ['the key with a scheme word', { 'api-key': `Bearer ${PLACE_KEY}` }, 'api-key', undefined, /\(the word "Bearer" in front\)/],
+    ['the key with an = inside', { 'api-key': `${PLACE_KEY}=` }, 'api-key', undefined, /\("=" inside it\)/],
+    ['the own token in quotes', { 'discord-token': `"${OWN_TOKEN}"` }, 'discord-token', undefined, /\(quotes around it\)/],
+    [
+      'the own token as a .env line',
+      { 'discord-token': `DISCORD_TOKEN=${OWN_TOKEN}` },
+      'discord-token',
+      undefined,
+      /\(a variable name and "=" in front\)/
+    ],
+    ['a GitHub token in quotes', { 'github-token': '"ghs_0123456789abcdefABCDEF"' }, 'github-token', undefined, /\(quotes around it\)/]
+  ])('%s: refused before any request, naming the input and what to remove, never the value', (_label, block, input, mixUp, around) => {
+    for (const inputs of [withValid(block), ...('discord-token' in block ? [] : [{ ...VOTE, ...block }])]) {
+      const { error, masked } = refuse(inputs)
+      const secret = block[input]!
+      const inner = secret
+        .replace(/^(export )?[A-Z_]+=/, '')
+        .replace(/^["']|["']$/g, '')
+        .replace(/^Bearer /, '')
+      expectRefusal(error, input, [secret, inner])
+      if (mixUp !== undefined) expect(error.message).toMatch(mixUp)
+      expect(error.message).toMatch(around)
+      expect(masked).toEqual(expect.arrayContaining([secret, inner]))
+    }
+  })
 })
 
 // ---------------------------------------------------------------------------------------
@@ -778,7 +871,7 @@ describe('every refusal, word for word', () => {
     [
       'api-key with a space',
       withValid({ 'api-key': 'dp_K3y 0f-Th3-B0t' }),
-      `Input 'api-key' ${HEADER_SAFE} (at character 7). Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.`
+      "Input 'api-key' holds more than the secret (white space inside it), so nothing was sent. Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is."
     ],
     [
       'api-key starting with a non-ASCII character',
@@ -834,12 +927,12 @@ describe('every refusal, word for word', () => {
     [
       'discord-token with the "Bot " prefix',
       withValid({ 'discord-token': 'Bot MTIz.abc.def' }),
-      'Input \'discord-token\' starts with "Bot ". Store only the token itself in the secret; the action adds the "Bot " prefix.'
+      'Input \'discord-token\' holds more than the secret (the word "Bot" in front), so nothing was sent. Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.'
     ],
     [
       'discord-token holding a whole Authorization header',
       withValid({ 'discord-token': 'Authorization: Bot MTIz.abc.def' }),
-      `Input 'discord-token' ${HEADER_SAFE} (at character 15). Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.`
+      'Input \'discord-token\' holds more than the secret (white space inside it), so nothing was sent. Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.'
     ],
     [
       'discord-token shaped like a discord.place key',
@@ -866,7 +959,7 @@ describe('every refusal, word for word', () => {
     [
       'github-token with a space',
       withValid({ 'github-token': 'ghs_a b' }),
-      `Input 'github-token' ${HEADER_SAFE} (at character 6). Pass a GitHub token, for example the default \${{ github.token }}.`
+      "Input 'github-token' holds more than the secret (white space inside it), so nothing was sent. Pass only the token, for example the default ${{ github.token }}."
     ],
     [
       'command-count not in plain digits',

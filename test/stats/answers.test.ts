@@ -262,11 +262,11 @@ describe('strikeMessage: the strike, its cause and what to do', () => {
     const message = strikeMessage(
       { ...base, strikeCause: 'unknown', nextUpdateAt: new Date('2026-11-25T17:00:00Z') },
       BOT,
-      'The step was stopped by SIGTERM (a cancelled workflow or a time limit).',
+      "The step was stopped by SIGTERM (a cancelled workflow or a time limit). It came while the bot's record was read after the refusal.",
       'The workflow that ran this step (w.yml, job stats) shows why: x.'
     )
     expect(message).toMatch(
-      / The workflow that ran this step \(w\.yml, job stats\) shows why: x\. The next update is accepted from 17:00 UTC, 5 h after this run\. The update was not retried\. The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read again, after the refusal\.$/
+      / The workflow that ran this step \(w\.yml, job stats\) shows why: x\. The next update is accepted from 17:00 UTC, 5 h after this run\. The update was not retried\. The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read after the refusal\.$/
     )
   })
 })
@@ -323,7 +323,7 @@ describe('the answer to the update', () => {
       name: 'the 5th early update, which revokes the key (410)',
       seed: { serversUpdatedAt: new Date(START - HOUR), strikes: [1, 2, 3, 4].map(n => new Date(START - n * 10 * MINUTE)) },
       status: '410',
-      expected: [/fifth refused as early within 6 hours \(strikes\), so the service revoked the key/, /generate a new key.*6 hours apart/],
+      expected: [/fifth refused as early within 6 hours \(strikes\), so the service revoked the key/, /Generate a new key.*6 hours apart/],
       headline: 'API key revoked (strikes)'
     }
   ])('fails clearly on $name, writing the known outputs, the headline saying why', async ({ seed, status, expected, headline }) => {
@@ -358,8 +358,8 @@ describe('the answer to the update', () => {
     const { outcome } = await statsRun(statsInputs(emulator, { 'cooldown-check': 'false' }), { clock })
     expect(outcome).toMatchObject({ result: 'failed', status: 410 })
     expect(outcome.error?.message).toMatch(/This update was the fifth refused as early within 6 hours \(strikes\)/)
-    expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key/)
-    // The bot has no key now: the old key gets 410, and so would any other.
+    expect(outcome.error?.message).toMatch(/Generate a new key on the bot's manage page on discord\.place \(if not done yet\)/)
+    // Revoked at the fifth strike: the bot has no key until the owner generates one.
     expect(emulator.bot(BOT).apiKey).toBeUndefined()
   })
 
@@ -572,5 +572,20 @@ describe('the 6-hour refusal: a strike', () => {
     expect(outcome.error?.message).toMatch(
       /Likely cause: discord\.place has not verified the bot yet, and its submission counts as an update/
     )
+  })
+
+  it("a gateway's 403 in the service's shape on the re-read after a strike does not name the first day", async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, { seed: { commandsUpdatedAt: new Date(clock.now() - HOUR) } })
+    emulator.inject('record', {
+      kind: 'answer',
+      status: 403,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"success":false,"error":"Access denied by policy","status":403}'
+    })
+    const { outcome } = await statsRun(statsInputs(emulator, { 'cooldown-check': 'false' }), { clock })
+    expect(emulator.received('stats')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, strikeCause: 'unchecked' })
+    expect(outcome.error?.message).not.toMatch(/has not verified the bot/)
   })
 })

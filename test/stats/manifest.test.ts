@@ -1,15 +1,23 @@
 import { readFileSync } from 'node:fs'
 import { mkdir, open, rm, writeFile } from 'node:fs/promises'
+import * as http from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { countCommands } from '../../src/stats/commands.js'
 import { countManifest, countManifestText, jsonErrorOffset, type ManifestPlan } from '../../src/stats/manifest.js'
 import { ActionError } from '../../src/errors.js'
+import { Requests } from '../../src/http/client.js'
+import { readRepositoryFile } from '../../src/stats/github.js'
+import { CONTROL_CHARACTER } from '../../src/text.js'
+import { GitHubFake } from '../support/fakes.js'
 import { tempWorkspace } from '../support/inprocess.js'
+import { type Fault, listenForTest } from '../support/server.js'
+import { afterTest } from '../support/teardown.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
-const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8')
+const fixtureBytes = (name: string): Buffer => readFileSync(join(FIXTURES, name))
+const fixture = (name: string): string => fixtureBytes(name).toString('utf8')
 const ORIGIN = "Input 'commands-file' (commands.json)"
 
 /** The service's maximum, and the size limit, as the issue states them. */
@@ -39,6 +47,27 @@ function actionErrorAsync(run: () => Promise<unknown>): Promise<string> {
   return Promise.resolve()
     .then(run)
     .then(() => oneLineError(undefined), oneLineError)
+}
+
+const SHA = '0123456789abcdef0123456789abcdef01234567'
+const TOKEN = 'ghs_manifestJobToken0123456789'
+
+/** GitHub's contents API answering `bytes` raw, as GitHub does (GitHubFake holds its files as text). */
+async function apiServing(bytes: Buffer): Promise<string> {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/vnd.github.raw' }).end(bytes))
+  return `http://127.0.0.1:${await listenForTest(server)}`
+}
+
+/** commands.json in `workspace`, read through GitHub's API at `apiUrl` when it is not there, as manifestCount does. */
+function planVia(workspace: string, apiUrl: string): ManifestPlan {
+  const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 60_000 })
+  return {
+    given: 'commands.json',
+    path: join(workspace, 'commands.json'),
+    countSubcommands: false,
+    workspace,
+    fromRepository: path => readRepositoryFile({ token: TOKEN, repository: 'example/bot', ref: SHA, path, apiUrl }, requests)
+  }
 }
 
 /** The 1-based line and column just past the last character of `text`. */
@@ -200,6 +229,17 @@ describe('countManifestText: invalid JSON', () => {
     expect(message).toContain(ORIGIN)
     expect(message).toMatch(/not valid JSON/)
     expect(message).toContain(endOf(text))
+  })
+
+  // V8 quotes the offending character raw, and (Node 22 and later) the text around it with its line breaks.
+  it.each([
+    ['a carriage return before the mistake', '{"a":1\r,"b"\r:\rtru}'],
+    ['a carriage return in a string', '["a\rb"]'],
+    ['an escape character', '[1,\x1b]'],
+    ['a C1 control character', '[1,\u009b]'],
+    ['a line separator', '[1,\u2028]']
+  ])('shows no raw control character of the file in the message (%s)', (_, text) => {
+    expect(actionError(() => countManifestText(text, ORIGIN, false))).not.toMatch(CONTROL_CHARACTER)
   })
 
   const whole = fixture('discordjs-v1.json')
@@ -369,7 +409,7 @@ describe('countManifest: files', () => {
   it('reads the file from the workspace', async () => {
     await mkdir(join(workspace, 'bot'))
     await writeFile(join(workspace, 'bot', 'commands.json'), fixture('discordjs-v1.json'))
-    const fromRepository = vi.fn(async () => '[]')
+    const fromRepository = vi.fn(async () => Buffer.from('[]'))
     expect(await countManifest(plan('bot/commands.json', { fromRepository }))).toEqual({ count: 5, warnings: [], readFrom: 'workspace' })
     expect(await countManifest(plan('bot/commands.json', { countSubcommands: true, fromRepository }))).toMatchObject({
       count: 12,
@@ -398,7 +438,7 @@ describe('countManifest: files', () => {
     await mkdir(join(workspace, 'build', 'out'), { recursive: true })
     await writeFile(join(workspace, 'build', 'comands.json'), '[]')
     await writeFile(join(workspace, 'build', 'index.js'), '')
-    const fromRepository = vi.fn(async (_path: string) => '[]')
+    const fromRepository = vi.fn(async (_path: string) => Buffer.from('[]'))
     const p = plan('build/gen/commands.json', { fromRepository })
     const message = await actionErrorAsync(() => countManifest(p))
     expect(fromRepository, 'no repository read: a checkout holds the repository already').not.toHaveBeenCalled()
@@ -421,7 +461,7 @@ describe('countManifest: files', () => {
   })
 
   it('reads a missing file from the repository, by its path relative to the workspace', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixture('saved-get.json'))
+    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('saved-get.json'))
     const p = plan('config/bot/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
     expect(await countManifest(p)).toEqual({ count: 10, warnings: [], readFrom: 'repository' })
     expect(fromRepository).toHaveBeenCalledTimes(1)
@@ -430,7 +470,7 @@ describe('countManifest: files', () => {
   })
 
   it('also finds a path given as absolute inside the workspace in the repository', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixture('keyed.json'))
+    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('keyed.json'))
     const path = join(workspace, 'data', 'commands.json')
     expect(await countManifest({ given: path, path, countSubcommands: true, workspace, fromRepository })).toMatchObject({
       count: 4,
@@ -440,19 +480,19 @@ describe('countManifest: files', () => {
   })
 
   it('refuses text from the repository that is not a valid manifest', async () => {
-    const fromRepository = async (): Promise<string> => fixture('no-name.json')
+    const fromRepository = async (): Promise<Buffer> => fixtureBytes('no-name.json')
     const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
     expect(message).toContain('commands[3] has no "name"')
   })
 
   it('refuses text from the repository over 5 MB', async () => {
-    const fromRepository = async (): Promise<string> => `[${' '.repeat(FIVE_MB)}]`
+    const fromRepository = async (): Promise<Buffer> => Buffer.from(`[${' '.repeat(FIVE_MB)}]`)
     const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
     expect(message).toContain('larger than 5 MB')
   })
 
   it('says what was tried and how to fix it when the repository fails too', async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
       throw new Error('HttpError: Not Found (404)')
     })
     const p = plan('config/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
@@ -467,7 +507,7 @@ describe('countManifest: files', () => {
   })
 
   it('does not try the repository for a missing path outside the workspace', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixture('rest-body.json'))
+    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('rest-body.json'))
     const path = '/etc/discord-place-no-such-dir/commands.json'
     const message = await actionErrorAsync(() =>
       countManifest({ given: path, path, countSubcommands: false, workspace, fromRepository, repositoryLabel: 'example/bot at 0123abc' })
@@ -478,7 +518,7 @@ describe('countManifest: files', () => {
 
   it('refuses a directory', async () => {
     await mkdir(join(workspace, 'commands'))
-    const fromRepository = vi.fn(async (_path: string) => '[]')
+    const fromRepository = vi.fn(async (_path: string) => Buffer.from('[]'))
     const message = await actionErrorAsync(() => countManifest(plan('commands', { fromRepository })))
     expect(message).toContain('is a directory')
     expect(fromRepository).not.toHaveBeenCalled()
@@ -514,13 +554,13 @@ describe('countManifest: files', () => {
     await writeFile(join(workspace, '..generated', 'commands.json'), fixture('wrapped.json'))
     expect(await countManifest(plan('..generated/commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
     // A missing one is looked up in the repository too: it is in the workspace.
-    const fromRepository = vi.fn(async (_path: string) => fixture('wrapped.json'))
+    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('wrapped.json'))
     expect(await countManifest(plan('..generated/other.json', { fromRepository }))).toMatchObject({ count: 3, readFrom: 'repository' })
     expect(fromRepository).toHaveBeenCalledWith('..generated/other.json')
   })
 
   it('inside the reusable workflow, a missing manifest gets advice its caller can follow: no checkout step to add', async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
       throw new Error('404: Not Found')
     })
     const message = await actionErrorAsync(() =>
@@ -531,7 +571,7 @@ describe('countManifest: files', () => {
   })
 
   it("GitHub's API unreachable: network advice, not checkout advice", async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<string> => {
+    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
       throw Object.assign(new Error('could not connect to api.github.com: the host name could not be resolved'), { network: true })
     })
     const error = await countManifest(plan('commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })).catch(e => e)
@@ -550,25 +590,52 @@ describe("countManifest: files as people's tools write them", () => {
   beforeEach(async () => {
     workspace = await tempWorkspace()
   })
+  /**
+   * Counts `bytes` as commands.json in the workspace, and through GitHub's API from a workspace
+   * without it: one reading, or one refusal (thrown), both ways.
+   */
   const read = async (bytes: Buffer): Promise<unknown> => {
     await writeFile(join(workspace, 'commands.json'), bytes)
-    return countManifest({ given: 'commands.json', path: join(workspace, 'commands.json'), countSubcommands: false, workspace })
+    const apiUrl = await apiServing(bytes)
+    const [local, api] = await Promise.all(
+      [workspace, await tempWorkspace()].map(dir => countManifest(planVia(dir, apiUrl)).catch((error: unknown) => error))
+    )
+    if (local instanceof Error) {
+      expect(api, "the same refusal through GitHub's API").toStrictEqual(local)
+      throw local
+    }
+    expect(api, "the same count through GitHub's API").toEqual({ ...(local as object), readFrom: 'repository' })
+    return local
   }
   // What Windows PowerShell 5.1's `ConvertTo-Json | Out-File` writes: CRLF, indented.
   const windows = fixture('wrapped.json').replace(/\r?\n/g, '\r\n')
+  /** `text` in UTF-32, as PowerShell's -Encoding utf32 (LE) writes it. */
+  const utf32 = (text: string, order: 'LE' | 'BE'): Buffer =>
+    Buffer.concat(
+      [...text].map(char => {
+        const bytes = Buffer.alloc(4)
+        bytes[`writeUInt32${order}`](char.codePointAt(0)!)
+        return bytes
+      })
+    )
 
-  it('UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File) is read', async () => {
-    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(windows, 'utf16le')])
-    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+  it.each([
+    ['UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File)', [0xff, 0xfe], Buffer.from(windows, 'utf16le')],
+    ['UTF-16 BE with a byte order mark', [0xfe, 0xff], Buffer.from(windows, 'utf16le').swap16()],
+    ['UTF-16 BE with a stray last byte', [0xfe, 0xff], Buffer.concat([Buffer.from(windows, 'utf16le').swap16(), Buffer.of(0x0a)])],
+    ['UTF-8 with a byte order mark and CRLF line ends', [0xef, 0xbb, 0xbf], Buffer.from(windows)]
+  ])('%s is read', async (_, bom, body) => {
+    expect(await read(Buffer.concat([Buffer.from(bom), body]))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
   })
 
-  it('UTF-16 BE with a byte order mark is read', async () => {
-    const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(windows, 'utf16le').swap16()])
-    expect(await read(bytes)).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
-  })
-
-  it('UTF-8 with a byte order mark and CRLF line ends is read', async () => {
-    expect(await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(windows)]))).toMatchObject({ count: 3 })
+  it.each([
+    ['LE with a byte order mark', utf32(`\ufeff${windows}`, 'LE')],
+    ['BE with a byte order mark', utf32(`\ufeff${windows}`, 'BE')],
+    ['LE without one', utf32(windows, 'LE')]
+  ])('UTF-32 %s is refused by name, with the fix, not taken for UTF-16', async (_, bytes) => {
+    const message = await actionErrorAsync(() => read(bytes))
+    expect(message).toMatch(/ UTF-32\b.*Out-File -Encoding utf8/)
+    expect(message).not.toMatch(/UTF-16|JSON/)
   })
 
   it('UTF-16 without a byte order mark is refused, naming it and the fix, with no raw NUL in the message', async () => {
@@ -591,5 +658,49 @@ describe("countManifest: files as people's tools write them", () => {
     expect(message).toMatch(/looks cut short by PowerShell's ConvertTo-Json, .*add -Depth 20 to ConvertTo-Json\.$/)
     // Without subcommands the top-level count is whole.
     expect(countManifestText(cut, ORIGIN, false).count).toBe(1)
+  })
+})
+
+describe("countManifest through GitHub's API", () => {
+  /** GitHub's fake, whose next answer is `fault`'s, closed when the test finishes. */
+  async function gitHubAnswering(fault: Fault): Promise<GitHubFake> {
+    const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: TOKEN, files: {} })
+    afterTest(() => github.close())
+    github.inject('contents', fault)
+    return github
+  }
+
+  it("GitHub's deprecation notice, which quotes its headers, prints nothing; the file is still read", async () => {
+    // Octokit's request writes the notice with console.warn unless given a log of its own.
+    const github = await gitHubAnswering({
+      kind: 'answer',
+      status: 200,
+      headers: {
+        'Content-Type': 'application/vnd.github.raw',
+        Deprecation: 'true',
+        Sunset: '::warning::x',
+        Link: '<##[error]y>; rel="deprecation"'
+      },
+      body: fixture('wrapped.json')
+    })
+    const warn = vi.spyOn(console, 'warn')
+    const stderr = vi.spyOn(process.stderr, 'write')
+    afterTest(() => [warn, stderr].forEach(spy => spy.mockRestore()))
+    expect(await countManifest(planVia(await tempWorkspace(), github.url))).toMatchObject({ count: 3, readFrom: 'repository' })
+    expect(github.requests.map(r => r.status)).toEqual([200])
+    expect(warn).not.toHaveBeenCalled()
+    expect(stderr).not.toHaveBeenCalled()
+  })
+
+  it('refuses a directory, which GitHub lists as JSON', async () => {
+    const listing = JSON.stringify([{ type: 'file', name: 'commands.json', path: 'commands.json/commands.json' }])
+    const github = await gitHubAnswering({
+      kind: 'answer',
+      status: 200,
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      body: listing
+    })
+    const plan = planVia(await tempWorkspace(), github.url)
+    expect(await actionErrorAsync(() => countManifest(plan))).toContain('(the path is not a file)')
   })
 })

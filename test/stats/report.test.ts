@@ -511,7 +511,7 @@ describe('no line describes what did not happen', () => {
   const recordRow = (page: string): string => /<tr><td>Record read<\/td><td>(.*?)<\/td><\/tr>/.exec(page)?.[1] ?? ''
 
   it.each([
-    ['cooldown-check off', { 'cooldown-check': 'false' }, undefined, 'not read (cooldown-check: false)'],
+    ['cooldown-check off', { 'cooldown-check': 'false' }, undefined, 'not read before the update (cooldown-check: false)'],
     ['a run that failed before the read', {}, undefined, 'not read: the run ended before it'],
     [
       'a bot not verified yet',

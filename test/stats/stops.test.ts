@@ -151,7 +151,7 @@ describe('a stop in stats mode says what was sent and answered', () => {
       /^Stats update refused as too early \(429: "You can only update stats once every 6 hours\."\): the service counted a strike/
     )
     expect(message).toMatch(
-      / The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read again, after the refusal\.$/
+      / The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. It came while the bot's record was read after the refusal\.$/
     )
   })
 
@@ -211,6 +211,81 @@ describe('a stop while the manifest is read from the repository', () => {
     expect(emulator.requests).toEqual([])
     expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
     expect(outcome.error?.message).toBe(stopped('The stats update was not sent.'))
+  })
+})
+
+describe('a stop during the read of the workflow that ran the step (through GitHub, which hangs)', () => {
+  const SHA = 'c'.repeat(40)
+  const TOKEN = 'ghs_stopDuringWorkflowRead0123'
+  const env = (github: GitHubFake, workspace: string): Record<string, string> => ({
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_REPOSITORY: 'example/bot',
+    GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main',
+    GITHUB_WORKFLOW_SHA: SHA,
+    GITHUB_JOB: 'stats',
+    GITHUB_API_URL: github.url
+  })
+
+  async function hangingGitHub(): Promise<GitHubFake> {
+    const github = await GitHubFake.start({
+      repository: 'example/bot',
+      sha: SHA,
+      token: TOKEN,
+      files: { '.github/workflows/stats.yml': 'jobs: {}' }
+    })
+    afterTest(() => github.close())
+    github.inject('contents', { kind: 'hang' })
+    return github
+  }
+
+  it('after a strike: the strike is reported, with the stop and that the workflow was not checked', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    emulator.inject('stats', { kind: 'answer', status: 429, body: SIX_HOUR_REFUSAL })
+    const github = await hangingGitHub()
+    const { outcome } = await statsRun(statsInputs(emulator, { 'github-token': TOKEN }), {
+      clock,
+      env: env(github, await tempWorkspace()),
+      signal: stopWhen(() => github.requests.length === 1)
+    })
+    expect(emulator.received('stats')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'cooldown', status: 429 })
+    expect(outcome.error?.message).toMatch(/^Stats update refused as too early .* The update was not retried\. /)
+    expect(outcome.error?.message).toMatch(
+      / The step was stopped by SIGTERM \(a cancelled workflow or a time limit\)\. The workflow that ran this step was not checked\.$/
+    )
+  })
+
+  it('in a dry run: the step fails, naming the stop and what was not checked', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    const github = await hangingGitHub()
+    const { outcome } = await statsRun(statsInputs(emulator, { 'github-token': TOKEN, 'dry-run': 'true' }), {
+      clock,
+      env: env(github, await tempWorkspace()),
+      signal: stopWhen(() => github.requests.length === 1)
+    })
+    expect(emulator.received('stats')).toEqual([])
+    expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
+    expect(outcome.error?.message).toBe(stopped('The workflow that ran this step was not checked. Nothing was sent (dry run).'))
+    expect(outcome.error?.headline).toBe('stopped by SIGTERM')
+  })
+
+  it('in a dry run with the deadline already passed: the step fails, naming what was not checked', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    const workspace = await tempWorkspace({ '.github/workflows/stats.yml': 'jobs: {}' })
+    // The key check is the last request before the workflow read: once it is received, the step's time is up.
+    const late: Clock = { ...clock, now: () => clock.now() + (emulator.received('votes').length > 0 ? 60_000 : 0) }
+    const { outcome } = await statsRun(statsInputs(emulator, { 'dry-run': 'true', timeout: '60' }), {
+      clock: late,
+      env: { GITHUB_WORKSPACE: workspace, GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@main', GITHUB_JOB: 'stats' }
+    })
+    expect(emulator.received('votes')).toHaveLength(1)
+    expect(outcome).toMatchObject({ result: 'failed', delivery: 'not-sent' })
+    expect(outcome.error?.message).toMatch(
+      /leaves no room for reading the workflow that ran this step\. .*The workflow that ran this step was not checked\. Nothing was sent \(dry run\)\.$/
+    )
   })
 })
 

@@ -2,15 +2,17 @@
  * A strike explained from its workflow (the issue's "A strike explained from the workflow that
  * caused it"): after a strike, and in a dry run as a set-up check, the workflow that ran the step
  * is read (from the workspace, else through GitHub's API) and what it shows is named: a stats
- * job without a concurrency group, `cooldown-check: false` on a schedule more frequent than every
- * 6 hours, or neither. A file that cannot be read or parsed changes nothing.
+ * job without a concurrency group, `cooldown-check: false` on a schedule whose runs can come 6
+ * hours apart or less, or neither: one cause, the one the evidence shows. A file that cannot be
+ * read or parsed changes nothing; a stop or the deadline leaves it unchecked, and says so.
  */
 import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { StatsSettings } from '../../src/settings.js'
-import { diagnoseWorkflow } from '../../src/stats/diagnosis.js'
+import { diagnoseWorkflow, type Evidence, MAX_WORKFLOW_BYTES } from '../../src/stats/diagnosis.js'
 import { describeFindings, inspectWorkflow } from '../../src/stats/workflow.js'
 import { GitHubFake } from '../support/fakes.js'
+import { recordFault } from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, settingsFor, statsInputs, statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
 import { afterTest } from '../support/teardown.js'
 
@@ -58,7 +60,7 @@ describe('inspectWorkflow', () => {
     const findings = inspectWorkflow(EVERY_TWO_HOURS, 'stats', false)
     expect(findings).toEqual({ noGroup: false, tooOften: { cron: '0 */2 * * *', gapMinutes: 120 } })
     expect(describeFindings(findings!, 'w.yml, job stats', BOT)).toMatch(
-      /it runs on the schedule "0 \*\/2 \* \* \*", which fires every 2 h, with cooldown-check: false/
+      /it runs on the schedule "0 \*\/2 \* \* \*", whose runs can come 2 h apart .* with cooldown-check: false/
     )
   })
 
@@ -85,16 +87,22 @@ describe('a strike explained from its workflow, in process', () => {
     GITHUB_JOB: 'stats'
   })
 
+  /**
+   * A strike on a bot updated an hour ago: sent without the check (`unchecked`), or allowed by a
+   * record read that showed an older update (`allowed`: another update came first).
+   */
   async function strikeRun(
     workspaceFiles: Record<string, string>,
     more: Record<string, string> = {},
-    env: Record<string, string> = {}
+    env: Record<string, string> = {},
+    how: 'unchecked' | 'allowed' = 'allowed'
   ): Promise<string> {
     const clock = new TestClock()
-    // Updated an hour ago: an update sent without the check is a strike.
     const emulator = await emulatedBot(clock, { ago: HOUR })
+    if (how === 'allowed') emulator.inject('record', recordFault(BOT, new Date(clock.now() - 7 * HOUR)))
     const workspace = await tempWorkspace(workspaceFiles)
-    const { outcome } = await statsRun(statsInputs(emulator, { 'cooldown-check': 'false', ...more }), {
+    const check = { 'cooldown-check': how === 'allowed' ? 'true' : 'false' }
+    const { outcome } = await statsRun(statsInputs(emulator, { ...check, ...more }), {
       clock,
       env: { ...workflowRun(workspace), ...env }
     })
@@ -110,21 +118,45 @@ describe('a strike explained from its workflow, in process', () => {
     expect(message).toContain(`discord-place-stats-${BOT}`)
   })
 
-  it("cooldown-check: false on '0 */2 * * *': the strike names the cron and the gap", async () => {
-    const message = await strikeRun({ '.github/workflows/stats.yml': EVERY_TWO_HOURS })
-    expect(message).toMatch(/it runs on the schedule "0 \*\/2 \* \* \*", which fires every 2 h, with cooldown-check: false/)
-    expect(message).not.toMatch(/no concurrency group/)
+  it("cooldown-check: false on '0 */2 * * *': the strike names the cron and the gap, and only that cause", async () => {
+    const schedule = /it runs on the schedule "0 \*\/2 \* \* \*", whose runs can come 2 h apart/
+    expect(await strikeRun({ '.github/workflows/stats.yml': EVERY_TWO_HOURS }, {}, {}, 'unchecked')).toMatch(schedule)
+    const withoutGroup = await strikeRun(
+      { '.github/workflows/stats.yml': EVERY_TWO_HOURS.replace(/ {4}concurrency:\n.*\n.*\n/, '') },
+      {},
+      {},
+      'unchecked'
+    )
+    expect(withoutGroup).toMatch(schedule)
+    expect(withoutGroup).not.toMatch(/no concurrency group|another workflow/)
   })
 
-  it('a workflow with a group and no frequent schedule: the other update came from elsewhere', async () => {
+  it('sent unchecked, with nothing in the file to explain it: the file adds nothing', async () => {
+    const message = await strikeRun({ '.github/workflows/stats.yml': WITHOUT_GROUP }, {}, {}, 'unchecked')
+    expect(message).not.toMatch(/The workflow that ran this step|another workflow/)
+  })
+
+  it('a workflow with a group: the other update came from elsewhere', async () => {
     const message = await strikeRun({ '.github/workflows/stats.yml': WITH_GROUP })
-    expect(message).toMatch(/has a concurrency group and no frequent schedule .*another workflow, a manual run, or the bot itself/)
+    expect(message).toMatch(/has a concurrency group, so the other update came from another workflow, a manual run, or the bot itself/)
+  })
+
+  it('the first day (the re-read answers "not verified"): the workflow is not read, and no other cause is named', async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, {
+      seed: { verified: false, createdAt: new Date(clock.now() - HOUR), commandsUpdatedAt: undefined }
+    })
+    const workspace = await tempWorkspace({ '.github/workflows/stats.yml': WITHOUT_GROUP })
+    const { outcome } = await statsRun(statsInputs(emulator, { 'cooldown-check': 'false' }), { clock, env: workflowRun(workspace) })
+    expect(outcome).toMatchObject({ result: 'cooldown', strikeCause: 'unverified' })
+    expect(outcome.error?.message).not.toMatch(/The workflow that ran this step|another workflow|concurrency group \(/)
   })
 
   it('an unreadable workflow changes nothing: the strike is reported as before', async () => {
     const plain = await strikeRun({})
     const broken = await strikeRun({ '.github/workflows/stats.yml': 'jobs: [unclosed' })
-    for (const message of [plain, broken]) {
+    const tooLarge = await strikeRun({ '.github/workflows/stats.yml': WITHOUT_GROUP + '#'.repeat(MAX_WORKFLOW_BYTES) })
+    for (const message of [plain, broken, tooLarge]) {
       expect(message).toMatch(/^Stats update refused as too early/)
       expect(message).not.toMatch(/The workflow that ran this step/)
     }
@@ -191,7 +223,8 @@ describe('inspectWorkflow: the concurrency group and the schedule', () => {
   })
 
   it.each([
-    ['every 6 h: not too often', ['0 */6 * * *'], undefined],
+    ['every 6 h: too often, since scheduled runs start late', ['0 */6 * * *'], { cron: '0 */6 * * *', gapMinutes: 360 }],
+    ['every 7 h at the closest: not too often', ['0 0,7,14 * * *'], undefined],
     ['every 5 h 59 at the closest', ['0 0 * * *', '0,59 0,6,12,18 * * *'], { cron: '0,59 0,6,12,18 * * *', gapMinutes: 59 }],
     ['every 5 h', ['0 0,5,10,15 * * *'], { cron: '0 0,5,10,15 * * *', gapMinutes: 300 }],
     ['an unreadable cron, then a frequent one', ['not a cron', '*/30 * * * *'], { cron: '*/30 * * * *', gapMinutes: 30 }],
@@ -218,9 +251,9 @@ describe('inspectWorkflow: the concurrency group and the schedule', () => {
     expect(inspectWorkflow(text, 'stats', false)).toBeUndefined()
   })
 
-  it('a job that calls a reusable workflow is read like any other job', () => {
+  it('a job that calls a reusable workflow is not the job that ran the step: nothing to say', () => {
     const text = `on:\n  schedule:\n    - cron: '*/10 * * * *'\njobs:\n  stats:\n    uses: example/bot/.github/workflows/stats.yml@v1\n`
-    expect(inspectWorkflow(text, 'stats', false)).toEqual({ noGroup: true, tooOften: { cron: '*/10 * * * *', gapMinutes: 10 } })
+    expect(inspectWorkflow(text, 'stats', false)).toBeUndefined()
   })
 })
 
@@ -230,8 +263,9 @@ describe('describeFindings: the words a bot owner reads', () => {
     `its job has no concurrency group, so its runs can overlap with each other and with other workflows for this bot: add ` +
     `concurrency: { group: discord-place-stats-${BOT}, cancel-in-progress: false } to the job, and the same group to every job that updates this bot`
   const tooOften = (cron: string, every: string): string =>
-    `it runs on the schedule "${cron}", which fires every ${every}, with cooldown-check: false, so every run within 6 hours of the last ` +
-    'update is a strike: keep cooldown-check: true, or schedule at most once every 6 hours (for example "0 */8 * * *")'
+    `it runs on the schedule "${cron}", whose runs can come ${every} apart (scheduled runs start late by minutes, unevenly), with ` +
+    'cooldown-check: false, so a run less than 6 hours after the last update is a strike: keep cooldown-check: true, or leave more ' +
+    'than 6 hours between runs (for example "0 */8 * * *")'
 
   it.each([
     ['no group', { noGroup: true, tooOften: undefined }, `shows why: ${NO_GROUP}.`],
@@ -267,7 +301,7 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
   async function diagnose(
     files: Record<string, string>,
     env: Record<string, string> = {},
-    when: 'strike' | 'dry-run' = 'strike',
+    when: Evidence = 'allowed',
     more: Record<string, string> = {}
   ): Promise<string | undefined> {
     const workspace = await tempWorkspace(files)
@@ -287,12 +321,13 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
     return fake
   }
 
-  it('a file with no finding, after a strike: the other update came from elsewhere, word for word', async () => {
+  it('a file with no finding, after a strike the record allowed: the other update came from elsewhere, word for word', async () => {
     expect(await diagnose({ [PATH]: WITH_GROUP })).toBe(
-      `The workflow that ran this step (${PATH}, job stats) has a concurrency group and no frequent schedule with cooldown-check: false, ` +
-        'so the other update came from another workflow, a manual run, or the bot itself: give every job that updates this bot ' +
-        `the concurrency group discord-place-stats-${BOT}.`
+      `The workflow that ran this step (${PATH}, job stats) has a concurrency group, so the other update came from another ` +
+        'workflow, a manual run, or the bot itself: give every job that updates this bot the concurrency group ' +
+        `discord-place-stats-${BOT}.`
     )
+    expect(await diagnose({ [PATH]: WITH_GROUP }, {}, 'unchecked')).toBeUndefined()
   })
 
   it('a file with no finding, in a dry run: nothing said', async () => {
@@ -310,13 +345,14 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
     )
   })
 
-  it('in the reusable workflow: the strike names the group word for word, a dry run says nothing', async () => {
+  it('in the reusable workflow: a strike the record allowed names the group word for word; otherwise nothing is said', async () => {
     const env = { DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true' }
     expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env)).toBe(
       `The step ran in the reusable workflow, whose job is always in the concurrency group discord-place-stats-${BOT}: ` +
         'the other update came from a workflow outside that group, a manual update, or the bot itself.'
     )
     expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env, 'dry-run')).toBeUndefined()
+    expect(await diagnose({ [PATH]: WITHOUT_GROUP }, env, 'unchecked')).toBeUndefined()
   })
 
   it.each([
@@ -348,30 +384,30 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
   it('without GITHUB_JOB, the file is not fetched through the API: there is no job to read in it', async () => {
     const fake = await github({ [PATH]: WITHOUT_GROUP })
     const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
-    expect(await diagnose({}, { ...env, GITHUB_JOB: '' }, 'strike', { 'github-token': TOKEN })).toBeUndefined()
+    expect(await diagnose({}, { ...env, GITHUB_JOB: '' }, 'allowed', { 'github-token': TOKEN })).toBeUndefined()
     expect(fake.requests).toHaveLength(0)
     // The same run with its job named reads the file, in one request.
-    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+    expect(await diagnose({}, env, 'allowed', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
     expect(fake.requests).toHaveLength(1)
   })
 
-  it('a file of exactly 1 MiB is read; one byte more is not (and without github-token, nothing is said)', async () => {
+  it('a file at the size limit is read; one byte more is not, nor fetched (and without github-token, nothing is said)', async () => {
     const padded = (size: number): string => WITHOUT_GROUP + '#'.repeat(size - Buffer.byteLength(WITHOUT_GROUP))
-    expect(await diagnose({ [PATH]: padded(1024 * 1024) })).toBe(NO_GROUP_SAID)
-    expect(await diagnose({ [PATH]: padded(1024 * 1024 + 1) })).toBeUndefined()
+    expect(await diagnose({ [PATH]: padded(MAX_WORKFLOW_BYTES) })).toBe(NO_GROUP_SAID)
+    expect(await diagnose({ [PATH]: padded(MAX_WORKFLOW_BYTES + 1) })).toBeUndefined()
   })
 
   it('a folder at the path is not read: the file comes through the API', async () => {
     const fake = await github({ [PATH]: WITHOUT_GROUP })
     const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
-    expect(await diagnose({ [`${PATH}/x`]: 'x' }, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+    expect(await diagnose({ [`${PATH}/x`]: 'x' }, env, 'allowed', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
     expect(fake.requests).toHaveLength(1)
   })
 
   it('through the API, GITHUB_SHA stands in for GITHUB_WORKFLOW_SHA', async () => {
     const fake = await github({ [PATH]: WITHOUT_GROUP })
     expect(
-      await diagnose({}, { GITHUB_REPOSITORY: REPOSITORY, GITHUB_SHA: SHA, GITHUB_API_URL: fake.url }, 'strike', { 'github-token': TOKEN })
+      await diagnose({}, { GITHUB_REPOSITORY: REPOSITORY, GITHUB_SHA: SHA, GITHUB_API_URL: fake.url }, 'allowed', { 'github-token': TOKEN })
     ).toBe(NO_GROUP_SAID)
   })
 
@@ -381,24 +417,27 @@ describe('diagnoseWorkflow: finding and reading the workflow file', () => {
     ['no commit', { GITHUB_REPOSITORY: REPOSITORY }, { 'github-token': TOKEN }]
   ])('without a checkout and %s: no request, nothing said', async (_, env, more) => {
     const fake = await github({ [PATH]: WITHOUT_GROUP })
-    expect(await diagnose({}, { ...env, GITHUB_API_URL: fake.url }, 'strike', more)).toBeUndefined()
+    expect(await diagnose({}, { ...env, GITHUB_API_URL: fake.url }, 'allowed', more)).toBeUndefined()
     expect(fake.requests).toHaveLength(0)
   })
 
-  it('through the API, a file of exactly 1 MiB is read', async () => {
-    const fake = await github({ [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024 - WITHOUT_GROUP.length) })
+  it('through the API, a file at the size limit is read', async () => {
+    const fake = await github({ [PATH]: WITHOUT_GROUP + '#'.repeat(MAX_WORKFLOW_BYTES - WITHOUT_GROUP.length) })
     const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
-    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
+    expect(await diagnose({}, env, 'allowed', { 'github-token': TOKEN })).toBe(NO_GROUP_SAID)
   })
 
   it.each([
-    ['a file over 1 MiB', { [PATH]: WITHOUT_GROUP + '#'.repeat(1024 * 1024) }],
-    // 1 MiB of characters, one byte more of UTF-8 (an é in a comment): measured in bytes, as the workspace's copy is.
-    ['a file one byte over 1 MiB with an é in it', { [PATH]: WITHOUT_GROUP + '#é' + '#'.repeat(1024 * 1024 - WITHOUT_GROUP.length - 2) }],
+    ['a file over the limit', { [PATH]: WITHOUT_GROUP + '#'.repeat(MAX_WORKFLOW_BYTES) }],
+    // The limit in characters, one byte more of UTF-8 (an é in a comment): measured in bytes, as the workspace's copy is.
+    [
+      'a file one byte over the limit with an é in it',
+      { [PATH]: WITHOUT_GROUP + '#é' + '#'.repeat(MAX_WORKFLOW_BYTES - WITHOUT_GROUP.length - 2) }
+    ],
     ['no such file', {}]
   ])('through the API, %s: nothing said, no crash', async (_, files) => {
     const fake = await github(files)
     const env = { GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_SHA: SHA, GITHUB_API_URL: fake.url }
-    expect(await diagnose({}, env, 'strike', { 'github-token': TOKEN })).toBeUndefined()
+    expect(await diagnose({}, env, 'allowed', { 'github-token': TOKEN })).toBeUndefined()
   })
 })

@@ -136,7 +136,8 @@ describe('inspectWorkflow: a frequent schedule outside January', () => {
     expect(inspectWorkflow(workflow(cron), 'stats', false)?.tooOften).toEqual({ cron, gapMinutes: gap })
   })
 
-  it('every 6 hours in June only is no finding', () => {
-    expect(inspectWorkflow(workflow('0 */6 * 6 *'), 'stats', false)?.tooOften).toBeUndefined()
+  it('every 6 hours in June only is a finding (scheduled runs start late, unevenly); every 7 hours is not', () => {
+    expect(inspectWorkflow(workflow('0 */6 * 6 *'), 'stats', false)?.tooOften).toEqual({ cron: '0 */6 * 6 *', gapMinutes: 360 })
+    expect(inspectWorkflow(workflow('0 0,7,14 * 6 *'), 'stats', false)?.tooOften).toBeUndefined()
   })
 })

@@ -132,6 +132,32 @@ export const MIX_UPS: MixUp[] = [
     { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' },
     'discord-token',
     /token of another bot/
+  ],
+  // Secrets as people paste them (interface.md, "What people paste, what files say").
+  [
+    'api-key holding the Discord token in quotes',
+    { 'api-key': `"${tokenOf(BOT)}"` },
+    'api-key',
+    /looks like a Discord bot token.*quotes around it/
+  ],
+  [
+    'api-key holding a .env line',
+    { 'api-key': `DISCORD_TOKEN=${tokenOf(BOT)}` },
+    'api-key',
+    /looks like a Discord bot token.*variable name/
+  ],
+  ['api-key with "Bearer "', { 'api-key': `Bearer ${PLACE_KEY}` }, 'api-key', /holds more than the secret \(the word "Bearer" in front\)/],
+  [
+    'discord-token holding the key in quotes',
+    { 'discord-token': `'${PLACE_KEY}'`, 'command-count': '' },
+    'discord-token',
+    /looks like a discord\.place API key.*quotes around it/
+  ],
+  [
+    'discord-token as a .env line',
+    { 'discord-token': `DISCORD_TOKEN=${tokenOf(BOT)}`, 'command-count': '' },
+    'discord-token',
+    /holds more than the secret \(a variable name and "=" in front\)/
   ]
 ]
 

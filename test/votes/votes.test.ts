@@ -9,7 +9,7 @@
  */
 import * as http from 'node:http'
 import * as core from '@actions/core'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ActionError, StoppedError } from '../../src/errors.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
 import { type Clock, Requests, realClock } from '../../src/http/client.js'
@@ -170,12 +170,19 @@ describe('readVote', () => {
 
 describe('realClock.sleep', () => {
   it('ends early, with its timer cleared, when the signal aborts', async () => {
-    const stop = new AbortController()
-    const started = Date.now()
-    const sleeping = realClock.sleep(60_000, stop.signal)
-    setTimeout(() => stop.abort(), 20)
-    await sleeping
-    expect(Date.now() - started).toBeLessThan(1_000)
+    // Timers that never fire unless told: only the abort can end the sleep.
+    vi.useFakeTimers()
+    try {
+      const stop = new AbortController()
+      const sleeping = realClock.sleep(60_000, stop.signal).then(() => 'ended')
+      expect(vi.getTimerCount(), 'the sleep set its timer').toBe(1)
+      expect(await Promise.race([sleeping, Promise.resolve('sleeping')]), 'the sleep waits for its timer').toBe('sleeping')
+      stop.abort()
+      expect(await sleeping).toBe('ended')
+      expect(vi.getTimerCount(), 'the abort cleared the timer: none is left to keep the process alive').toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
@@ -199,7 +206,11 @@ interface Seen {
   nth: number
 }
 
-type Reply = { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number } | 'destroy'
+/**
+ * An answer (`delayMs` holds it back that long, so that answers take different times), a dropped
+ * connection, or none at all: a `hang` is never answered, so only the client can end its request.
+ */
+type Reply = { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number } | 'destroy' | 'hang'
 
 interface VoteServer {
   url: string
@@ -236,6 +247,7 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
       requests.push(seen)
       const reply: Reply =
         req.method === 'GET' && userId !== undefined ? handler(seen) : { status: 404, body: serviceError(404, 'Not found.') }
+      if (reply === 'hang') return
       const respond = (): void => {
         if (reply === 'destroy') {
           finish()
@@ -266,36 +278,6 @@ async function startServer(handler: (seen: Seen) => Reply): Promise<VoteServer> 
   }
 }
 
-/**
- * Virtual time for runVotes: a sleep records the delay asked for, lasts a few real
- * milliseconds (so that checks already sent reach the server first, as they would in
- * real time), then moves the clock to its end. Sleeps that overlap (concurrent checks
- * waiting for the same window) end together, as real timers would: the clock moves to
- * the latest end, not to the sum.
- */
-function virtualTime(): { now: () => number; pace: Clock; sleeps: number[] } {
-  let clock = 1_700_000_000_000
-  const sleeps: number[] = []
-  return {
-    now: () => clock,
-    sleeps,
-    pace: {
-      now: () => clock,
-      sleep: ms => {
-        sleeps.push(ms)
-        const end = clock + ms
-        return new Promise<void>(resolve =>
-          setTimeout(() => {
-            clock = Math.max(clock, end)
-            resolve()
-          }, 15)
-        )
-      },
-      random: () => 0.5
-    }
-  }
-}
-
 interface Run {
   outcome: VoteOutcome
   sleeps: number[]
@@ -303,11 +285,16 @@ interface Run {
   now: () => number
 }
 
+/**
+ * Runs the checks on the test's clock: a wait records the delay asked for and moves the clock
+ * to its end at once (no real time passes), unless the run's stop signal ended it. The checks go
+ * one at a time, so no check is in flight during a wait.
+ */
 async function run(
   server: VoteServer,
   userIds: string[],
   over: Partial<VotePlan> = {},
-  time: { now: () => number; pace: Clock; sleeps: number[] } = virtualTime(),
+  clock = new TestClock(),
   signal?: AbortSignal
 ): Promise<Run> {
   const logs: string[] = []
@@ -321,16 +308,16 @@ async function run(
     dryRun: false,
     ...over
   }
-  const requests = requestsOn({ ...time.pace, now: time.now }, 2_000, signal)
+  const requests = requestsOn(clock, 2_000, signal)
   const outcome = await runVotes(plan, { requests, log: line => logs.push(line) })
   for (const line of logs) expect(line).not.toContain(KEY)
   if (outcome.error !== undefined) expect(outcome.error.message).not.toContain(KEY)
-  return { outcome, sleeps: time.sleeps, logs, now: time.now }
+  return { outcome, sleeps: clock.waits, logs, now: clock.now }
 }
 
 /** A reply sent after a delay. */
 function later(reply: Reply, delayMs: number): Reply {
-  return reply === 'destroy' ? reply : { ...reply, delayMs }
+  return typeof reply === 'string' ? reply : { ...reply, delayMs }
 }
 
 const yes = (vote = 1, lastVote: number | null = LAST_VOTE_MS): Reply => ({ status: 200, body: { voted: true, vote, lastVote } })
@@ -547,7 +534,7 @@ describe('runVotes', () => {
 
   it.each([
     [401, 'Invalid API key.', /api-key/],
-    [410, 'API key revoked.', /generate a new key/]
+    [410, 'API key revoked.', /Generate a new key/]
   ])('stops on %i without retrying it', async (status, said, hint) => {
     const ids = users(3)
     const server = await startServer(() => ({ status, body: serviceError(status, said) }))
@@ -621,10 +608,10 @@ describe('runVotes', () => {
 
     it('checks 12 users in the minimum time, waiting only for the resets, without a 429', async () => {
       const ids = users(12)
-      const time = virtualTime()
-      const start = time.now()
-      const { server, windows } = await limitedServer(time.now)
-      const { outcome, sleeps } = await run(server, ids, {}, time)
+      const clock = new TestClock()
+      const start = clock.now()
+      const { server, windows } = await limitedServer(clock.now)
+      const { outcome, sleeps } = await run(server, ids, {}, clock)
 
       expect(outcome.error).toBeUndefined()
       expect(outcome.unchecked).toEqual([])
@@ -637,15 +624,15 @@ describe('runVotes', () => {
       ])
       // 12 checks at 5 per window: the third window starts at 2 * 2 s, and the checks start it.
       expect(sleeps).toEqual([WINDOW_MS, WINDOW_MS])
-      expect(time.now() - start).toBe(2 * WINDOW_MS)
+      expect(clock.now() - start).toBe(2 * WINDOW_MS)
       expect(server.connections(), 'one connection across the windows').toBe(1)
     })
 
     it('counts every wait against rate-limit-wait: a second wait past it ends the run, listing the users not checked', async () => {
       const ids = users(12)
-      const time = virtualTime()
-      const { server } = await limitedServer(time.now)
-      const { outcome, sleeps, logs } = await run(server, ids, { rateLimitWaitMs: 3_000 }, time)
+      const clock = new TestClock()
+      const { server } = await limitedServer(clock.now)
+      const { outcome, sleeps, logs } = await run(server, ids, { rateLimitWaitMs: 3_000 }, clock)
 
       expect(outcome.error?.message).toMatch(/wait of 2 s more, beyond the rate-limit-wait of 3 s/)
       expect(sleeps, 'the first wait fits, the second would pass 3 s in all and is not slept').toEqual([WINDOW_MS])
@@ -714,9 +701,9 @@ describe('runVotes', () => {
     // The first user's check: two 503s (not counted: Remaining stays 2), then its answer; the second user's spends the window.
     const replies = [unavailable('2', '2'), unavailable('2', '2'), rateLimit('1', '1'), rateLimit('0', '1'), yes()]
     const server = await startServer(() => replies[server.requests.length - 1]!)
-    const time = virtualTime()
-    const start = time.now()
-    const { outcome, sleeps } = await run(server, ids, {}, time)
+    const clock = new TestClock()
+    const start = clock.now()
+    const { outcome, sleeps } = await run(server, ids, {}, clock)
 
     expect(outcome.error).toBeUndefined()
     expect([...outcome.votes.keys()]).toEqual(ids)
@@ -724,7 +711,7 @@ describe('runVotes', () => {
     // Two backoffs, then the wait for the window: the third check goes out at the earliest end given, 2 s after
     // the first answer. The second 503, with as many checks left, is in the same window: it does not drop that end.
     expect(sleeps).toHaveLength(3)
-    expect(time.now() - start).toBe(2_000)
+    expect(clock.now() - start).toBe(2_000)
   })
 
   it('waits for as long as rate-limit-wait allows, to the millisecond', async () => {
@@ -785,12 +772,19 @@ describe('runVotes', () => {
     const ids = users(3)
     const server = await startServer(() => headed({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '60' }))
     const stop = new AbortController()
-    const real = { now: Date.now, pace: realClock, sleeps: [] }
-    const started = Date.now()
-    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
-    const { outcome } = await run(server, ids, { rateLimitWaitMs: 600_000 }, real, stop.signal)
+    const clock = new TestClock()
+    const start = clock.now()
+    // The stop lands once the wait for the window has begun. The test's clock moves a wait's
+    // whole length unless the run's stop signal ended it.
+    const wait = clock.sleep
+    clock.sleep = (ms, signal) => {
+      stop.abort(new StoppedError('SIGTERM'))
+      return wait(ms, signal)
+    }
+    const { outcome, sleeps } = await run(server, ids, { rateLimitWaitMs: 600_000 }, clock, stop.signal)
 
-    expect(Date.now() - started, 'not the 60-second window').toBeLessThan(1_000)
+    expect(sleeps, 'the wait for the window began').toEqual([60_000])
+    expect(clock.now() - start, 'not the 60-second window: the stop ended the wait').toBe(0)
     expect(outcome.error?.message).toBe(
       'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered; ' +
         'no result is reported for an unfinished check.'
@@ -804,13 +798,13 @@ describe('runVotes', () => {
   it('a stop while a check is in flight names the user whose check was cut off, and sends no other check', async () => {
     const ids = users(3)
     const stop = new AbortController()
-    // The stop lands once the second check has reached the service, before its answer.
+    // The stop lands once the second check has reached the service; its answer never comes.
     const server = await startServer(seen => {
       if (seen.userId !== ids[1]) return yes()
       stop.abort(new StoppedError('SIGTERM'))
-      return later(yes(), 20)
+      return 'hang'
     })
-    const { outcome } = await run(server, ids, {}, virtualTime(), stop.signal)
+    const { outcome } = await run(server, ids, {}, new TestClock(), stop.signal)
 
     expect(outcome.error?.message).toBe(
       'The step was stopped by SIGTERM (a cancelled workflow or a time limit). 1 vote check(s) had been answered, ' +
@@ -829,8 +823,8 @@ describe('runVotes', () => {
       headers: { 'Retry-After': '300' },
       body: { success: false, error: TOO_MANY, status: 429, retry_after: 300 }
     }))
-    const time = virtualTime()
-    const requests = new Requests({ attemptTimeoutMs: 2_000, totalMs: 30_000 }, { ...time.pace, now: time.now })
+    const clock = new TestClock()
+    const requests = new Requests({ attemptTimeoutMs: 2_000, totalMs: 30_000 }, clock)
     const logs: string[] = []
     const plan: VotePlan = {
       baseUrl: server.url,
@@ -846,7 +840,7 @@ describe('runVotes', () => {
     expect(outcome.error?.message).toMatch(/time limit of 30 s \(input 'timeout'\)/)
     expect(outcome.status).toBe(429)
     expect(outcome.unchecked).toEqual([a, b])
-    expect(time.sleeps).toEqual([])
+    expect(clock.waits).toEqual([])
     expect(server.requests).toHaveLength(1)
   })
 })
@@ -962,7 +956,7 @@ describe('the vote-check mode against the emulator', () => {
     const { outcome } = await votesRun(botInputs(emulator, { 'user-id': user(1), 'dry-run': 'true' }), { clock })
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/^The API key check was answered 410 with "This API key has been revoked\."\./)
-    expect(outcome.error?.message).toMatch(/The bot has no key now: generate a new key on the bot's manage page/)
+    expect(outcome.error?.message).toMatch(/Generate a new key on the bot's manage page on discord\.place \(if not done yet\)/)
   })
 
   it('a dry run whose key was regenerated on the manage page fails with the 401 advice, which names that case', async () => {
