@@ -236,19 +236,29 @@ describe('realClock.sleep', () => {
 })
 
 describe('a stop cuts off the request', () => {
-  /** A TCP server that accepts connections and never writes a byte: a TLS handshake with it never ends. */
-  function silent(): Promise<number> {
-    return listenForTest(net.createServer(socket => socket.on('error', () => undefined)))
+  /**
+   * A TCP server that accepts connections and never writes a byte (a TLS handshake with it never
+   * ends), and calls `received` when the first bytes of a connection arrive: a TLS ClientHello,
+   * or a plain request.
+   */
+  function silent(received: () => void): Promise<number> {
+    return listenForTest(
+      net.createServer(socket => {
+        socket.on('error', () => undefined)
+        socket.once('data', received)
+      })
+    )
   }
 
   it.each([
     ['while its connection is still being made (TLS): not in flight, it never left', 'https', false],
     ['once it was sent: in flight, the server may have read it', 'http', true]
   ] as const)('%s', async (_, scheme, inFlight) => {
-    const port = await silent()
     const stop = new AbortController()
+    // The stop comes once the server has the client's first bytes: its TLS hello (which it never
+    // answers), or the request itself.
+    const port = await silent(() => stop.abort(new StoppedError('SIGTERM')))
     const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 60_000 }, new TestClock(), stop.signal)
-    setTimeout(() => stop.abort(new StoppedError('SIGTERM')), 100)
     const error = await failure(
       requests.send({ method: 'PATCH', url: `${scheme}://127.0.0.1:${port}/bots/1/stats`, headers: {}, body: '{}' }, POLICIES.stats)
     )

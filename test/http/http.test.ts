@@ -44,6 +44,16 @@ function writeApart(socket: net.Socket, pieces: string[], end: 'destroy' | 'keep
   socket.write(first, () => setTimeout(() => writeApart(socket, rest, end), 30))
 }
 
+/**
+ * Settles with 'gave up' after `ms` of real time: the failure guard of a wait for an event, far
+ * longer than the event takes. On the real setTimeout, taken as this file loads, which a test's
+ * fake timers do not replace.
+ */
+const realSetTimeout = globalThis.setTimeout
+function guard(ms: number): Promise<'gave up'> {
+  return new Promise(resolve => realSetTimeout(() => resolve('gave up'), ms).unref())
+}
+
 /** A port that was just open and is now closed: connecting to it is refused. */
 async function closedPort(): Promise<string> {
   const server = http.createServer()
@@ -773,22 +783,24 @@ describe('send: a stop', () => {
 
 describe('send: a body over the limit', () => {
   it('closes the connection instead of reading the rest, and the next request opens a fresh one', async () => {
-    let closed = false
+    let seenClosed!: () => void
+    const closed = new Promise<'closed'>(resolve => (seenClosed = () => resolve('closed')))
     const { url, connections } = await serveWith((req, res) => {
       if (req.url === '/endless') {
         res.writeHead(200, { 'Content-Type': 'text/plain' })
         const timer = setInterval(() => res.write('z'.repeat(4096)), 5)
         res.on('close', () => {
           clearInterval(timer)
-          closed = true
+          seenClosed()
         })
       } else res.end('{}')
     })
     const got = await send(get(`${url}/endless`, { maxBodyBytes: 100 }))
     expect(got.truncated).toBe(true)
     expect(got.text).toBe('z'.repeat(100))
-    await new Promise(resolve => setTimeout(resolve, 100))
-    expect(closed, 'the server saw the connection closed').toBe(true)
+    // The endless answer goes on until the client closes the connection: the server sees that
+    // close, or (the guard, far longer than any close takes) the test gives up waiting.
+    expect(await Promise.race([closed, guard(10_000)]), 'the server saw the connection closed').toBe('closed')
     await send(get(url))
     expect(connections()).toBe(2)
   })
@@ -895,28 +907,69 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
 
   describe('a tunnel that does not open: cut off at the deadline or the stop, as undelivered, its CONNECT closed', () => {
     const PATCH = { method: 'PATCH', headers: { Authorization: KEY }, body: '{"command_count":14}' } as const
-    /** The time the proxy saw the client close the connection of its first CONNECT, or Infinity after `withinMs`. */
-    const closedWithin = (proxy: ForwardProxy, withinMs: number): Promise<number> =>
-      Promise.race([proxy.connectClosed[0]!, new Promise<number>(resolve => setTimeout(() => resolve(Infinity), withinMs))])
+    /**
+     * 'closed' once the proxy saw the client close the connection of its first CONNECT. Nothing
+     * but the client closes it before the proxy itself is closed, so a CONNECT left open (one
+     * that would keep the process alive) is never seen closed: the guard gives up on it.
+     */
+    const connectClosed = (proxy: ForwardProxy): Promise<'closed' | 'gave up'> =>
+      Promise.race([proxy.connectClosed[0]!.then(() => 'closed' as const), guard(10_000)])
+
+    /**
+     * The exchanges' deadlines run on a fake clock until the test ends (vitest's fake setTimeout
+     * and clearTimeout; the sockets' own timers are Node's, untouched): a deadline fires when
+     * the test moves that clock on, at a known point of the exchange (the proxy holds the
+     * CONNECT, the server has the request), however long a loaded machine took to get there.
+     */
+    function deadlinesOnTestClock(): void {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+      afterTest(() => vi.useRealTimers())
+    }
+
+    /** Resolves once `ready()` holds, polled every 5 ms (setInterval is never faked); fails after the guard. */
+    async function until(ready: () => boolean, what: string): Promise<void> {
+      let poll: ReturnType<typeof setInterval> | undefined
+      const held = new Promise<'held'>(resolve => {
+        poll = setInterval(() => ready() && resolve('held'), 5)
+      })
+      const got = await Promise.race([held, guard(10_000)])
+      clearInterval(poll)
+      expect(got, what).toBe('held')
+    }
+
+    /** Whether `promise` has settled, read after a turn of the event loop (setImmediate is never faked). */
+    function watch(promise: Promise<unknown>): () => Promise<boolean> {
+      let settled = false
+      void promise.then(
+        () => (settled = true),
+        () => (settled = true)
+      )
+      return async () => {
+        await new Promise(resolve => setImmediate(resolve))
+        return settled
+      }
+    }
 
     it('a proxy that never answers CONNECT: ETIMEDOUT at timeoutMs, nothing delivered, the CONNECT connection closed', async () => {
       const proxy = await proxyFor({})
       proxy.hangConnects = true
       const stop = new AbortController()
+      deadlinesOnTestClock()
       await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-        const { error, ms } = await expectNetworkError(
-          get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300, signal: stop.signal })
-        )
-        const failedAt = performance.now()
+        const failing = expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300, signal: stop.signal }))
+        const settled = watch(failing)
+        await until(() => proxy.connects.length === 1, 'the proxy holds the CONNECT')
+        vi.advanceTimersByTime(299)
+        expect(await settled(), 'not cut off before timeoutMs').toBe(false)
+        vi.advanceTimersByTime(1)
+        expect(await settled(), 'cut off at timeoutMs').toBe(true)
+        const { error } = await failing
         expect(error.code).toBe('ETIMEDOUT')
         expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
         expect(error.message).toBe('no complete answer from api.discord.place within 0.3 s')
-        expect(ms).toBeGreaterThanOrEqual(280)
-        expect(ms).toBeLessThan(1_500)
         expect(proxy.connects).toEqual(['api.discord.place:443'])
-        const closedAt = await closedWithin(proxy, 1_000)
-        expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange, not left to keep the process alive').toBeLessThan(
-          500
+        expect(await connectClosed(proxy), 'the CONNECT request is destroyed with the exchange, not left to keep the process alive').toBe(
+          'closed'
         )
         expect(getEventListeners(stop.signal, 'abort'), 'no listener left on the run’s signal').toHaveLength(0)
       })
@@ -926,49 +979,60 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
       const proxy = await proxyFor({})
       proxy.hangConnects = true
       const stop = new AbortController()
+      // The deadline never fires on its own: only the stop can end the exchange.
+      deadlinesOnTestClock()
       await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-        const poll = setInterval(() => {
-          if (proxy.connects.length === 0) return
-          clearInterval(poll)
-          stop.abort()
-        }, 10)
-        const { error, ms } = await expectNetworkError(
+        const failing = expectNetworkError(
           get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 5_000, signal: stop.signal })
         )
-        clearInterval(poll)
-        const failedAt = performance.now()
+        const settled = watch(failing)
+        await until(() => proxy.connects.length === 1, 'the proxy holds the CONNECT')
+        expect(await settled(), 'still waiting for the proxy').toBe(false)
+        stop.abort()
+        expect(await settled(), 'cut off by the stop at once').toBe(true)
+        const { error } = await failing
         expect(error.code).toBe('ABORT_ERR')
         expect(error.delivered, 'a CONNECT never answered: nothing reached the service').toBe(false)
-        expect(ms, 'cut off by the stop, not by timeoutMs').toBeLessThan(2_000)
-        const closedAt = await closedWithin(proxy, 1_000)
-        expect(closedAt - failedAt, 'the CONNECT request is destroyed with the exchange').toBeLessThan(500)
+        expect(await connectClosed(proxy), 'the CONNECT request is destroyed with the exchange').toBe('closed')
       })
     })
 
     it('a tunnel opened to a server that never completes TLS: ETIMEDOUT, nothing delivered, the tunnel closed', async () => {
       // The proxy answers 200 to CONNECT; the target accepts TCP and never speaks TLS.
-      const silent = Number(new URL(await serveRaw(() => undefined)).port)
+      let helloArrived = false
+      const silent = Number(new URL(await serveRaw(() => (helloArrived = true))).port)
       const proxy = await proxyFor({ 'api.discord.place:443': silent })
+      deadlinesOnTestClock()
       await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-        const { error, ms } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
-        const failedAt = performance.now()
+        const failing = expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+        const settled = watch(failing)
+        // The deadline comes once the client's TLS hello has come through the tunnel: the tunnel is open, TLS is not.
+        await until(() => helloArrived, 'the target has the TLS hello')
+        vi.advanceTimersByTime(300)
+        expect(await settled(), 'cut off at timeoutMs').toBe(true)
+        const { error } = await failing
         expect(error.code).toBe('ETIMEDOUT')
         expect(error.delivered, 'no TLS handshake through the tunnel: the request was never sent').toBe(false)
-        expect(ms).toBeLessThan(1_500)
-        const closedAt = await closedWithin(proxy, 1_000)
-        expect(closedAt - failedAt, 'the tunnel is closed with the exchange').toBeLessThan(500)
+        expect(await connectClosed(proxy), 'the tunnel is closed with the exchange').toBe('closed')
       })
     })
 
     it('a tunnel whose TLS handshake completed: a PATCH cut off after it was sent may have been delivered', async () => {
-      let received = ''
+      let received: string | undefined
       const target = await serveTls(async req => {
         received = await readBody(req)
       })
       const proxy = await proxyFor({ 'api.discord.place:443': target.port })
       trustTestCa()
+      deadlinesOnTestClock()
       await withProxy({ HTTPS_PROXY: proxy.url }, async () => {
-        const { error } = await expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 500 }))
+        const failing = expectNetworkError(get('https://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 500 }))
+        const settled = watch(failing)
+        // The deadline comes once the service has read the PATCH.
+        await until(() => received !== undefined, 'the service read the PATCH')
+        vi.advanceTimersByTime(500)
+        expect(await settled(), 'cut off at timeoutMs').toBe(true)
+        const { error } = await failing
         expect(error.code).toBe('ETIMEDOUT')
         expect(received, 'the service read the PATCH').toBe(PATCH.body)
         expect(error.delivered, 'sent through the tunnel once TLS was up: it may have been read').toBe(true)
@@ -976,13 +1040,20 @@ describe('send: through a proxy (HTTP_PROXY, via @actions/http-client)', () => {
     })
 
     it('a tunnel opened to an http server that never answers: ETIMEDOUT, maybe delivered (the request went through)', async () => {
-      let received = ''
+      let received: string | undefined
       const url = await serve(async req => {
         received = await readBody(req)
       })
       const proxy = await proxyFor({ 'api.discord.place:80': Number(new URL(url).port) })
+      deadlinesOnTestClock()
       await withProxy({ HTTP_PROXY: proxy.url }, async () => {
-        const { error } = await expectNetworkError(get('http://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+        const failing = expectNetworkError(get('http://api.discord.place/bots/1/stats', { ...PATCH, timeoutMs: 300 }))
+        const settled = watch(failing)
+        // The deadline comes once the server has read the request.
+        await until(() => received !== undefined, 'the server read the request')
+        vi.advanceTimersByTime(300)
+        expect(await settled(), 'cut off at timeoutMs').toBe(true)
+        const { error } = await failing
         expect(error.code).toBe('ETIMEDOUT')
         expect(received).toBe(PATCH.body)
         expect(error.delivered, 'the request went through the open tunnel: it may have been read').toBe(true)

@@ -11,10 +11,11 @@
  * stop (stops.test.ts). Each rule of interface.md that decides what is sent has a test that
  * fails on a planted bug.
  */
+import * as http from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { outcomeLine } from '../../src/stats/report.js'
 import { when } from '../../src/summary.js'
-import { type Fault, recordFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
+import { type Fault, recordFault, type ServiceEmulator, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
 import {
   BOT,
   botInputs,
@@ -28,6 +29,7 @@ import {
   TestClock,
   unreachableUrl
 } from '../support/inprocess.js'
+import { listenForTest } from '../support/server.js'
 import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 describe('an update that is due', () => {
@@ -185,12 +187,39 @@ describe('a dry run', () => {
   })
 })
 
+/**
+ * A front for `emulator`, at an address of its own, that holds the first `count` reads of the
+ * bot's record until all of them have arrived, then passes them on together; everything else
+ * (and every later read) passes straight through. `count` runs started at once thus all read
+ * the record before any of them can send its update, however the machine schedules them.
+ */
+async function recordReadsHeldTogether(emulator: ServiceEmulator, count: number): Promise<{ url: string }> {
+  const held: (() => void)[] = []
+  const server = http.createServer((req, res) => {
+    const pass = (): void => {
+      const options = { host: '127.0.0.1', port: emulator.port, method: req.method, path: req.url, headers: req.headers }
+      const upstream = http.request(options, answer => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      })
+      upstream.on('error', () => res.destroy())
+      req.pipe(upstream)
+    }
+    if (held.length >= count || req.method !== 'GET' || req.url !== `/bots/${BOT}`) return pass()
+    held.push(pass)
+    if (held.length === count) for (const release of held) release()
+  })
+  return { url: `http://127.0.0.1:${await listenForTest(server)}` }
+}
+
 describe('overlapping runs', () => {
-  it('two runs at once, 100 ms from the service: one update, at most one strike, and the run that lost says another run updated first', async () => {
+  it('two runs at once, both reading the record before either update lands: one update, at most one strike, and the run that lost says another run updated first', async () => {
     const clock = new TestClock()
-    // Requests take 100 ms to arrive, as over the internet: both runs read the record before either update lands.
-    const emulator = await emulatedBot(clock, { ago: 7 * 24 * HOUR, latencyMs: 100 })
-    const [a, b] = await Promise.all([statsRun(statsInputs(emulator), { clock }), statsRun(statsInputs(emulator), { clock })])
+    const emulator = await emulatedBot(clock, { ago: 7 * 24 * HOUR })
+    // Each run's record read waits for the other's, as two runs started together over the
+    // internet both read the record before either update lands.
+    const service = await recordReadsHeldTogether(emulator, 2)
+    const [a, b] = await Promise.all([statsRun(statsInputs(service), { clock }), statsRun(statsInputs(service), { clock })])
     const results = [a.outcome.result, b.outcome.result].sort()
     expect(results).toEqual(['cooldown', 'updated'])
     expect(emulator.bot(BOT).strikes.length).toBeLessThanOrEqual(1)
