@@ -1,123 +1,6 @@
 export const id = 985;
-export const ids = [985,847];
+export const ids = [985];
 export const modules = {
-
-/***/ 7847:
-/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
-
-__webpack_require__.r(__webpack_exports__);
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   KEY_CHECK_POLICY: () => (/* binding */ KEY_CHECK_POLICY),
-/* harmony export */   checkKey: () => (/* binding */ checkKey),
-/* harmony export */   keyAdvice: () => (/* binding */ keyAdvice),
-/* harmony export */   keyHeadline: () => (/* binding */ keyHeadline)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
-/* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1517);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(448);
-
-
-
-
-/**
- * The key and the bot, in both modes: the advice for an answer about them (401, 404, 410: one
- * home for each), the headline's words for it, and the key check that spends no update. Loaded
- * only by a run that needs one of them (a refusal, a run that sends nothing, vote mode).
- */
-/** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
-const FIFTH_STRIKE = /revoked due to spamming/i;
-/**
- * What to do after an answer about the key or the bot, or undefined for any other status.
- *
- * The service's route code revokes a key only at the fifth update refused as early within 6
- * hours: it answers that update "Your API key has been revoked due to spamming…", and every
- * later use of the key, on this run or a later one, "This API key has been revoked.", even once
- * the owner has generated a new key the secret does not hold yet. So a 410 always means
- * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
- * revoked: it is answered 401, like a mistyped key or another bot's key.
- */
-function keyAdvice(status, serviceText, botId) {
-    switch (status) {
-        case 401:
-            return ("The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, " +
-                "regenerated or deleted on the bot's manage page since (the old key then stops working), or another bot's " +
-                "key (each bot has its own). Copy the current key from this bot's manage page on discord.place into the secret.");
-        case 404:
-            return `The service lists no bot with ID ${botId}. Check bot-id, and that the bot is listed on discord.place.`;
-        case 410: {
-            const when = serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
-                ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
-                : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.';
-            return (`${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
-                'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
-                `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`);
-        }
-        default:
-            return undefined;
-    }
-}
-/** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
-function keyHeadline(status) {
-    if (status === 401)
-        return 'API key refused';
-    if (status === 404)
-        return 'bot not listed on discord.place';
-    if (status === 410)
-        return 'API key revoked (strikes)';
-    return undefined;
-}
-/**
- * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
- * never a wait for the vote limiter (its Retry-After runs to 300 s): the run then goes on
- * with the key unchecked.
- */
-const KEY_CHECK_POLICY = {
-    ..._http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .READ_DEFAULTS */ .qW,
-    name: 'the API key check',
-    attempts: 2,
-    retryStatuses: _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .SERVER_ERRORS */ .Qx,
-    maxRetryAfterMs: 5_000
-};
-/**
- * Checks the API key with a request that spends no update: the authenticated vote route, asked
- * about the bot itself (`GET /bots/{id}/voters/{id}`), answers its JSON (or 204) for a good key
- * and 401 or 410 for a bad one, and no strike is ever at stake. Runs that send nothing (a skip,
- * a dry run) use it, so a wrong, replaced or revoked key fails the step now, not at the next
- * update hours later. Only the service's own answer passes the key: any other 200 (a captive
- * portal's or a proxy's page) leaves it unchecked, as does an answer that says nothing about the
- * key (the vote limiter, a 5xx, no connection); that is no reason to fail a run that had nothing
- * to send, and the caller warns that the key was not checked.
- */
-async function checkKey(plan, deps) {
-    deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`);
-    let answer;
-    try {
-        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, KEY_CHECK_POLICY);
-    }
-    catch (error) {
-        if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr))
-            throw error;
-        return { state: 'unchecked', reason: error.message };
-    }
-    if (answer.status === 204 || (answer.status === 200 && (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .isVoteAnswer */ .ZV)(answer.json)))
-        return { state: 'valid' };
-    if (answer.status === 200) {
-        // A captive portal's or a proxy's page answers 200 too, and says nothing about the key.
-        return { state: 'unchecked', reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)" };
-    }
-    const said = (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer);
-    const advice = keyAdvice(answer.status, said, plan.botId);
-    if (advice !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`, {
-            headline: keyHeadline(answer.status)
-        });
-    }
-    return { state: 'unchecked', reason: `the service answered ${answer.status}` };
-}
-
-
-/***/ }),
 
 /***/ 8985:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
@@ -173,7 +56,7 @@ async function runVotes(plan, deps) {
         if (plan.apiKey === undefined)
             return { ...none, result: 'dry-run' };
         try {
-            const keyCheck = await (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__.checkKey)({ ...plan, apiKey: plan.apiKey }, deps);
+            const keyCheck = await (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .checkKey */ .yR)({ ...plan, apiKey: plan.apiKey }, deps);
             return { ...none, result: 'dry-run', keyCheck };
         }
         catch (error) {
@@ -251,9 +134,9 @@ function readVote(answer, userId, plan) {
     const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`;
     if (answer.status === 200)
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`);
-    const advice = (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__.keyAdvice)(answer.status, text, plan.botId);
+    const advice = (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .keyAdvice */ .YH)(answer.status, text, plan.botId);
     if (advice !== undefined)
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${prefix} ${advice}`, { headline: (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__.keyHeadline)(answer.status) });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${prefix} ${advice}`, { headline: (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .keyHeadline */ .Ku)(answer.status) });
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`);
 }
 /** A rate-limit header as a number of seconds or checks; NaN when absent or not a number. */

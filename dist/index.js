@@ -1,1 +1,4249 @@
-import{createRequire as e}from"module";var t={3916:(e,t,o)=>{o.d(t,{Ko:()=>StoppedError,dz:()=>InputError,lZ:()=>ActionError});class ActionError extends Error{headline;botId;constructor(e,t={}){super(e,t),this.name="ActionError",this.headline=t.headline}}class InputError extends ActionError{constructor(e,t,o){super(`Input '${e}' ${t}. ${o}`,{headline:`bad input '${e}'`}),this.name="InputError"}}class StoppedError extends ActionError{signal;inFlight;answeredStatus;constructor(e,t=!1,o){super(`The step was stopped by ${e} (a cancelled workflow or a time limit).`,{headline:`stopped by ${e}`}),this.signal=e,this.inFlight=t,this.answeredStatus=o,this.name="StoppedError"}}},3329:(e,t,o)=>{o.d(t,{Qx:()=>c,dQ:()=>d,iD:()=>s,j3:()=>DeadlineError,lv:()=>Requests,qW:()=>a});var n=o(3916),r=o(1517);const s=1e3,a={retryNetwork:"any",baseDelayMs:500,maxDelayMs:5e3,maxRetryAfterMs:6e4,maxBodyBytes:65536},c=[500,502,503,504],d={now:Date.now,sleep:(e,t)=>new Promise(o=>{if(t?.aborted)return o();const done=()=>{clearTimeout(n),t?.removeEventListener("abort",done),o()},n=setTimeout(done,e);t?.addEventListener("abort",done,{once:!0})}),random:Math.random};class DeadlineError extends n.lZ{}class Requests{limits;clock;signal;deadlineAt;constructor(e,t=d,o=(new AbortController).signal){this.limits=e,this.clock=t,this.signal=o,this.deadlineAt=t.now()+e.totalMs}throwIfStopped(e=!1,t){if(!this.signal.aborted)return;const o=this.signal.reason;throw new n.Ko(o instanceof n.Ko?o.signal:String(o),e,t)}async send(e,t,o={}){const{gate:n,refuse:s}=o;let a=0;for(let o=0;;){this.throwIfStopped();const c=await(n?.acquire());let d;this.throwIfStopped();try{const{maxBodyBytes:o,idleMarginMs:n}=t,s=this.attemptTimeout(t);d=await(0,r.tN)({...e,timeoutMs:s,maxBodyBytes:o,idleMarginMs:n,signal:this.signal})}catch(e){n&&n.settle(c,void 0);const s=e instanceof r.Dr?e:void 0;if(this.throwIfStopped(void 0===s||s.delivered,s?.answered?.status),!(e instanceof r.Dr))throw e;if("any"!==t.retryNetwork&&e.delivered||++o>=t.attempts)throw e;await this.sleep(this.backoff(o,t),t);continue}if(n&&n.settle(c,d),!t.retryStatuses.includes(d.status))return d;const u=s?.(d);if(void 0!==u)throw u;if(429===d.status&&n&&++a<10)continue;if(429===d.status&&n)return d;if(++o>=t.attempts)return d;const l=(0,r.Vs)(d);if(void 0!==l&&l>t.maxRetryAfterMs)return d;await this.sleep(l??this.backoff(o,t),t)}}throwIfOver(e){if(this.throwIfStopped(),this.remainingMs()<=0)throw this.deadlineError(void 0,e)}async sleep(e,t){if(this.throwIfStopped(),this.clock.now()+e>this.deadlineAt)throw this.deadlineError(t,`a wait of ${Math.ceil(e/1e3)} s`);await this.clock.sleep(e,this.signal),this.throwIfStopped()}remainingMs(){return this.deadlineAt-this.clock.now()}attemptTimeout(e){const t=this.remainingMs(),o=e.minAttemptMs??0;if(t<=0||t<o)throw this.deadlineError(e,o>0?`an attempt of at least ${o/1e3} s`:"another attempt");return Math.min(this.limits.attemptTimeoutMs,t)}backoff(e,t){const o=Math.min(t.maxDelayMs,t.baseDelayMs*2**(e-1));return Math.round(o/2+this.clock.random()*o/2)}deadlineError(e,t){const o=void 0===e?"":` during ${e.name}`;return new DeadlineError(`The step's time limit of ${Math.round(this.limits.totalMs/1e3)} s (input 'timeout') leaves no room for ${t}${o}. Raise timeout, or look at the network and the service.`,{headline:"out of time (timeout)"})}}},1517:(e,t,o)=>{o.d(t,{Dr:()=>NetworkError,Vs:()=>retryAfterMs,tN:()=>send});var n=o(7067);o.n(n);class NetworkError extends Error{code;delivered;answered;constructor(e,t,o,n){super(e),this.name="NetworkError",this.code=t,this.delivered=o,this.answered=n}}const r=65536,s=new Set(["ECONNREFUSED","ENOTFOUND","EAI_AGAIN","CERT_HAS_EXPIRED","DEPTH_ZERO_SELF_SIGNED_CERT","SELF_SIGNED_CERT_IN_CHAIN","UNABLE_TO_VERIFY_LEAF_SIGNATURE","ERR_TLS_CERT_ALTNAME_INVALID"]),a=5e3,c=1e3,d=new WeakMap;function announcedKeepAlive(e){const t=/(?:^|[\s,])timeout=(\d+)/i.exec(String(e??""))?.[1];return void 0===t?a:1e3*Number(t)}async function route(e){const t="https:"===e.protocol,r=t?process.getBuiltinModule("node:https"):n,direct=()=>u[e.protocol]??=new r.Agent({keepAlive:!0});if(!(t?["https_proxy","HTTPS_PROXY"]:["http_proxy","HTTP_PROXY"]).some(e=>process.env[e]))return{transport:r,agent:direct(),tunnels:[]};const{getProxyUrl:s,HttpClient:a}=await Promise.all([o.e(119),o.e(942)]).then(o.bind(o,4942));if(""===s(e.href))return{transport:r,agent:direct(),tunnels:[]};const c=(new a).getAgent(e.href);return{transport:r,agent:c,tunnels:trackTunnels(c)}}function trackTunnels(e){const t=[],o=e.request;return e.request=function(...e){const n=o.apply(this,e);return t.push(n),n},t}const u={};async function send(e){const t=new URL(e.url),{transport:o,agent:n,tunnels:s}=await route(t);!function(e,t){const o=Date.now();for(const n of Object.values(e.freeSockets??{}))for(const e of[...n??[]]){const n=d.get(e);void 0!==n&&o-n.at<n.keepAliveMs-t||(e.destroy(),e.emit("agentRemove"))}}(n,e.idleMarginMs??c);const a=void 0===e.body?void 0:Buffer.from(e.body,"utf8"),u={...e.headers};void 0!==a&&(u["Content-Length"]=a.length);const l=e.maxBodyBytes??r;return new Promise((r,c)=>{let h,p=!1,f=!1;const settle=()=>!f&&(f=!0,clearTimeout(w),e.signal?.removeEventListener("abort",abort),!0),fail=o=>{if(!settle())return;for(const e of s)e.destroy();const n=toNetworkError(o,t,p,e.timeoutMs);c(void 0===h?n:new NetworkError(n.message,n.code,!0,h))},m=o.request(t,{method:e.method,headers:u,agent:n},e=>{h={status:e.statusCode??0,headers:e.headers};const t=[];let o=0,n=!1;const finish=()=>{if(!settle())return;const o=Buffer.concat(t),s=o.toString("utf8");r({status:e.statusCode??0,headers:e.headers,text:s,bytes:o,truncated:n,json:parseJson(s,n)})};e.on("data",r=>{const s=l-o;if(r.length>s)return n=!0,t.push(r.subarray(0,s)),o=l,finish(),void e.destroy();t.push(r),o+=r.length});const s=e.socket;e.on("end",()=>{d.set(s,{at:Date.now(),keepAliveMs:announcedKeepAlive(e.headers["keep-alive"])}),finish()}),e.on("error",fail),e.on("aborted",()=>fail(Object.assign(new Error("connection closed mid-answer"),{code:"ECONNRESET"})))}),w=setTimeout(()=>{fail(Object.assign(new Error("deadline"),{code:"ETIMEDOUT"})),m.destroy()},e.timeoutMs),abort=()=>{fail(Object.assign(new Error("stopped"),{code:"ABORT_ERR"})),m.destroy()};e.signal?.aborted?abort():e.signal?.addEventListener("abort",abort),m.on("socket",e=>{m.reusedSocket?p=!0:"https:"===t.protocol?e.once("secureConnect",()=>p=!0):e.connecting?e.once("connect",()=>p=!0):p=!0;const o=statusSniffer(t=>{e.off("data",o),h??={status:t,headers:{}}});e.prependListener("data",o),m.once("close",()=>e.off("data",o))}),m.on("error",fail),m.end(a)})}const l=16;function statusSniffer(e){let t="",o=!1,n=!1;return r=>{const s=r.toString("latin1");let a=0;for(;!n;){const r=s.indexOf("\n",a);if(!o&&(t+=s.slice(a,Math.min(-1===r?s.length:r,a+l-t.length)),t.length>=l||-1!==r)){o=!0;const r=/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(t);null!==r&&Number(r[1])>=200&&(n=!0,e(Number(r[1])))}if(-1===r)break;t="",o=!1,a=r+1}}}function parseJson(e,t){if(!t&&/^\s*[[{]/.test(e))try{return JSON.parse(e)}catch{return}}function toNetworkError(e,t,o,n){const r=e?.code,a=void 0===r?void 0:String(r),c=t.host,d=/tunneling socket could not be established, statusCode=(\d{3})/.exec(e instanceof Error?e.message:"");if(d){const e=Number(d[1]);return new NetworkError(`the proxy did not open a connection to ${c}; ${407===e?"it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)":`it answered ${e}: check the proxy's rules for ${c}, or set NO_PROXY for it`}`,a,!1)}return"ETIMEDOUT"===a?new NetworkError(`no complete answer from ${c} within ${Math.round(n/100)/10} s`,a,o):s.has(a)?new NetworkError(`could not connect to ${c}: ${"ECONNREFUSED"===a?"the connection was refused":"ENOTFOUND"===a||"EAI_AGAIN"===a?"the host name could not be resolved":`its TLS certificate was not accepted (${a})`}`,a,!1):new NetworkError("EHOSTUNREACH"===a||"ENETUNREACH"===a?`could not reach ${c} (${a})`:`the connection to ${c} failed (${a??"unknown error"})`,a,o)}function retryAfterMs(e,t={}){const o=e.json,n=!1!==t.limiterReset&&(429===e.status||"0"===String(e.headers["ratelimit-remaining"]??"").trim()),r=[o?.retry_after,e.headers["retry-after"],n?e.headers["ratelimit-reset"]:void 0].map(e=>"string"==typeof e&&/^\d+(\.\d+)?$/.test(e.trim())?Number(e):e).find(e=>"number"==typeof e&&Number.isFinite(e)&&e>=0);return void 0===r?void 0:Math.min(Math.ceil(1e3*r),864e5)}},9407:(e,t,o)=>{o.a(e,async(e,t)=>{try{var n=o(4772);await(0,n.e)(),await Promise.all([process.stdout,process.stderr].map(e=>new Promise(t=>e.write("",t)))),process.exit(),t()}catch(e){t(e)}},1)},351:(e,t,o)=>{o.d(t,{T:()=>n,Z:()=>r});const n=1e3,r=1e7},4772:(e,t,o)=>{o.d(t,{e:()=>run});var n=o(5049),r=o(3916),s=o(3329),a=o(8750),c=o(1577),d=o(8992),u=o(7743);const l=10,h=1e3,p=1e3,f=100,info=e=>n.pq((0,d.kc)(e)),warning=(e,t)=>n.$e((0,d.xr)(e),void 0===t?void 0:{title:t}),notice=(e,t)=>n.lm((0,d.xr)(e),{title:t});async function reportStats(e,t){const o=(0,c.mu)(()=>function(e){n.uH("result",e.result),void 0!==e.body.command_count&&n.uH("command-count",e.body.command_count),void 0!==e.body.server_count&&n.uH("server-count",e.body.server_count),void 0!==e.status&&n.uH("status",e.status),void 0!==e.nextUpdateAt&&n.uH("next-update-at",e.nextUpdateAt.toISOString())}(t));return function(e){const t=outcomeLine(e);"info"===t.kind?info(t.text):"notice"===t.kind?notice(t.text,t.title):warning(t.text,t.title);const o=[...e.warnings,...e.counts?.warnings??[]],n=l-("warning"===t.kind?1:0),r=o.length>n?o.slice(0,n-1):o;for(const e of r)warning(e);if(r.length<o.length){const e=o.slice(r.length);warning(`${e.length} more warnings: ${e.map(e=>(0,d.Mm)(e,300)).join(" | ")}`)}}(t),void 0!==o&&void 0!==t.error&&n.$e((0,d.xr)(o)),await(0,c.Zn)(n=>n.addRaw(function(e,t,o){const n=t.record?.ok?t.record.record:void 0,[r,s]=(0,c.LB)(o,function(e){const t=void 0===e.nextUpdateAt?void 0:(0,c.z7)(e.nextUpdateAt,e.at);switch(e.result){case"updated":return["✅","updated"+(void 0===t?"":`, next update from ${t}`)];case"skipped":return"recent"===e.skip?["⏭️","not sent: too soon"+(void 0===t?"":`, next update from ${t}`)]:"nothing"===e.skip?["⚠️","not sent: no count to send"]:"unverified"===e.skip?["⏸️","not sent: the bot is not verified yet"]:["⚠️","not sent: the bot's record could not be checked"];case"cooldown":return["🛑","refused: strike counted"+(void 0===e.overlap?"":" (another run updated first)")];case"rate-limited":return["⏸️","turned away by the rate limit, no strike"+(void 0===t?"":`; try again from ${t}`)];case"dry-run":return["🧪",void 0===e.skip?"dry run: nothing sent, a real run would send":"dry run: nothing sent, a real run would not send"];case"failed":return["❌",void 0===e.error?.headline?"failed":`failed: ${e.error.headline}`]}}(t)),a=void 0===n?.username?void 0:(0,d.Mm)(n.username,f),u=[`<h3>${r} ${(0,c.Oi)(e.botId,a,e.baseUrl)}: ${(0,d.qy)(s)}</h3>\n`],l=t.counts;if(void 0!==l?.command||void 0!==l?.server||void 0!==n){const o="updated"===t.result,r="recent"===t.skip||"unverified"===t.skip||"unchecked"===t.skip,s=void 0!==e.discordToken&&r?"not read from Discord (only for an update that is due)":"—",a=void 0!==l?.command||void 0!==l?.server,c=[countRow("Commands",l?.command,n?.commands,o,s,a),countRow("Servers",l?.server,n?.servers,o,s,a)].filter(e=>void 0!==e),d=o?"Now":"no-answer"===t.delivery?"Sent, no answer":"not-sent"!==t.delivery?"Sent, not stored":"failed"!==t.result||e.dryRun?"Would be sent":"Was to be sent";u.push(`<table>\n<tr><th>Count</th><th>Listed before</th><th>${d}</th>${a?"<th>Source</th>":""}</tr>\n${c.join("\n")}\n</table>\n`)}void 0!==t.error&&u.push((0,c.V4)("❌","Error:",t.error.message)),void 0!==o&&u.push((0,c.V4)("❌","Error:",o)),void 0===t.error&&"updated"!==t.result&&u.push(`<p>${(0,d.qy)((0,d.Mm)(outcomeLine(t).text,d.hP))}</p>\n`);const p=[...t.warnings,...l?.warnings??[]];for(const e of p.slice(0,20))u.push((0,c.V4)("⚠️","Warning:",(0,d.Mm)(e,h)));return p.length>20&&u.push(`<p>⚠️ ${p.length-20} more warnings are in the step's log.</p>\n`),u.push(details(e,t)),u.join("")}(e,t,o),!0)),t.error?.message??o}function outcomeLine(e){const t=void 0===e.nextUpdateAt?void 0:(0,c.z7)(e.nextUpdateAt,e.at),o=JSON.stringify(e.body),n=void 0===e.answer?"":`: "${e.answer}"`;switch(e.result){case"updated":return{kind:"info",title:"Stats updated",text:`Stats updated (${o}). The next update is accepted from ${t}.`};case"skipped":return{kind:"notice",title:"Stats not sent",text:`Stats not sent: ${whyNotSent(e)}`};case"cooldown":return{kind:"info",title:"Update refused: strike counted",text:"The service refused the update as too early: a strike was counted."};case"rate-limited":return{kind:"warning",title:"Update turned away by the rate limit (no strike)",text:`The service's request limiter turned the update away (429${n}) before looking at it: nothing was stored and no strike was counted. `+(void 0===t?"Try again in 30 minutes.":`Try again from ${t}.`)};case"dry-run":return{kind:"info",title:"Dry run",text:"Dry run: nothing sent. "+(void 0===e.skip?`A real run would send ${o}.`:`A real run would not send: ${whyNotSent(e)}`)};case"failed":return{kind:"info",title:"Failed",text:"not-sent"===e.delivery?"The run failed before any stats update was sent; the error says why.":"The stats update failed; the error says why."}}}function whyNotSent(e){switch(e.skip){case"recent":{const t=e.record?.ok?e.record.record:void 0,o=void 0===t?void 0:(0,u.q8)(t);return`the counts were updated less than 6 hours ago${void 0===o?"":` (${(0,c.z7)(o,e.at)})`}, and the service accepts one update per 6 hours. The next update is accepted from ${void 0===e.nextUpdateAt?"a later run":(0,c.z7)(e.nextUpdateAt,e.at)}.`}case"unverified":return"discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.";case"unchecked":return"the bot's public record could not be checked (see the warning); the next run will try again.";case"nothing":return"no count was left to send (see the warning).";case void 0:return"nothing was due."}}function countRow(e,t,o,n,r,s){const a=void 0===o?"—":(0,c.ai)(o);if(void 0===t){if(void 0===o&&"—"===r)return;return`<tr><td>${e}</td><td>${a}</td><td>${r}</td>${s?"<td>—</td>":""}</tr>`}const u=n&&void 0!==o&&o!==t.value?` (${function(e){return e>0?`+${(0,c.ai)(e)}`:`−${(0,c.ai)(-e)}`}(t.value-o)})`:"";return`<tr><td>${e}</td><td>${a}</td><td>${(0,c.ai)(t.value)}${u}</td><td>${(0,d.qy)((0,d.Mm)(t.source,300))}</td></tr>`}function details(e,t){const o=`PATCH /bots/${e.botId}/stats ${JSON.stringify(t.body)}`,n=[["Service",(0,d.Ar)(e.baseUrl,e.baseUrl)],["Record read",recordLine(e,t)]];void 0!==t.keyCheck&&n.push(["Key check","valid"===t.keyCheck.state?"the key is valid":`not checked: ${(0,d.qy)((0,d.Mm)(t.keyCheck.reason,p))}`]);const r="not-sent"!==t.delivery;n.push(["Request",r?`<code>${(0,d.qy)(o)}</code>`:notSentLine(t,o)]),r&&n.push(["Answer",answerLine(t)]);const s=n.map(([e,t])=>`<tr><td>${e}</td><td>${t}</td></tr>`).join("\n");return`<details><summary>Request and answer</summary>\n<table>\n${s}\n</table>\n</details>\n`}function notSentLine(e,t){return void 0===e.body.command_count&&void 0===e.body.server_count?"nothing"===e.skip?"not sent: no count was left to send":"not sent":"failed"===e.result?"not sent":`not sent (${void 0===e.skip?"a real run would send":"once an update is due, it would be"} <code>${(0,d.qy)(t)}</code>)`}function recordLine(e,t){const o=t.record;if(void 0===o&&!e.cooldownCheck)return"not-sent"===t.delivery?"not read (cooldown-check: false)":"not read before the update (cooldown-check: false)"+("cooldown"===t.result?`; ${function(e){return"unverified"===e.strikeCause?"read after the refusal: not public, the bot is not verified yet (403)":void 0===e.nextUpdateAt?"a read after the refusal did not show when the next update is accepted":`read after the refusal: the next update is accepted from ${(0,d.qy)((0,c.z7)(e.nextUpdateAt,e.at))}`}(t)}`:"");if(void 0===o)return"not read: the run ended before it";if(!o.ok)return"unverified"===o.problem?"not public: the bot is not verified yet (403)":"absent"===o.problem?"no such bot (404)":`could not be read: ${(0,d.qy)((0,d.Mm)(o.reason,p))}`;const n=(0,u.q8)(o.record);return`read; last update ${void 0===n?"unknown":(0,d.qy)((0,c.z7)(n,t.at))}${o.cached?" (from a cache)":""}`}function answerLine(e){return void 0===e.status?"arrived"===e.delivery?"none (the connection failed), but the public record shows the update":"none (no answer came back)":`${e.status}${void 0===e.answer?"":`: ${(0,d.qy)((0,d.Mm)(e.answer,p))}`}`}var m=o(1517),w=o(448);async function localCounts(e,t){const n=fromInput(e.commandCount,"command-count"),s=fromInput(e.serverCount,"server-count");if(void 0!==n||void 0===e.commandsFile)return{command:n,server:s,warnings:[]};const{manifestCount:a}=await o.e(106).then(o.bind(o,3106)),c=await a(e,t).catch(e=>{throw e instanceof r.lZ&&(e.headline??="commands-file rejected"),e}),d=`commands-file ${e.commandsFile.given}${"repository"===c.readFrom?" (from the repository)":""}`;return{command:{value:c.count,source:d,read:!0},server:s,warnings:c.warnings}}function needsDiscord(e,t){return void 0!==e.discordToken&&(void 0===t.command||void 0===t.server)}function fromInput(e,t){return void 0===e?void 0:{value:e,source:`input ${t}`,read:!1}}const g={...s.qW,name:"the stats update",attempts:2,retryStatuses:[],retryNetwork:"undelivered",minAttemptMs:s.iD,idleMarginMs:3e3};async function runStats(e,t){const n={counts:void 0,record:void 0,body:{},delivery:"not-sent",status:void 0,warnings:[]};try{return await async function(e,t,n){if(n.counts=await localCounts(e,t),logCounts(n.counts,t),n.body=bodyOf(n.counts),e.cooldownCheck){const{holdBack:r,readPublicRecord:s}=await o.e(614).then(o.bind(o,8614));n.record=await s(e,t);const a=r(n.record,e.botId,now(t));if(void 0!==a)return void 0!==a.warning&&n.warnings.push(a.warning),notSent(e,t,n,a.skip,a.nextUpdateAt)}const{record:r}=n,{dryRun:s}=e,a=r?.ok?(0,u.g8)(r):void 0,c=r?.ok?r.record:void 0;return needsDiscord(e,n.counts)&&(n.counts=await async function(e,t,n){if(!needsDiscord(e,t))return t;const{fillFromDiscord:r}=await o.e(943).then(o.bind(o,5943));return r(e,t,n)}(e,n.counts,t),logCounts(n.counts,t,"Discord")),n.counts=function(e,t){const o=e.command;if(void 0===o||!o.read||0!==o.value)return e;const n=t?.commands;if(0===n)return e;const r=void 0===n?"the listing's count could not be read to compare":`the listing shows ${n}`,s=o.source.startsWith("Discord")?"A bot that registers its commands per server has no global commands: set commands-file to the manifest your deploy script sends, to count those.":"A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build.",a=`The command count was left out: ${o.source} found no commands, and ${r}; sending 0 would erase the count on the listing. ${s} (command-count: 0 sends zero on purpose.)`;return{command:void 0,server:e.server,warnings:[...e.warnings,a]}}(n.counts,c),n.body=bodyOf(n.counts),void 0===n.body.command_count&&void 0===n.body.server_count?notSent(e,t,n,"nothing",void 0):s?notSent(e,t,n,void 0,a):send(e,t,n)}(e,t,n)}catch(s){if(s instanceof r.Ko){const{whatWasSent:a}=await o.e(4).then(o.bind(o,1623)),c=`${s.message} ${a(n.delivery,n.status,e.dryRun)}`;return failed(t,n,new r.lZ(c,{headline:s.headline}))}if(s instanceof r.lZ)return failed(t,n,s);throw s}}async function notSent(e,t,n,s,a){const c=void 0===e.apiKey?void 0:await(await o.e(847).then(o.bind(o,7847))).checkKey({...e,apiKey:e.apiKey},t);if("unchecked"===c?.state&&n.warnings.push(`The API key could not be checked (${c.reason}); the next run will check it.`),e.dryRun){const o=await workflowDiagnosis(e,t,"dry-run");if(void 0!==o.cut)throw new r.lZ(`${o.cut} Nothing was sent (dry run).`,{headline:o.headline});void 0!==o.shown&&n.warnings.push(o.shown)}return{...base(t,n),result:e.dryRun?"dry-run":"skipped",skip:s,nextUpdateAt:a,keyCheck:c}}async function send(e,t,n){for(let s=!1;;s=!0){const a=t.requests.clock.now();let c;try{c=await patch(e,t,n.body)}catch(c){if(c instanceof r.Ko&&c.inFlight&&(n.delivery=void 0===c.answeredStatus?"no-answer":"answered",n.status=c.answeredStatus),!(c instanceof m.Dr))throw c;const{answerFromStatusLine:d}=await o.e(4).then(o.bind(o,1623)),u=d(c);if(void 0!==u)return t.log(`The answer stopped after its status line (${c.message}); the service answered, so the update is not sent again.`),settle(e,t,n,u);if(!c.delivered)throw new r.lZ(`Stats update failed: ${c.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`,{headline:"discord.place unreachable"});if(n.delivery="no-answer",s)throw new r.lZ(`Stats update failed twice: ${c.message}. It is not sent again; the next run will try.`,{headline:"no answer to the update"});const{confirmDelivery:l}=await o.e(515).then(o.bind(o,1515)),h=await l({...e,body:n.body},t,c,a);if("resend"===h){t.log("The public record shows the update did not arrive and none is due before it; sending it once more.");continue}if("arrived"===h)return t.log("The connection failed after the update was sent, but the public record shows it arrived."),n.delivery="arrived",{...base(t,n),result:"updated",nextUpdateAt:sixHoursFromNow(t)};throw new r.lZ(`Stats update failed: ${c.message}. The update may have reached the service, so it was not sent again: a second update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed.`,{headline:"no answer to the update"})}return settle(e,t,n,c)}}function patch(e,t,o){if(void 0===e.apiKey)throw new Error("an update needs the API key; settings guarantee it outside dry runs");return t.log(`Sending PATCH ${e.baseUrl}/bots/${e.botId}/stats with ${JSON.stringify(o)}`),t.requests.send({method:"PATCH",url:`${e.baseUrl}/bots/${e.botId}/stats`,headers:(0,w.hk)(e.apiKey),body:JSON.stringify(o)},g)}async function settle(e,t,n,s){n.delivery="answered",n.status=s.status;const a=(0,w.XK)(s);t.log(`The service answered ${s.status}${void 0===a?"":`: ${a}`}`);const c={...base(t,n),status:s.status,answer:a};if(s.status>=200&&s.status<300)return{...c,result:"updated",nextUpdateAt:sixHoursFromNow(t)};const{afterRefusal:d,explainFailure:l,failureHeadline:h,kindOf429:p,strikeMessage:f}=await o.e(4).then(o.bind(o,1623));if(429===s.status&&"limiter"===p(s)){const e=(0,m.Vs)(s,{limiterReset:!1}),o=[void 0===e?void 0:new Date(t.requests.clock.now()+e),n.record?.ok?(0,u.g8)(n.record):void 0].filter(e=>void 0!==e&&e>now(t)),r=0===o.length?void 0:new Date(Math.max(...o.map(e=>e.getTime())));return{...c,result:"rate-limited",nextUpdateAt:r}}if(429===s.status){const o=await d(e,t,n.record),s={...c,result:"cooldown",...o.found},{strikeCause:a}=o.found,u=void 0===o.stopped&&"unverified"!==a?await workflowDiagnosis(e,t,"unchecked"===a?"unchecked":"allowed"):{};return{...s,error:new r.lZ(f(s,e.botId,o.stopped??u.cut,u.shown))}}return{...c,result:"failed",error:new r.lZ(l(s,a,{botId:e.botId,body:n.body}),{headline:h(s.status)})}}async function workflowDiagnosis(e,t,n){const{diagnoseWorkflow:a}=await o.e(798).then(o.bind(o,4798));try{return{shown:await a(e,t,n)}}catch(e){if(!(e instanceof r.Ko||e instanceof s.j3))throw e;return{cut:`${e.message} The workflow that ran this step was not checked.`,headline:e.headline}}}function logCounts(e,t,o){for(const[n,r]of[["Command count",e.command],["Server count",e.server]])void 0===r||void 0!==o&&!r.source.startsWith(o)||t.log(`${n}: ${r.value} (${r.source})`)}function bodyOf(e){return{command_count:e.command?.value,server_count:e.server?.value}}function base(e,t){return{counts:t.counts,body:t.body,delivery:t.delivery,record:t.record,status:t.status,answer:void 0,nextUpdateAt:void 0,skip:void 0,overlap:void 0,strikeCause:void 0,keyCheck:void 0,warnings:t.warnings,error:void 0,at:now(e)}}function failed(e,t,o){return{...base(e,t),result:"failed",error:o}}function now(e){return new Date(e.requests.clock.now())}function sixHoursFromNow(e){return new Date(e.requests.clock.now()+u.Bm+u.li)}var v=o(7194);const log=e=>n.pq((0,d.kc)(e));async function run(){const e=new AbortController,onSignal=t=>e.abort(new r.Ko(t));process.on("SIGTERM",onSignal),process.on("SIGINT",onSignal);try{const t=(0,a.sb)();for(const e of t.notes)log(e);const r={requests:new s.lv({attemptTimeoutMs:t.requestTimeoutMs,totalMs:t.timeoutMs},s.dQ,e.signal),log:log};let c;if("stats"===t.mode)c=await reportStats(t,await runStats(t,r));else{const[{runVotes:e},{reportVotes:n}]=await Promise.all([o.e(985).then(o.bind(o,8985)),o.e(83).then(o.bind(o,4083))]);c=await n(t,await e(t,r))}void 0!==c&&n.C1((0,d.xr)(c))}catch(e){const t=(0,d.xr)(function(e){if(e instanceof r.lZ)return(0,v.E$)(e.message);e instanceof Error&&void 0!==e.stack&&n.Yz((0,d.xr)(e.stack));const t=e instanceof Error?e.message:String(e);return(0,v.E$)(`Unexpected internal error: ${t}. Please report it with this log.`)}(e));n.uH("result","failed"),n.C1(t);const o=e instanceof r.lZ?e:void 0;await(0,c.Zn)(e=>(0,c.mo)(e,t,o?.botId,void 0===o?"internal error":o.headline))}finally{process.off("SIGTERM",onSignal),process.off("SIGINT",onSignal)}}},7194:(e,t,o)=>{o.d(t,{E$:()=>redact,FF:()=>proxyCredentials,cl:()=>registerSecret,wk:()=>unwrapSecret});const n=10,r="***",s=4;let a=[];const c=new Set;let d=[];const u=new Set;function normalisedForm(e){return/^[\x21-\x24\x27-\x5b\x5d-\x7e]*$/.test(e)?e.toLowerCase():normalise(e).text}function windows(e,t){for(let o=0;o+n<=e.length;o++)t.add(e.slice(o,o+n))}function base64Interiors(e){const t=[];for(let o=0;o<3;o++){const n=Buffer.concat([Buffer.alloc(o),e]).toString("base64").slice(Math.ceil(8*o/6),Math.floor(8*(o+e.length)/6));t.push(n,n.replace(/\+/g,"-").replace(/\//g,"_"))}return t}function redact(e){if(0===c.size&&0===a.length&&0===d.length)return e;if(0===e.length)return e;const t=new Int32Array(e.length+1);let o=!1;const mark=(e,n)=>{t[e]+=1,t[n]-=1,o=!0};for(const t of a)for(let o=e.indexOf(t);-1!==o;o=e.indexOf(t,o+1))mark(o,o+t.length);for(let t=0;t+n<=e.length;t++)c.has(e.slice(t,t+n))&&mark(t,t+n);const s=normalise(e),{start:l,end:h}=s;for(const e of d)for(let t=s.text.indexOf(e);-1!==t;t=s.text.indexOf(e,t+1))mark(l[t],h[t+e.length-1]);for(let e=0;e+n<=s.text.length;e++)u.has(s.text.slice(e,e+n))&&mark(l[e],h[e+n-1]);if(!o)return e;let p="",f=0,m=0;for(let o=0;o<e.length;o++){const n=f;f+=t[o],0===n&&f>0?p+=e.slice(m,o)+r:n>0&&0===f&&(m=o)}return f>0?p:p+e.slice(m)}const l=new Set([9,10,11,12,13,32,160,173,8203,8204,8205,8232,8233,8288,65279]),h=/\p{Cf}|\p{Cc}/u,p=Uint16Array.from({length:128},(e,t)=>t<=32||127===t?0:String.fromCharCode(t).toLowerCase().charCodeAt(0)),f=new Map,m=65536,w=4;function normalise(e){let t=new Uint16Array(e.length),o=new Int32Array(e.length),n=new Int32Array(e.length),r=0;const push=(e,s,a)=>{if(r===t.length){const e=2*r+16;t=grown(t,new Uint16Array(e)),o=grown(o,new Int32Array(e)),n=grown(n,new Int32Array(e))}t[r]=e,o[r]=s,n[r]=a,r++},emit=(e,t,o)=>{if(e<128){const n=p[e];n>0&&push(n,t,o)}else{const n=function(e){let t=f.get(e);if(void 0===t){const o=String.fromCodePoint(e);t=[...o.normalize("NFKC").toLowerCase()].filter(e=>!function(e){return l.has(e.codePointAt(0))||h.test(e)}(e)).join(""),t.length>w&&(t=o),f.size===m&&f.clear(),f.set(e,t)}return t}(e);for(let e=0;e<n.length;e++)push(n.charCodeAt(e),t,o)}};let s=0;for(;s<e.length;){const t=decodeEscape(e,s);if(void 0===t){const t=e.codePointAt(s),o=t>65535?s+2:s+1;emit(t,s,o),s=o}else if(void 0===t.point){for(let o=s;o<t.next;o++)emit(e.charCodeAt(o),o,o+1);s=t.next}else{let{point:o,next:n}=t;if(55296==(64512&o)){const t=decodeEscape(e,n),r=t?.point??0;56320==(64512&r)&&(o=65536+(o-55296<<10)+(r-56320),n=t.next)}emit(o,s,n),s=n}}return{text:Buffer.from(t.buffer,0,2*r).toString("utf16le"),start:o,end:n}}function grown(e,t){return t.set(e),t}function hexDigit(e,t){const o=e.charCodeAt(t);if(o>=48&&o<=57)return o-48;const n=32|o;return n>=97&&n<=102?n-97+10:-1}function decimalDigit(e,t){const o=e.charCodeAt(t);return o>=48&&o<=57?o-48:-1}function hexNumber(e,t,o){let n=0;for(let r=0;r<o;r++){const o=hexDigit(e,t+r);if(o<0)return-1;n=16*n+o}return n}function decodeEscape(e,t){const o=e.charCodeAt(t);if(37===o){const o=hexNumber(e,t+1,2);return o<0?void 0:{point:o,next:t+3}}if(38===o&&35===e.charCodeAt(t+1))return function(e,t){let o=t+2;const n=120==(32|e.charCodeAt(o));n&&o++;const r=o;for(;48===e.charCodeAt(o);)o++;const s=o;let a=0;for(;;){const t=n?hexDigit(e,o):decimalDigit(e,o);if(t<0)break;if(a=a*(n?16:10)+t,o++,o-s>7)return}if(!(o===r||a>1114111))return 59===e.charCodeAt(o)&&o++,{point:a,next:o}}(e,t);if(92===o){let o=t;for(;92===e.charCodeAt(o);)o++;const n=32|e.charCodeAt(o);if(117===n&&123===e.charCodeAt(o+1)){let t=o+2;for(;48===e.charCodeAt(t);)t++;const n=t;let r=0;for(;t<n+7&&hexDigit(e,t)>=0;)r=16*r+hexDigit(e,t++);if(t>o+2&&125===e.charCodeAt(t)&&r<=1114111)return{point:r,next:t+1}}else if(117===n){const t=hexNumber(e,o+1,4);if(t>=0)return{point:t,next:o+5}}else if(120===n){const t=hexNumber(e,o+1,2);if(t>=0)return{point:t,next:o+3}}return{point:void 0,next:o}}}function unwrapSecret(e){const t=[];let o=e;const take=(e,n)=>{const r=e.exec(o);null!==r&&(t.push(n(r)),o=r.at(-1))};take(/^(?:export\s+)?[A-Za-z_]\w*\s*=\s*(\S[\s\S]*)$/,()=>'a variable name and "=" in front'),take(/^(["'`])([\s\S]*)\1$/,()=>"quotes around it"),take(/^(Bot|Bearer)\s+([\s\S]*)$/i,e=>`the word "${e[1]}" in front`);const n=[/["'`]/.test(o)&&"quotes",o.includes("=")&&'"="',/\s/.test(o)&&"white space"].filter(Boolean);return n.length>0&&t.push(`${n.join(", ")} inside it`),{value:o,extra:t}}const g=8;function proxyCredentials(e){const t=new Set;for(const o of["https_proxy","HTTPS_PROXY","http_proxy","HTTP_PROXY"]){const n=e[o];if(!n)continue;let r;try{r=new URL(n)}catch{continue}if(""!==r.password)for(const e of[r.password,`${r.username}:${r.password}`]){t.add(e);try{t.add(decodeURIComponent(e))}catch{}}}return[...t]}function registerSecret(e,t){!function(e,t){if(""===e)return;const o=new Set([e]),{value:n}=unwrapSecret(e);n.length>=g&&o.add(n);for(const t of e.split(/\r?\n/))t.trim().length>=g&&o.add(t.trim());for(const e of o)t(e)}(e,e=>{for(const o of function(e){if(0===e.length)return[];const t=[e,encodeURIComponent(e),JSON.stringify(e).slice(1,-1)],o=[encodeURI(e),e.replace(/&/g,"&amp;").replace(/</g,"&lt;").replace(/>/g,"&gt;").replace(/"/g,"&quot;"),e.replace(/([\\`*_[\]|~#!():@<>&"])/g,"\\$1"),Buffer.from(e,"utf8").toString("base64").replace(/=+$/,"")],r=Buffer.from(e,"utf8"),l=[r.toString("hex"),r.toString("latin1"),...base64Interiors(r)],h=[...t,...o];for(const e of h)windows(e,c);a=[...new Set([...a,...h.filter(e=>e.length>=s&&e.length<n)])];const p=[...h,...l].map(normalisedForm);for(const e of p)windows(e,u);return d=[...new Set([...d,...p.filter(e=>e.length>=s&&e.length<n)])],[...new Set(t)]}(e))t(o)})}},448:(e,t,o)=>{o.d(t,{XK:()=>serviceMessage,ZV:()=>isVoteAnswer,cg:()=>serviceError,hk:()=>keyedHeaders});var n=o(8992),r=o(1013);function keyedHeaders(e){return{Authorization:e,"Content-Type":"application/json",Accept:"application/json","User-Agent":r._O}}function serviceError(e){const t=e.json;return"string"==typeof t?.error&&""!==t.error.trim()?(0,n.Kb)(t.error,300):void 0}function serviceMessage(e){const t=serviceError(e);return void 0!==t||""===e.text.trim()||void 0!==e.json?t:`a non-JSON answer (${String(e.headers["content-type"]??"unknown type").split(";")[0]}, ${e.truncated?"a large body":`${Buffer.byteLength(e.text)} bytes`})`}function isVoteAnswer(e){return"object"==typeof e&&null!==e&&"boolean"==typeof e.voted}},8750:(e,t,o)=>{o.d(t,{Ql:()=>u,sb:()=>readSettings});var n=o(6760),r=(o.n(n),o(5049)),s=o(3916),a=o(7194),c=o(8992),d=o(351);const u="https://api.discord.place",l="DISCORD_PLACE_STATS_REUSABLE_WORKFLOW";function readSettings(){return function(e,t,o={}){const n={};try{return function(e,t,o,n){const r=e("api-key"),c=e("discord-token"),d=parseGitHubToken(e("github-token"));for(const e of[r,c,d,...(0,a.FF)(o)])""!==e&&t(e);const u=oneLineInputs(e),l=function(e,t){if(""===t)throw new s.dz(e,"is empty","Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).");if(/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(t)&&!/^\d+$/.test(t))throw new s.dz(e,`looks like a number that YAML rounded (${show(t)})`,`YAML read this as a number: put the ID in quotes, for example ${e}: '123456789012345678'.`);if(!/^\d{17,20}$/.test(t))throw new s.dz(e,`must be a Discord ID of 17 to 20 digits, got ${show(t)}`,"Copy the bot's Application ID from the Discord Developer Portal or from its page on discord.place.");return t}("bot-id",u("bot-id"));n.botId=l;const m=function(e){if("stats"===e)return"stats";if("vote-check"===e)return"vote-check";throw new s.dz("mode",`must be "stats" or "vote-check", got ${show(e)}`,"Use mode: stats to update the counts, or mode: vote-check to check votes.")}(u("mode")),w=parseBoolean("dry-run",u("dry-run")),g=parseBoolean("cooldown-check",u("cooldown-check")),v=parseBaseUrl(u("base-url"));if(""===r&&!w)throw new s.dz("api-key","is empty","Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} (create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks.");refuseMisplacedSecrets(r,c,d,l);const b=""===r?void 0:headerSafe("api-key",r,"Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."),y=seconds("timeout",u("timeout"),900,f),k=seconds("request-timeout",u("request-timeout"),30,f),_=[];k>y&&_.push(`request-timeout (${k/1e3} s) is longer than timeout (${y/1e3} s), so each request may take at most ${y/1e3} s, the time the whole step may take.`);const $={botId:l,apiKey:b,baseUrl:v,dryRun:w,requestTimeoutMs:Math.min(k,y),timeoutMs:y,notes:Object.freeze(_)};return"stats"===m?(refuseOtherMode(u,p,"vote-check"),Object.freeze({...$,mode:m,cooldownCheck:g,...parseStatsInputs(u,o)})):(refuseOtherMode(u,h,"stats"),Object.freeze({...$,mode:m,...parseVoteInputs(u)}))}(e,t,o,n)}catch(e){throw e instanceof s.lZ&&(e.botId??=n.botId),e}}(r.V4,e=>(0,a.cl)(e,r.Pq),process.env)}const h=["command-count","server-count","commands-file","discord-token","count-subcommands"],p=["user-id","fail-if-not-voted"];function refuseOtherMode(e,t,o){for(const n of t){const t=e(n);if(""!==t&&"false"!==t&&"False"!==t&&"FALSE"!==t)throw new s.dz(n,`is set, but it belongs to mode: ${o}`,`Remove it, or set mode: ${o}.`)}}function parseStatsInputs(e,t){const o=parseBoolean("count-subcommands",e("count-subcommands")),r=parseCount("command-count",e("command-count"),d.T),a=parseCount("server-count",e("server-count"),d.Z),c=e("commands-file");if(""!==c&&void 0!==r)throw new s.dz("commands-file","cannot be combined with 'command-count': both give the command count","Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.");const u=function(e){return""===e?void 0:headerSafe("discord-token",e,"Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.")}(e("discord-token")),h=void 0===u?"":parseServiceUrl("discord-api-url",e("discord-api-url"),"https://discord.com/api/v10");if(o&&""===c&&void 0===u)throw new s.dz("count-subcommands","is true, but it only applies to counts read from commands-file or discord-token","Set commands-file or discord-token, or remove count-subcommands.");if(void 0===r&&void 0===a&&""===c&&void 0===u)throw new s.lZ("Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no count to send. Set at least one of them, for example command-count: 42.",{headline:"no count to send"});const p=t.GITHUB_WORKSPACE||process.cwd(),f=parseGitHubToken(e("github-token"));return""!==f&&headerSafe("github-token",f,"Pass a GitHub token, for example the default ${{ github.token }}."),{commandCount:r,serverCount:a,commandsFile:""===c?void 0:{given:c,path:(0,n.resolve)(p,c)},countSubcommands:o,discordToken:u,discordApiUrl:h,github:Object.freeze({token:""===f?void 0:f,workspace:p,repository:t.GITHUB_REPOSITORY||void 0,sha:t.GITHUB_SHA||void 0,apiUrl:t.GITHUB_API_URL||"https://api.github.com",inReusableWorkflow:"true"===t[l],workflowRef:t.GITHUB_WORKFLOW_REF||void 0,workflowSha:t.GITHUB_WORKFLOW_SHA||void 0,job:t.GITHUB_JOB||void 0})}}const f=21600;function seconds(e,t,o,n){if(""===t)return 1e3*o;const r=/^\d+$/.test(t)?Number(t):Number.NaN;if(!(r>=1&&r<=n))throw new s.dz(e,`must be a whole number of seconds from 1 to ${n}, got ${show(t)}`,`Write it like ${o}.`);return 1e3*r}const m=1e3,w=3600;function parseVoteInputs(e){const t=parseBoolean("fail-if-not-voted",e("fail-if-not-voted")),o=function(e){const t=e.split(/[\s,]+/).filter(e=>""!==e);if(0===t.length)throw new s.dz("user-id","is empty, and mode: vote-check needs at least one user","Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.");t.forEach((e,t)=>{if(!/^\d{17,20}$/.test(e))throw new s.dz("user-id",`has ${show(e)} (entry ${t+1}), which is not a Discord user ID of 17 to 20 digits`,"Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.")});const o=[...new Set(t)];if(o.length>m)throw new s.dz("user-id",`lists ${o.length} users, more than the ${m} one run checks`,"Split the users over several steps or runs.");return Object.freeze(o)}(e("user-id"));return{userIds:o,failIfNotVoted:t,rateLimitWaitMs:1e3*(parseCount("rate-limit-wait",e("rate-limit-wait"),w,"the action's")??600)}}const g=new Set(["user-id","api-key","discord-token","github-token"]);function oneLineInputs(e){return t=>{const o=e(t);if(g.has(t))return o;const n=o.search(c.gW);if(n>=0)throw new s.dz(t,`contains a line break or another control character (at character ${n+1})`,"Give the value on one line, without control characters; in YAML, quote it or use a plain scalar.");return o}}function parseGitHubToken(e){return/^\$\{\{[^}]*\}\}$/.test(e)?"":e}function parseBoolean(e,t){if(["true","True","TRUE"].includes(t))return!0;if(["false","False","FALSE"].includes(t))return!1;throw new s.dz(e,`must be true or false, got ${show(t)}`,`Write ${e}: true or ${e}: false.`)}function parseCount(e,t,o,n="the service's"){if(""===t)return;const r=`a whole number from 0 to ${o}`;if(!/^\d+$/.test(t))throw new s.dz(e,`must be ${r} written in plain digits, got ${show(t)}`,"Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.");const a=Number(t);if(a>o)throw new s.dz(e,`is ${show(t)}, above ${n} maximum of ${o}`,`Send ${r}.`);return a}const v=/^[0-9a-f]{64}$/i;function tokenBotId(e){const t=/^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(e);if(null===t)return;const o=Buffer.from(t[1],"base64url").toString("latin1");return/^\d{17,20}$/.test(o)?o:void 0}const b={"api-key":"Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.","discord-token":'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',"github-token":"Pass only the token, for example the default ${{ github.token }}."};function refuseMisplacedSecrets(e,t,o,n){const r=(0,a.wk)(e),c=(0,a.wk)(t),d=(0,a.wk)(o),also=e=>0===e.extra.length?"":` The secret also holds ${e.extra.join(" and ")}, which does not belong in it.`,u="Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}.";if(""!==r.value){if(void 0!==tokenBotId(r.value))throw new s.dz("api-key","looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent",`The secrets are probably swapped, or the wrong secret is named. ${u} The Discord token goes in discord-token.${also(r)}`);if(r.value===c.value)throw new s.dz("api-key","is the same secret as discord-token, so nothing was sent",`One of the two names the wrong secret. ${u} discord-token takes the bot's Discord token.${also(r)}`);if(r.value===d.value)throw new s.dz("api-key","is the same secret as github-token (GitHub's token for the job), so nothing was sent",`${u}${also(r)}`)}if(v.test(c.value))throw new s.dz("discord-token","looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord",`The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord Developer Portal (Bot page) as discord-token.${also(c)}`);const l=tokenBotId(c.value);if(void 0!==l&&l!==n)throw new s.dz("discord-token","is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's",`Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(c)}`);for(const[e,t]of[["api-key",r],["discord-token",c],["github-token",d]])if(t.extra.length>0)throw new s.dz(e,`holds more than the secret (${t.extra.join(" and ")}), so nothing was sent`,b[e])}function headerSafe(e,t,o){const n=[...t].findIndex(e=>!/^[\x21-\x7e]$/.test(e));if(n>=0)throw new s.dz(e,`contains whitespace, a control character or a non-ASCII character (at character ${n+1})`,o);return t}function parseBaseUrl(e){return parseServiceUrl("base-url",e,u)}function parseServiceUrl(e,t,o){const n=`Use ${o} (the default) or the https address of a compatible service.`;if(""===t)throw new s.dz(e,"is empty",n);let r;try{r=new URL(t)}catch{throw new s.dz(e,`is not an absolute URL: ${show(t)}`,n)}if(""!==r.username||""!==r.password)throw new s.dz(e,"contains a user name or password",`Remove them; the secret is sent in a header. ${n}`);if("https:"!==r.protocol&&"http:"!==r.protocol)throw new s.dz(e,`uses ${show(r.protocol)}, not https`,n);if("http:"===r.protocol&&!function(e){return"localhost"===e||"[::1]"===e||/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(e)}(r.hostname))throw new s.dz(e,`uses plain http to ${r.host}, which would send a secret unencrypted`,"Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.");if(""!==r.search||""!==r.hash)throw new s.dz(e,"has a query or fragment","Give only the scheme, host and optional path prefix.");return r.origin+r.pathname.replace(/\/+$/,"")}function show(e){return JSON.stringify(e.length>40?`${e.slice(0,40)}…`:e)}},7743:(e,t,o)=>{o.d(t,{Bm:()=>n,g8:()=>acceptsFrom,li:()=>r,q8:()=>lastUpdate});const n=216e5,r=6e4;function lastUpdate(e){const t=[e.commandsUpdatedAt,e.serversUpdatedAt].filter(e=>void 0!==e);return 0===t.length?void 0:new Date(Math.max(...t.map(e=>e.getTime())))}function acceptsFrom(e){const t=function(e){const t=lastUpdate(e);return void 0===t?void 0:new Date(t.getTime()+n)}(e.record);return void 0===t?void 0:new Date(t.getTime()+(e.lagMs??0)+r)}},1577:(e,t,o)=>{o.d(t,{Oi:()=>botTitle,mo:()=>failureSection,LB:()=>headlineWith,V4:()=>markedParagraph,ai:()=>number,n$:()=>utc,z7:()=>when,mu:()=>writeOutputsSafely,Zn:()=>writeSection});var n=o(5049),r=o(857),s=o(9896),i=function(e,t,o,n){function adopt(e){return e instanceof o?e:new o(function(t){t(e)})}return new(o||(o=Promise))(function(o,r){function fulfilled(e){try{step(n.next(e))}catch(e){r(e)}}function rejected(e){try{step(n.throw(e))}catch(e){r(e)}}function step(e){e.done?o(e.value):adopt(e.value).then(fulfilled,rejected)}step((n=n.apply(e,t||[])).next())})};const a="GITHUB_STEP_SUMMARY",c=new class{constructor(){this._buffer=""}filePath(){return i(this,void 0,void 0,function*(){if(this._filePath)return this._filePath;const e=process.env[a];if(!e)throw new Error(`Unable to find environment variable for $${a}. Check if your runtime environment supports job summaries.`);try{(0,s.accessSync)(e,s.constants.R_OK|s.constants.W_OK)}catch(t){throw new Error(`Unable to access summary file: '${e}'. Check if the file has correct read/write permissions.`)}return this._filePath=e,this._filePath})}wrap(e,t,o={}){const n=Object.entries(o).map(([e,t])=>` ${e}="${t}"`).join("");return t?`<${e}${n}>${t}</${e}>`:`<${e}${n}>`}write(e){return i(this,void 0,void 0,function*(){const t=!!(null==e?void 0:e.overwrite),o=yield this.filePath();return(t?s.writeFileSync:s.appendFileSync)(o,this._buffer,{encoding:"utf8"}),this.emptyBuffer()})}clear(){return i(this,void 0,void 0,function*(){return this.emptyBuffer().write({overwrite:!0})})}stringify(){return this._buffer}isEmptyBuffer(){return 0===this._buffer.length}emptyBuffer(){return this._buffer="",this}addRaw(e,t=!1){return this._buffer+=e,t?this.addEOL():this}addEOL(){return this.addRaw(r.EOL)}addCodeBlock(e,t){const o=Object.assign({},t&&{lang:t}),n=this.wrap("pre",this.wrap("code",e),o);return this.addRaw(n).addEOL()}addList(e,t=!1){const o=t?"ol":"ul",n=e.map(e=>this.wrap("li",e)).join(""),r=this.wrap(o,n);return this.addRaw(r).addEOL()}addTable(e){const t=e.map(e=>{const t=e.map(e=>{if("string"==typeof e)return this.wrap("td",e);const{header:t,data:o,colspan:n,rowspan:r}=e,s=t?"th":"td",a=Object.assign(Object.assign({},n&&{colspan:n}),r&&{rowspan:r});return this.wrap(s,o,a)}).join("");return this.wrap("tr",t)}).join(""),o=this.wrap("table",t);return this.addRaw(o).addEOL()}addDetails(e,t){const o=this.wrap("details",this.wrap("summary",e)+t);return this.addRaw(o).addEOL()}addImage(e,t,o){const{width:n,height:r}=o||{},s=Object.assign(Object.assign({},n&&{width:n}),r&&{height:r}),a=this.wrap("img",null,Object.assign({src:e,alt:t},s));return this.addRaw(a).addEOL()}addHeading(e,t){const o=`h${t}`,n=["h1","h2","h3","h4","h5","h6"].includes(o)?o:"h1",r=this.wrap(n,e);return this.addRaw(r).addEOL()}addSeparator(){const e=this.wrap("hr",null);return this.addRaw(e).addEOL()}addBreak(){const e=this.wrap("br",null);return this.addRaw(e).addEOL()}addQuote(e,t){const o=Object.assign({},t&&{cite:t}),n=this.wrap("blockquote",e,o);return this.addRaw(n).addEOL()}addLink(e,t){const o=this.wrap("a",e,{href:t});return this.addRaw(o).addEOL()}},d=c;var u=o(8750),l=o(7194),h=o(8992);const p=262144;function botTitle(e,t,o){const n=t??`Bot ${e}`;return o===u.Ql?(0,h.Ar)(n,`https://discord.place/bots/${e}`):(0,h.qy)(n)}function markedParagraph(e,t,o){return`<p>${e} <strong>${t}</strong> ${(0,h.JR)((0,h.Mm)(o,h.hP))}</p>\n`}async function writeSection(e){if(process.env.GITHUB_STEP_SUMMARY)try{d.emptyBuffer(),e(d);const t=d.stringify();t.length>p&&(d.emptyBuffer().addRaw(t.slice(0,t.lastIndexOf("\n",p-200)+1),!1),d.addRaw("\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n",!1)),await d.write()}catch(e){n.$e((0,h.xr)(`The job summary could not be written: ${e instanceof Error?e.message:String(e)}`))}else n.Yz("No job summary written: GITHUB_STEP_SUMMARY is not set.")}function failureSection(e,t,o,n){const r=void 0===o?"discord.place":(0,h.qy)(`Bot ${o}`);e.addRaw(`<h3>❌ ${r}: failed${void 0===n?"":`: ${(0,h.qy)(n)}`}</h3>\n`,!1),e.addRaw(markedParagraph("❌","Error:",t),!1)}function headlineWith(e,[t,o]){return void 0===e||"❌"===t?[t,o]:["❌",`${o}; the step failed: its outputs could not be written`]}function writeOutputsSafely(e){try{return void e()}catch(e){return(0,l.E$)(`The step's outputs could not be written to GITHUB_OUTPUT (${e instanceof Error?e.message:String(e)}); later steps will not see them. Check that the runner can write its temporary files (disk space, permissions).`)}}function number(e){return`${e<0?"-":""}${String(Math.abs(Math.trunc(e))).replace(/\B(?=(\d{3})+$)/g,",")}`}function utc(e,t){const o=e.toISOString();return`${o.slice(0,10)===t.toISOString().slice(0,10)?o.slice(11,16):`${o.slice(0,10)} ${o.slice(11,16)}`} UTC`}function when(e,t){return`${utc(e,t)}, ${function(e,t){const o=e.getTime()-t.getTime(),n=Math.round(Math.abs(o)/6e4);if(0===n)return o>=0?"under a minute after this run":"under a minute before this run";const r=Math.floor(n/60),s=Math.round(r/24);return`${r>=48?`${s} days`:0===r?`${n} min`:n%60==0?`${r} h`:`${r} h ${n%60} min`} ${o>=0?"after":"before"} this run`}(e,t)}`}},8992:(e,t,o)=>{o.d(t,{Ar:()=>htmlLink,JR:()=>htmlMessage,Kb:()=>excerpt,Mm:()=>bounded,gW:()=>a,hP:()=>r,kc:()=>logText,qy:()=>html,xr:()=>annotationText});var n=o(7194);const r=4e3;function logText(e){return bounded(function(e){const t=neutraliseCommands((0,n.E$)(e).replace(c," "));return/^\s*::/.test(t)?t.replace("::",": :"):t}(e),r)}function annotationText(e){return bounded(function(e){return neutraliseCommands(visibleControls((0,n.E$)(e)))}(e),r)}const s=/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;function visibleControls(e){return e.replace(s,e=>`\\x${e.charCodeAt(0).toString(16).padStart(2,"0")}`)}function neutraliseCommands(e){return e.includes("##[")?e.replace(/##\[/g,"# #["):e}const a=/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/,c=new RegExp(`${a.source}+`,"g");function excerpt(e,t=200){const o=visibleControls((0,n.E$)(e).replace(/\s+/g," ").trim());return o.length>t?`${o.slice(0,t)}…`:o}function bounded(e,t){const o=(0,n.E$)(e);return o.length<=t?o:`${o.slice(0,t)}… (${o.length-t} more characters not shown)`}function html(e){return visibleControls((0,n.E$)(e).replace(/[\r\n]+/g," ")).replace(/&/g,"&amp;").replace(/</g,"&lt;").replace(/>/g,"&gt;").replace(/"/g,"&quot;").replace(/'/g,"&#39;")}function htmlMessage(e){return html(e.replace(/\s+/g," ").trim()).replace(/`([^`]+)`/g,"<code>$1</code>")}function htmlLink(e,t){return/^https?:\/\//i.test(t)?`<a href="${html(t)}">${html(e)}</a>`:html(e)}},1013:(e,t,o)=>{o.d(t,{Yt:()=>s,w5:()=>c,_O:()=>a});const n=JSON.parse('{"UU":"discord-place-bot-stats","rE":"1.0.0"}'),r=n.UU,s=n.rE,a=`${r}/${s}`,c="https://github.com/marketplace/actions/discord-place-bot-stats"},2613:t=>{t.exports=e(import.meta.url)("assert")},181:t=>{t.exports=e(import.meta.url)("buffer")},4434:t=>{t.exports=e(import.meta.url)("events")},9896:t=>{t.exports=e(import.meta.url)("fs")},8611:t=>{t.exports=e(import.meta.url)("http")},5692:t=>{t.exports=e(import.meta.url)("https")},9278:t=>{t.exports=e(import.meta.url)("net")},4589:t=>{t.exports=e(import.meta.url)("node:assert")},6698:t=>{t.exports=e(import.meta.url)("node:async_hooks")},4573:t=>{t.exports=e(import.meta.url)("node:buffer")},7540:t=>{t.exports=e(import.meta.url)("node:console")},7598:t=>{t.exports=e(import.meta.url)("node:crypto")},3053:t=>{t.exports=e(import.meta.url)("node:diagnostics_channel")},610:t=>{t.exports=e(import.meta.url)("node:dns")},8474:t=>{t.exports=e(import.meta.url)("node:events")},3024:t=>{t.exports=e(import.meta.url)("node:fs")},1455:t=>{t.exports=e(import.meta.url)("node:fs/promises")},7067:t=>{t.exports=e(import.meta.url)("node:http")},2467:t=>{t.exports=e(import.meta.url)("node:http2")},7030:t=>{t.exports=e(import.meta.url)("node:net")},6760:t=>{t.exports=e(import.meta.url)("node:path")},643:t=>{t.exports=e(import.meta.url)("node:perf_hooks")},1792:t=>{t.exports=e(import.meta.url)("node:querystring")},7075:t=>{t.exports=e(import.meta.url)("node:stream")},1692:t=>{t.exports=e(import.meta.url)("node:tls")},3136:t=>{t.exports=e(import.meta.url)("node:url")},7975:t=>{t.exports=e(import.meta.url)("node:util")},3429:t=>{t.exports=e(import.meta.url)("node:util/types")},5919:t=>{t.exports=e(import.meta.url)("node:worker_threads")},8522:t=>{t.exports=e(import.meta.url)("node:zlib")},857:t=>{t.exports=e(import.meta.url)("os")},932:t=>{t.exports=e(import.meta.url)("process")},3193:t=>{t.exports=e(import.meta.url)("string_decoder")},4756:t=>{t.exports=e(import.meta.url)("tls")},9023:t=>{t.exports=e(import.meta.url)("util")},5049:(t,o,n)=>{n.d(o,{Yz:()=>debug,V4:()=>getInput,pq:()=>info,lm:()=>notice,C1:()=>setFailed,uH:()=>setOutput,Pq:()=>setSecret,$e:()=>warning});var r=n(857);function utils_toCommandValue(e){return null==e?"":"string"==typeof e||e instanceof String?e:JSON.stringify(e)}function toCommandProperties(e){return Object.keys(e).length?{title:e.title,file:e.file,line:e.startLine,endLine:e.endLine,col:e.startColumn,endColumn:e.endColumn}:{}}function command_issueCommand(e,t,o){const n=new Command(e,t,o);process.stdout.write(n.toString()+r.EOL)}class Command{constructor(e,t,o){e||(e="missing.command"),this.command=e,this.properties=t,this.message=o}toString(){let e="::"+this.command;if(this.properties&&Object.keys(this.properties).length>0){e+=" ";let t=!0;for(const o in this.properties)if(this.properties.hasOwnProperty(o)){const n=this.properties[o];n&&(t?t=!1:e+=",",e+=`${o}=${escapeProperty(n)}`)}}return e+=`::${function(e){return utils_toCommandValue(e).replace(/%/g,"%25").replace(/\r/g,"%0D").replace(/\n/g,"%0A")}(this.message)}`,e}}function escapeProperty(e){return utils_toCommandValue(e).replace(/%/g,"%25").replace(/\r/g,"%0D").replace(/\n/g,"%0A").replace(/:/g,"%3A").replace(/,/g,"%2C")}const s=e(import.meta.url)("crypto");var a,c=n(9896);function setSecret(e){command_issueCommand("add-mask",{},e)}function getInput(e,t){const o=process.env[`INPUT_${e.replace(/ /g,"_").toUpperCase()}`]||"";if(t&&t.required&&!o)throw new Error(`Input required and not supplied: ${e}`);return t&&!1===t.trimWhitespace?o:o.trim()}function setOutput(e,t){if(process.env.GITHUB_OUTPUT)return function(e,t){const o=process.env[`GITHUB_${e}`];if(!o)throw new Error(`Unable to find environment variable for file command ${e}`);if(!c.existsSync(o))throw new Error(`Missing file at path: ${o}`);c.appendFileSync(o,`${utils_toCommandValue(t)}${r.EOL}`,{encoding:"utf8"})}("OUTPUT",function(e,t){const o=`ghadelimiter_${s.randomUUID()}`,n=utils_toCommandValue(t);if(e.includes(o))throw new Error(`Unexpected input: name should not contain the delimiter "${o}"`);if(n.includes(o))throw new Error(`Unexpected input: value should not contain the delimiter "${o}"`);return`${e}<<${o}${r.EOL}${n}${r.EOL}${o}`}(e,t));process.stdout.write(r.EOL),command_issueCommand("set-output",{name:e},utils_toCommandValue(t))}function setFailed(e){process.exitCode=a.Failure,function(e,t={}){command_issueCommand("error",toCommandProperties(t),e instanceof Error?e.toString():e)}(e)}function debug(e){command_issueCommand("debug",{},e)}function warning(e,t={}){command_issueCommand("warning",toCommandProperties(t),e instanceof Error?e.toString():e)}function notice(e,t={}){command_issueCommand("notice",toCommandProperties(t),e instanceof Error?e.toString():e)}function info(e){process.stdout.write(e+r.EOL)}e(import.meta.url)("path"),function(e){e[e.Success=0]="Success",e[e.Failure=1]="Failure"}(a||(a={}))}},o={};function __nccwpck_require__(e){var n=o[e];if(void 0!==n)return n.exports;var r=o[e]={exports:{}},s=!0;try{t[e].call(r.exports,r,r.exports,__nccwpck_require__),s=!1}finally{s&&delete o[e]}return r.exports}__nccwpck_require__.m=t,__nccwpck_require__.ab=decodeURIComponent(new URL(".",import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/)?1:0,-1)+"/",(()=>{var e="function"==typeof Symbol?Symbol("webpack queues"):"__webpack_queues__",t="function"==typeof Symbol?Symbol("webpack exports"):"__webpack_exports__",o="function"==typeof Symbol?Symbol("webpack error"):"__webpack_error__",resolveQueue=e=>{e&&e.d<1&&(e.d=1,e.forEach(e=>e.r--),e.forEach(e=>e.r--?e.r++:e()))};__nccwpck_require__.a=(n,r,s)=>{var a;s&&((a=[]).d=-1);var c,d,u,l=new Set,h=n.exports,p=new Promise((e,t)=>{u=t,d=e});p[t]=h,p[e]=e=>(a&&e(a),l.forEach(e),p.catch(e=>{})),n.exports=p,r(n=>{var r;c=(n=>n.map(n=>{if(null!==n&&"object"==typeof n){if(n[e])return n;if(n.then){var r=[];r.d=0,n.then(e=>{s[t]=e,resolveQueue(r)},e=>{s[o]=e,resolveQueue(r)});var s={};return s[e]=e=>e(r),s}}var a={};return a[e]=e=>{},a[t]=n,a}))(n);var getResult=()=>c.map(e=>{if(e[o])throw e[o];return e[t]}),s=new Promise(t=>{(r=()=>t(getResult)).r=0;var fnQueue=e=>e!==a&&!l.has(e)&&(l.add(e),e&&!e.d&&(r.r++,e.push(r)));c.map(t=>t[e](fnQueue))});return r.r?s:getResult()},e=>(e?u(p[o]=e):d(h),resolveQueue(a))),a&&a.d<0&&(a.d=0)}})(),__nccwpck_require__.n=e=>{var t=e&&e.__esModule?()=>e.default:()=>e;return __nccwpck_require__.d(t,{a:t}),t},(()=>{var e,t=Object.getPrototypeOf?e=>Object.getPrototypeOf(e):e=>e.__proto__;__nccwpck_require__.t=function(o,n){if(1&n&&(o=this(o)),8&n)return o;if("object"==typeof o&&o){if(4&n&&o.__esModule)return o;if(16&n&&"function"==typeof o.then)return o}var r=Object.create(null);__nccwpck_require__.r(r);var s={};e=e||[null,t({}),t([]),t(t)];for(var a=2&n&&o;"object"==typeof a&&!~e.indexOf(a);a=t(a))Object.getOwnPropertyNames(a).forEach(e=>s[e]=()=>o[e]);return s.default=()=>o,__nccwpck_require__.d(r,s),r}})(),__nccwpck_require__.d=(e,t)=>{for(var o in t)__nccwpck_require__.o(t,o)&&!__nccwpck_require__.o(e,o)&&Object.defineProperty(e,o,{enumerable:!0,get:t[o]})},__nccwpck_require__.f={},__nccwpck_require__.e=e=>Promise.all(Object.keys(__nccwpck_require__.f).reduce((t,o)=>(__nccwpck_require__.f[o](e,t),t),[])),__nccwpck_require__.u=e=>e+".index.js",__nccwpck_require__.o=(e,t)=>Object.prototype.hasOwnProperty.call(e,t),__nccwpck_require__.r=e=>{"undefined"!=typeof Symbol&&Symbol.toStringTag&&Object.defineProperty(e,Symbol.toStringTag,{value:"Module"}),Object.defineProperty(e,"__esModule",{value:!0})},(()=>{var e={792:0},installChunk=t=>{var o,n,{ids:r,modules:s,runtime:a}=t,c=0;for(o in s)__nccwpck_require__.o(s,o)&&(__nccwpck_require__.m[o]=s[o]);for(a&&a(__nccwpck_require__);c<r.length;c++)n=r[c],__nccwpck_require__.o(e,n)&&e[n]&&e[n][0](),e[r[c]]=0};__nccwpck_require__.f.j=(t,o)=>{var n=__nccwpck_require__.o(e,t)?e[t]:void 0;if(0!==n)if(n)o.push(n[1]);else{var r=import("./"+__nccwpck_require__.u(t)).then(installChunk,o=>{throw 0!==e[t]&&(e[t]=void 0),o});r=Promise.race([r,new Promise(o=>n=e[t]=[o])]),o.push(n[1]=r)}}})();var n=__nccwpck_require__(9407);n=await n;
+import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
+/******/ var __webpack_modules__ = ({
+
+/***/ 3916:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ko: () => (/* binding */ StoppedError),
+/* harmony export */   dz: () => (/* binding */ InputError),
+/* harmony export */   lZ: () => (/* binding */ ActionError)
+/* harmony export */ });
+/**
+ * An expected failure: its message is written for the person reading the workflow log
+ * (what went wrong and what to do), so the action prints it as one `::error::` line and
+ * never a stack trace.
+ */
+class ActionError extends Error {
+    /** Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller may add it. */
+    headline;
+    /** The bot the run was for, once its ID was read: the headline names it. */
+    botId;
+    constructor(message, options = {}) {
+        super(message, options);
+        this.name = 'ActionError';
+        this.headline = options.headline;
+    }
+}
+/** A refused input value: the message always names the input, the problem and the fix. */
+class InputError extends ActionError {
+    constructor(input, problem, fix) {
+        super(`Input '${input}' ${problem}. ${fix}`, { headline: `bad input '${input}'` });
+        this.name = 'InputError';
+    }
+}
+/**
+ * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit).
+ * The abort reason of the run's one AbortSignal: every request and wait ends with it, and
+ * nothing new is sent after it.
+ */
+class StoppedError extends ActionError {
+    signal;
+    inFlight;
+    answeredStatus;
+    constructor(signal, 
+    /** The stop cut off a request already sent: the server may have received it. */
+    inFlight = false, 
+    /** The status line of the answer the stop cut off, when it had arrived: the server did answer. */
+    answeredStatus) {
+        super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`, { headline: `stopped by ${signal}` });
+        this.signal = signal;
+        this.inFlight = inFlight;
+        this.answeredStatus = answeredStatus;
+        this.name = 'StoppedError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 3329:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Qx: () => (/* binding */ SERVER_ERRORS),
+/* harmony export */   dQ: () => (/* binding */ realClock),
+/* harmony export */   iD: () => (/* binding */ MIN_ATTEMPT_MS),
+/* harmony export */   j3: () => (/* binding */ DeadlineError),
+/* harmony export */   lv: () => (/* binding */ Requests),
+/* harmony export */   qW: () => (/* binding */ READ_DEFAULTS)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+/* harmony import */ var _transport_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1517);
+
+
+/**
+ * The least time the stats update is sent with. Each attempt is cut to the step's time left
+ * (`timeout`), so a short `timeout` (at or below `request-timeout`) still sends the update with
+ * what the record read left of it. Under a second, though, no real request (a TCP and a TLS
+ * handshake, then the exchange, over the internet) can finish: one sent then would almost surely
+ * be cut off after the service may have read it, an outcome no one can know, for an update
+ * the service allows once per 6 hours. So below this it is not sent at all.
+ */
+const MIN_ATTEMPT_MS = 1_000;
+/**
+ * The defaults every request builds its policy on: reads retry any network failure, with a
+ * backoff of half a second doubling to five, honour a Retry-After of up to a minute, and keep
+ * 64 KB of an answer. Each caller owns its policy, next to the request it sends (the record in
+ * stats/record.ts, the update in stats/update.ts, the key check in keys.ts, the vote checks,
+ * Discord and GitHub in theirs): this client knows no caller by name.
+ */
+const READ_DEFAULTS = {
+    retryNetwork: 'any',
+    baseDelayMs: 500,
+    maxDelayMs: 5_000,
+    maxRetryAfterMs: 60_000,
+    maxBodyBytes: 64 * 1024
+};
+/** The statuses a read retries: the service's and the APIs' passing failures. */
+const SERVER_ERRORS = [500, 502, 503, 504];
+const realClock = {
+    now: Date.now,
+    sleep: (ms, signal) => new Promise(resolve => {
+        if (signal?.aborted)
+            return resolve();
+        // The timer is cleared on abort: a pending one would keep the step's process alive.
+        const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            resolve();
+        };
+        const timer = setTimeout(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+    }),
+    random: Math.random
+};
+/** 429s one gated request takes before it gives up. */
+const GATED_429_LIMIT = 10;
+/** The step ran out of its time; an expected failure with the input to change. */
+class DeadlineError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ {
+}
+/**
+ * The one request helper: every request goes through it, under the step's deadline and the
+ * run's stop signal. Once the signal fires (SIGINT/SIGTERM), the request in flight is cut off,
+ * a wait ends at once, and nothing new is sent: each ends with the signal's StoppedError.
+ */
+class Requests {
+    limits;
+    clock;
+    signal;
+    deadlineAt;
+    constructor(limits, clock = realClock, signal = new AbortController().signal) {
+        this.limits = limits;
+        this.clock = clock;
+        this.signal = signal;
+        this.deadlineAt = clock.now() + limits.totalMs;
+    }
+    /**
+     * Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already
+     * sent, with the status of its answer when that had arrived.
+     */
+    throwIfStopped(inFlight = false, answeredStatus) {
+        if (!this.signal.aborted)
+            return;
+        const reason = this.signal.reason;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko(reason instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko ? reason.signal : String(reason), inFlight, answeredStatus);
+    }
+    /**
+     * Sends a request under its policy. Returns the last answer, which may be a failure for
+     * the caller to explain, or throws the last NetworkError (or StoppedError once the run was
+     * stopped). `refuse` stops the retries of an answer that must not be retried; a `gate`
+     * admits each attempt and waits out 429s.
+     */
+    async send(request, policy, options = {}) {
+        const { gate, refuse } = options;
+        let limited = 0;
+        for (let failures = 0;;) {
+            this.throwIfStopped();
+            const ticket = await gate?.acquire();
+            this.throwIfStopped();
+            let answer;
+            try {
+                const { maxBodyBytes, idleMarginMs } = policy;
+                const timeoutMs = this.attemptTimeout(policy);
+                answer = await (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .send */ .tN)({ ...request, timeoutMs, maxBodyBytes, idleMarginMs, signal: this.signal });
+            }
+            catch (error) {
+                if (gate)
+                    gate.settle(ticket, undefined);
+                // Cut off by the stop signal: in flight when the request may have reached the server,
+                // answered when its status line had come.
+                const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
+                this.throwIfStopped(network === undefined || network.delivered, network?.answered?.status);
+                if (!(error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
+                    throw error;
+                const retry = policy.retryNetwork === 'any' || !error.delivered;
+                if (!retry || ++failures >= policy.attempts)
+                    throw error;
+                await this.sleep(this.backoff(failures, policy), policy);
+                continue;
+            }
+            if (gate)
+                gate.settle(ticket, answer);
+            if (!policy.retryStatuses.includes(answer.status))
+                return answer;
+            const refused = refuse?.(answer);
+            if (refused !== undefined)
+                throw refused;
+            // A gate waits out each 429 itself; a run of them still ends, with the answer.
+            if (answer.status === 429 && gate && ++limited < GATED_429_LIMIT)
+                continue;
+            if (answer.status === 429 && gate)
+                return answer;
+            if (++failures >= policy.attempts)
+                return answer;
+            const asked = (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer);
+            if (asked !== undefined && asked > policy.maxRetryAfterMs)
+                return answer;
+            await this.sleep(asked ?? this.backoff(failures, policy), policy);
+        }
+    }
+    /** For the run's own work between requests: throws the stop, or the deadline's error once no time is left for `what`. */
+    throwIfOver(what) {
+        this.throwIfStopped();
+        if (this.remainingMs() <= 0)
+            throw this.deadlineError(undefined, what);
+    }
+    /** Waits, unless the wait would end past the step's deadline; the stop signal ends it with StoppedError. */
+    async sleep(ms, policy) {
+        this.throwIfStopped();
+        if (this.clock.now() + ms > this.deadlineAt)
+            throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`);
+        await this.clock.sleep(ms, this.signal);
+        this.throwIfStopped();
+    }
+    /** Time left before the step's deadline. */
+    remainingMs() {
+        return this.deadlineAt - this.clock.now();
+    }
+    /** One attempt's time: request-timeout, cut to the time left; refused when too little is left. */
+    attemptTimeout(policy) {
+        const left = this.remainingMs();
+        const least = policy.minAttemptMs ?? 0;
+        if (left <= 0 || left < least) {
+            throw this.deadlineError(policy, least > 0 ? `an attempt of at least ${least / 1000} s` : 'another attempt');
+        }
+        return Math.min(this.limits.attemptTimeoutMs, left);
+    }
+    backoff(failures, policy) {
+        const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1));
+        return Math.round(ceiling / 2 + (this.clock.random() * ceiling) / 2);
+    }
+    deadlineError(policy, what) {
+        const during = policy === undefined ? '' : ` during ${policy.name}`;
+        return new DeadlineError(`The step's time limit of ${Math.round(this.limits.totalMs / 1000)} s (input 'timeout') leaves no room for ${what}${during}. ` +
+            'Raise timeout, or look at the network and the service.', { headline: 'out of time (timeout)' });
+    }
+}
+
+
+/***/ }),
+
+/***/ 1517:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Dr: () => (/* binding */ NetworkError),
+/* harmony export */   Vs: () => (/* binding */ retryAfterMs),
+/* harmony export */   tN: () => (/* binding */ send)
+/* harmony export */ });
+/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7067);
+/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
+
+/**
+ * The request failed without an answer. `delivered` tells whether the request may have
+ * reached the server: false only when the connection itself could not be made, which is
+ * what decides whether a non-idempotent request may be sent again.
+ */
+class NetworkError extends Error {
+    code;
+    delivered;
+    /**
+     * The final status line (and headers, when they could be parsed) that arrived before the
+     * failure: the server received the request and answered; only the rest was lost. An interim
+     * 1xx answer is not one: after it the server's decision is still unknown.
+     */
+    answered;
+    constructor(message, code, delivered, answered) {
+        super(message);
+        this.name = 'NetworkError';
+        this.code = code;
+        this.delivered = delivered;
+        this.answered = answered;
+    }
+}
+const DEFAULT_MAX_BODY = 64 * 1024;
+/** Errors raised before any byte of the request could reach the server. */
+const CONNECT_ERRORS = new Set([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'CERT_HAS_EXPIRED',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'ERR_TLS_CERT_ALTNAME_INVALID'
+]);
+/**
+ * Connections are kept alive and reused within a run: one per host, as the requests go one at
+ * a time (the record read and the PATCH, the Discord calls, the vote checks). Over the internet each new connection costs a TCP and a TLS
+ * handshake, two round trips, before the request can go. An idle kept-alive socket does
+ * not hold the process: Node's agent unrefs it, so the run still ends with its work.
+ *
+ * A server closes a connection that stays idle past its keep-alive timeout (the service:
+ * `Keep-Alive: timeout=5`). A request sent as that close crosses it meets a reset with no
+ * way to tell whether the server read it. So a connection is reused only with a margin of
+ * that timeout left (the timeout the server announced, else the service's 5 s); past the
+ * margin it is closed and the request opens a fresh one.
+ */
+const ASSUMED_KEEP_ALIVE_MS = 5_000;
+/** The default margin: a read that still meets a reset is retried under its policy. */
+const READ_MARGIN_MS = 1_000;
+/** When each kept-alive socket last finished an answer, and the idle timeout its server announced. */
+const lastAnswer = new WeakMap();
+/** The idle timeout a `Keep-Alive: timeout=N` header announces, in ms. */
+function announcedKeepAlive(header) {
+    const seconds = /(?:^|[\s,])timeout=(\d+)/i.exec(String(header ?? ''))?.[1];
+    return seconds === undefined ? ASSUMED_KEEP_ALIVE_MS : Number(seconds) * 1000;
+}
+/**
+ * Closes the agent's idle sockets that have `marginMs` or less of their server's idle
+ * timeout left, so that the next request opens a fresh connection instead. Each is
+ * destroyed, then taken out of the agent's free list at once ('agentRemove', as Node's
+ * documentation shows; the agent drops only a socket no longer writable from that list),
+ * rather than when its close event comes, so that no request can be given one of them.
+ */
+function closeTiredSockets(agent, marginMs) {
+    const now = Date.now();
+    // A proxy's tunnel agent keeps no free sockets, and has no list.
+    for (const free of Object.values(agent.freeSockets ?? {})) {
+        for (const socket of [...(free ?? [])]) {
+            const last = lastAnswer.get(socket);
+            if (last !== undefined && now - last.at < last.keepAliveMs - marginMs)
+                continue;
+            socket.destroy();
+            socket.emit('agentRemove');
+        }
+    }
+}
+/**
+ * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a
+ * run's start) only for https, and @actions/http-client only when a proxy variable is set.
+ * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
+ * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. The client is
+ * made without keep-alive, so it makes a tunnel agent (the `tunnel` package) for each request,
+ * through the proxy the environment names when the request is made. A tunnel agent closes its
+ * tunnel as soon as no request waits for it, so through a proxy each request has its own
+ * tunnel either way. `tunnels` holds the CONNECT requests that agent makes (see trackTunnels).
+ */
+async function route(url) {
+    const secure = url.protocol === 'https:';
+    const transport = (secure ? process.getBuiltinModule('node:https') : node_http__WEBPACK_IMPORTED_MODULE_0__);
+    const direct = () => (directAgents[url.protocol] ??= new transport.Agent({ keepAlive: true }));
+    const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+    if (!proxyVariable.some(name => process.env[name]))
+        return { transport, agent: direct(), tunnels: [] };
+    const { getProxyUrl, HttpClient } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(942)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4942));
+    if (getProxyUrl(url.href) === '')
+        return { transport, agent: direct(), tunnels: [] };
+    const agent = new HttpClient().getAgent(url.href);
+    return { transport, agent, tunnels: trackTunnels(agent) };
+}
+/**
+ * The CONNECT requests a tunnel agent makes, kept so that the exchange can end them.
+ *
+ * The `tunnel` package's agent opens a tunnel with a CONNECT request of its own
+ * (`TunnelingAgent.prototype.createSocket`: `self.request(connectOptions)`, with the `request`
+ * function it keeps on the agent, http.request or https.request), and gives the client request
+ * no socket until the proxy has answered it. So destroying the client request does not end a
+ * CONNECT the proxy never answers: its socket stays open, and keeps the process alive past the
+ * step's deadline and a stop signal, until the proxy closes it (minutes or hours later). The
+ * agent's `request` is wrapped to keep each CONNECT request it makes; the exchange destroys
+ * them when it fails (an error, its deadline, a stop). Destroying one whose tunnel opened is a
+ * no-op: Node marks a CONNECT request destroyed once it hands over its socket, which the client
+ * request then holds and destroys itself. The agent is this request's own (see route).
+ */
+function trackTunnels(agent) {
+    const made = [];
+    const request = agent.request;
+    agent.request = function (...args) {
+        const connect = request.apply(this, args);
+        made.push(connect);
+        return connect;
+    };
+    return made;
+}
+const directAgents = {};
+/** Sends one request and reads its answer, bounded in time and size. */
+async function send(request) {
+    const url = new URL(request.url);
+    const { transport, agent, tunnels } = await route(url);
+    closeTiredSockets(agent, request.idleMarginMs ?? READ_MARGIN_MS);
+    const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+    const headers = { ...request.headers };
+    if (body !== undefined)
+        headers['Content-Length'] = body.length;
+    const maxBody = request.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    return new Promise((resolve, reject) => {
+        let connected = false;
+        let settled = false;
+        let answered;
+        /** Ends the exchange once: false when it had ended already. */
+        const settle = () => {
+            if (settled)
+                return false;
+            settled = true;
+            clearTimeout(timer);
+            request.signal?.removeEventListener('abort', abort);
+            return true;
+        };
+        const fail = (error) => {
+            if (!settle())
+                return;
+            // A tunnel still being opened ends with the exchange (see trackTunnels).
+            for (const connect of tunnels)
+                connect.destroy();
+            const failure = toNetworkError(error, url, connected, request.timeoutMs);
+            reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered));
+        };
+        const req = transport.request(url, { method: request.method, headers, agent }, res => {
+            answered = { status: res.statusCode ?? 0, headers: res.headers };
+            const chunks = [];
+            let kept = 0;
+            let truncated = false;
+            const finish = () => {
+                if (!settle())
+                    return;
+                const bytes = Buffer.concat(chunks);
+                const text = bytes.toString('utf8');
+                resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, truncated, json: parseJson(text, truncated) });
+            };
+            res.on('data', (chunk) => {
+                const room = maxBody - kept;
+                if (chunk.length > room) {
+                    truncated = true;
+                    chunks.push(chunk.subarray(0, room));
+                    kept = maxBody;
+                    finish();
+                    res.destroy();
+                    return;
+                }
+                chunks.push(chunk);
+                kept += chunk.length;
+            });
+            // Node takes the socket off the answer when it goes back to the agent, at the answer's end.
+            const socket = res.socket;
+            res.on('end', () => {
+                lastAnswer.set(socket, { at: Date.now(), keepAliveMs: announcedKeepAlive(res.headers['keep-alive']) });
+                finish();
+            });
+            res.on('error', fail);
+            res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' })));
+        });
+        const timer = setTimeout(() => {
+            fail(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' }));
+            req.destroy();
+        }, request.timeoutMs);
+        const abort = () => {
+            fail(Object.assign(new Error('stopped'), { code: 'ABORT_ERR' }));
+            req.destroy();
+        };
+        if (request.signal?.aborted)
+            abort();
+        else
+            request.signal?.addEventListener('abort', abort);
+        // Connected: the request may reach the server from then on. A reused connection counts as
+        // connected from the start: a failure on it may come after the server read the request (it
+        // closed the connection while the request was under way). A fresh https connection counts
+        // only once its TLS handshake is done ('secureConnect'), whatever its TCP state: through a
+        // proxy the tunnel agent hands over a TLS socket wrapped around the tunnel's socket, which is
+        // not `connecting` although its handshake has not begun. A fresh http connection counts once
+        // it connects; one that is not connecting is a proxy's open tunnel, through which the
+        // request goes at once. Through a proxy the request gets no socket until the proxy has opened
+        // the tunnel, so a CONNECT that never completes leaves it unconnected: nothing was sent.
+        req.on('socket', socket => {
+            if (req.reusedSocket)
+                connected = true;
+            else if (url.protocol === 'https:')
+                socket.once('secureConnect', () => (connected = true));
+            else if (socket.connecting)
+                socket.once('connect', () => (connected = true));
+            else
+                connected = true;
+            // The final status line, seen as it arrives: when the headers after it overflow the
+            // parser, the request fails without a response object, yet the server did answer.
+            const sniff = statusSniffer(status => {
+                socket.off('data', sniff);
+                answered ??= { status, headers: {} };
+            });
+            // First in line: the client's own parser fails the request on the same chunk.
+            socket.prependListener('data', sniff);
+            req.once('close', () => socket.off('data', sniff));
+        });
+        req.on('error', fail);
+        req.end(body);
+    });
+}
+/** Enough of a line to read `HTTP/1.1 200`. */
+const STATUS_LINE_START = 16;
+/**
+ * Reads the status lines of an answer from its bytes as they arrive, and calls `final` with
+ * the first final one (200 and up). An interim answer (`100 Continue`, `103 Early Hints`) is
+ * not the answer: the request may still fail before the final one, and then the server's
+ * decision is unknown. Interim answers, their headers and the final status line can arrive in
+ * one chunk or cut anywhere across several, so each line start is read, whatever the chunks.
+ */
+function statusSniffer(final) {
+    /** The start of the current line (up to STATUS_LINE_START characters), and whether it was read. */
+    let line = '';
+    let read = false;
+    let done = false;
+    return chunk => {
+        const text = chunk.toString('latin1');
+        let from = 0;
+        while (!done) {
+            const end = text.indexOf('\n', from);
+            if (!read) {
+                line += text.slice(from, Math.min(end === -1 ? text.length : end, from + STATUS_LINE_START - line.length));
+                if (line.length >= STATUS_LINE_START || end !== -1) {
+                    read = true;
+                    const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line);
+                    if (status !== null && Number(status[1]) >= 200) {
+                        done = true;
+                        final(Number(status[1]));
+                    }
+                }
+            }
+            if (end === -1)
+                break;
+            line = '';
+            read = false;
+            from = end + 1;
+        }
+    };
+}
+function parseJson(text, truncated) {
+    if (truncated || !/^\s*[[{]/.test(text))
+        return undefined;
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * A short message of our own for a failed exchange. Library errors are not passed on as
+ * they are: some quote request options, and a request option may hold a secret.
+ */
+function toNetworkError(error, url, connected, timeoutMs) {
+    const given = error?.code;
+    const code = given === undefined ? undefined : String(given);
+    const where = url.host;
+    // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not
+    // 200): the request never reached the service. Only the status is taken from them.
+    const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(error instanceof Error ? error.message : '');
+    if (refused) {
+        const status = Number(refused[1]);
+        const advice = status === 407
+            ? 'it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
+            : `it answered ${status}: check the proxy's rules for ${where}, or set NO_PROXY for it`;
+        return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false);
+    }
+    if (code === 'ETIMEDOUT') {
+        // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a second.
+        return new NetworkError(`no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`, code, connected);
+    }
+    if (CONNECT_ERRORS.has(code)) {
+        const reason = code === 'ECONNREFUSED'
+            ? 'the connection was refused'
+            : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+                ? 'the host name could not be resolved'
+                : `its TLS certificate was not accepted (${code})`;
+        return new NetworkError(`could not connect to ${where}: ${reason}`, code, false);
+    }
+    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+        return new NetworkError(`could not reach ${where} (${code})`, code, connected);
+    }
+    return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected);
+}
+/**
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
+ * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
+ * `RateLimit-Remaining: 0`). On any
+ * other answer `RateLimit-Reset` only describes the limiter's window, not a wait: a 5xx
+ * carrying it is retried after a backoff, not held back for the window.
+ */
+function retryAfterMs(answer, options = {}) {
+    const body = answer.json;
+    const spent = options.limiterReset !== false && (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0');
+    const seconds = [body?.retry_after, answer.headers['retry-after'], spent ? answer.headers['ratelimit-reset'] : undefined]
+        .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
+        .find((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
+    // A day at most: past that the figure is broken, and no wait of the action's is that long.
+    return seconds === undefined ? undefined : Math.min(Math.ceil(seconds * 1000), 86_400_000);
+}
+
+
+/***/ }),
+
+/***/ 9407:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8112);
+
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+// The run is over once run() resolves: the report is written (outputs with synchronous file
+// writes, the job summary awaited). Ending the process then, rather than when nothing keeps
+// its event loop busy, is a backstop: a socket a library left open (a proxy that never
+// answers) must not hold the step until its time limit. Only stdout and stderr are waited for:
+// to a pipe, as the runner reads them, Node writes asynchronously on POSIX (a write is queued
+// while the reader is behind). process.exit() keeps process.exitCode (1 once the step failed).
+await Promise.all([process.stdout, process.stderr].map(stream => new Promise(resolve => stream.write('', resolve))));
+process.exit();
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 7847:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ku: () => (/* binding */ keyHeadline),
+/* harmony export */   YH: () => (/* binding */ keyAdvice),
+/* harmony export */   yR: () => (/* binding */ checkKey)
+/* harmony export */ });
+/* unused harmony export KEY_CHECK_POLICY */
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
+/* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1517);
+/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(448);
+
+
+
+
+/**
+ * The key and the bot, in both modes: the advice for an answer about them (401, 404, 410: one
+ * home for each), the headline's words for it, and the key check that spends no update.
+ */
+/** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
+const FIFTH_STRIKE = /revoked due to spamming/i;
+/**
+ * What to do after an answer about the key or the bot, or undefined for any other status.
+ *
+ * The service's route code revokes a key only at the fifth update refused as early within 6
+ * hours: it answers that update "Your API key has been revoked due to spamming…", and every
+ * later use of the key, on this run or a later one, "This API key has been revoked.", even once
+ * the owner has generated a new key the secret does not hold yet. So a 410 always means
+ * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
+ * revoked: it is answered 401, like a mistyped key or another bot's key.
+ */
+function keyAdvice(status, serviceText, botId) {
+    switch (status) {
+        case 401:
+            return ("The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, " +
+                "regenerated or deleted on the bot's manage page since (the old key then stops working), or another bot's " +
+                "key (each bot has its own). Copy the current key from this bot's manage page on discord.place into the secret.");
+        case 404:
+            return `The service lists no bot with ID ${botId}. Check bot-id, and that the bot is listed on discord.place.`;
+        case 410: {
+            const when = serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
+                ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
+                : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.';
+            return (`${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
+                'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
+                `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`);
+        }
+        default:
+            return undefined;
+    }
+}
+/** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
+function keyHeadline(status) {
+    if (status === 401)
+        return 'API key refused';
+    if (status === 404)
+        return 'bot not listed on discord.place';
+    if (status === 410)
+        return 'API key revoked (strikes)';
+    return undefined;
+}
+/**
+ * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
+ * never a wait for the vote limiter (its Retry-After runs to 300 s): the run then goes on
+ * with the key unchecked.
+ */
+const KEY_CHECK_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .READ_DEFAULTS */ .qW,
+    name: 'the API key check',
+    attempts: 2,
+    retryStatuses: _http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .SERVER_ERRORS */ .Qx,
+    maxRetryAfterMs: 5_000
+};
+/**
+ * Checks the API key with a request that spends no update: the authenticated vote route, asked
+ * about the bot itself (`GET /bots/{id}/voters/{id}`), answers its JSON (or 204) for a good key
+ * and 401 or 410 for a bad one, and no strike is ever at stake. Runs that send nothing (a skip,
+ * a dry run) use it, so a wrong, replaced or revoked key fails the step now, not at the next
+ * update hours later. Only the service's own answer passes the key: any other 200 (a captive
+ * portal's or a proxy's page) leaves it unchecked, as does an answer that says nothing about the
+ * key (the vote limiter, a 5xx, no connection); that is no reason to fail a run that had nothing
+ * to send, and the caller warns that the key was not checked.
+ */
+async function checkKey(plan, deps) {
+    deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`);
+    let answer;
+    try {
+        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, KEY_CHECK_POLICY);
+    }
+    catch (error) {
+        if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr))
+            throw error;
+        return { state: 'unchecked', reason: error.message };
+    }
+    if (answer.status === 204 || (answer.status === 200 && (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .isVoteAnswer */ .ZV)(answer.json)))
+        return { state: 'valid' };
+    if (answer.status === 200) {
+        // A captive portal's or a proxy's page answers 200 too, and says nothing about the key.
+        return { state: 'unchecked', reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)" };
+    }
+    const said = (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer);
+    const advice = keyAdvice(answer.status, said, plan.botId);
+    if (advice !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`, {
+            headline: keyHeadline(answer.status)
+        });
+    }
+    return { state: 'unchecked', reason: `the service answered ${answer.status}` };
+}
+
+
+/***/ }),
+
+/***/ 351:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   T: () => (/* binding */ COMMAND_COUNT_MAX),
+/* harmony export */   Z: () => (/* binding */ SERVER_COUNT_MAX)
+/* harmony export */ });
+/**
+ * The service's documented ranges for the counts (the OpenAPI document's `minimum`/`maximum`),
+ * at the top of src/ so that settings (which refuses inputs out of range) and the stats mode
+ * (which checks counts read from a manifest or Discord) both read them without an import that
+ * runs back up.
+ */
+const COMMAND_COUNT_MAX = 1_000;
+const SERVER_COUNT_MAX = 10_000_000;
+
+
+/***/ }),
+
+/***/ 8112:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  e: () => (/* binding */ run)
+});
+
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 5 modules
+var core = __nccwpck_require__(5049);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __nccwpck_require__(3329);
+// EXTERNAL MODULE: ./src/settings.ts
+var src_settings = __nccwpck_require__(8750);
+// EXTERNAL MODULE: ./src/summary.ts + 1 modules
+var src_summary = __nccwpck_require__(1577);
+// EXTERNAL MODULE: ./src/text.ts
+var src_text = __nccwpck_require__(8992);
+;// CONCATENATED MODULE: ./src/stats/window.ts
+/**
+ * The service's 6-hour window and what a public record says of it: the arithmetic every stats
+ * run needs (the next update's time), apart from reading the record (record.ts).
+ */
+/** The service accepts one stats update per bot per 6 hours. */
+const COOLDOWN_MS = 6 * 60 * 60 * 1000;
+/**
+ * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
+ * update the service sees as a second early is a strike. Covers the `Date` header's whole
+ * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
+ */
+const CLOCK_MARGIN_MS = 60_000;
+/** The latest update time the record shows, if any. */
+function lastUpdate(record) {
+    const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d) => d !== undefined);
+    return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())));
+}
+/** When the 6-hour window that the latest update opened closes, by the service's clock. */
+function cooldownEnds(record) {
+    const last = lastUpdate(record);
+    return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS);
+}
+/**
+ * From when, by the runner's clock, an update is safe: the window's end, plus how far the
+ * service's clock was seen behind ours, plus the margin.
+ */
+function acceptsFrom(read) {
+    const end = cooldownEnds(read.record);
+    return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
+}
+
+;// CONCATENATED MODULE: ./src/stats/report.ts
+
+
+
+
+/**
+ * The stats mode's report: its outputs (the only writer of them), its log lines and
+ * annotations, and its job summary section. The safe skip and the strike never share a word:
+ * a skip is "not sent: too soon", the 6-hour refusal is "refused: strike counted".
+ */
+/** GitHub shows the first 10 annotations of each kind per step. */
+const SHOWN_ANNOTATIONS = 10;
+/**
+ * The longest warning, and the longest text from outside (an answer, a reason), quoted in the
+ * summary; the log has each warning whole. Escaped (up to six times longer), twenty warnings
+ * and the rest stay under the section's cap, so the cap never cuts the section short.
+ */
+const SUMMARY_WARNING_CHARS = 1_000;
+const QUOTE_CHARS = 1_000;
+/** The bot's name from its listing, in the headline. */
+const NAME_CHARS = 100;
+const info = (line) => core/* info */.pq((0,src_text/* logText */.kc)(line));
+const warning = (text, title) => core/* warning */.$e((0,src_text/* annotationText */.xr)(text), title === undefined ? undefined : { title });
+const notice = (text, title) => core/* notice */.lm((0,src_text/* annotationText */.xr)(text), { title });
+/** Writes the outputs, the log lines and annotations, and the summary section; returns the failure, if any. */
+async function reportStats(settings, outcome) {
+    const outputsFailure = (0,src_summary/* writeOutputsSafely */.mu)(() => writeOutputs(outcome));
+    announce(outcome);
+    if (outputsFailure !== undefined && outcome.error !== undefined)
+        core/* warning */.$e((0,src_text/* annotationText */.xr)(outputsFailure));
+    await (0,src_summary/* writeSection */.Zn)(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true));
+    return outcome.error?.message ?? outputsFailure;
+}
+/**
+ * Every output that is known, a failed run's included (for example `status` after a refused
+ * update), so that a later step with `if: always()` can use them.
+ */
+function writeOutputs(outcome) {
+    core/* setOutput */.uH('result', outcome.result);
+    if (outcome.body.command_count !== undefined)
+        core/* setOutput */.uH('command-count', outcome.body.command_count);
+    if (outcome.body.server_count !== undefined)
+        core/* setOutput */.uH('server-count', outcome.body.server_count);
+    if (outcome.status !== undefined)
+        core/* setOutput */.uH('status', outcome.status);
+    if (outcome.nextUpdateAt !== undefined)
+        core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
+}
+/**
+ * The annotation that explains the outcome, first among its kind, then the other warnings:
+ * those beyond what GitHub shows are folded into one.
+ */
+function announce(outcome) {
+    const line = outcomeLine(outcome);
+    if (line.kind === 'info')
+        info(line.text);
+    else if (line.kind === 'notice')
+        notice(line.text, line.title);
+    else
+        warning(line.text, line.title);
+    const warnings = [...outcome.warnings, ...(outcome.counts?.warnings ?? [])];
+    const room = SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0);
+    const shown = warnings.length > room ? warnings.slice(0, room - 1) : warnings;
+    for (const text of shown)
+        warning(text);
+    if (shown.length < warnings.length) {
+        const rest = warnings.slice(shown.length);
+        warning(`${rest.length} more warnings: ${rest.map(text => (0,src_text/* bounded */.Mm)(text, 300)).join(' | ')}`);
+    }
+}
+/** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
+function outcomeLine(outcome) {
+    const next = outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at);
+    const body = JSON.stringify(outcome.body);
+    const said = outcome.answer === undefined ? '' : `: "${outcome.answer}"`;
+    switch (outcome.result) {
+        case 'updated':
+            return { kind: 'info', title: 'Stats updated', text: `Stats updated (${body}). The next update is accepted from ${next}.` };
+        case 'skipped':
+            return { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${whyNotSent(outcome)}` };
+        case 'cooldown':
+            // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
+            return {
+                kind: 'info',
+                title: 'Update refused: strike counted',
+                text: 'The service refused the update as too early: a strike was counted.'
+            };
+        case 'rate-limited':
+            return {
+                kind: 'warning',
+                title: 'Update turned away by the rate limit (no strike)',
+                text: `The service's request limiter turned the update away (429${said}) before looking at it: nothing was stored and ` +
+                    `no strike was counted. ${next === undefined ? 'Try again in 30 minutes.' : `Try again from ${next}.`}`
+            };
+        case 'dry-run':
+            return {
+                kind: 'info',
+                title: 'Dry run',
+                text: `Dry run: nothing sent. ${outcome.skip === undefined ? `A real run would send ${body}.` : `A real run would not send: ${whyNotSent(outcome)}`}`
+            };
+        case 'failed':
+            return {
+                kind: 'info',
+                title: 'Failed',
+                text: outcome.delivery === 'not-sent'
+                    ? 'The run failed before any stats update was sent; the error says why.'
+                    : 'The stats update failed; the error says why.'
+            };
+    }
+}
+/** Why no update was sent (or would be), for a skipped run or a dry run. */
+function whyNotSent(outcome) {
+    switch (outcome.skip) {
+        case 'recent': {
+            const read = outcome.record?.ok ? outcome.record.record : undefined;
+            const last = read === undefined ? undefined : lastUpdate(read);
+            return (`the counts were updated less than 6 hours ago${last === undefined ? '' : ` (${(0,src_summary/* when */.z7)(last, outcome.at)})`}, and the ` +
+                `service accepts one update per 6 hours. The next update is accepted from ${outcome.nextUpdateAt === undefined ? 'a later run' : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at)}.`);
+        }
+        case 'unverified':
+            return ('discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: ' +
+                'an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+                'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the ' +
+                'risk of a strike.');
+        case 'unchecked':
+            return "the bot's public record could not be checked (see the warning); the next run will try again.";
+        case 'nothing':
+            return 'no count was left to send (see the warning).';
+        case undefined:
+            return 'nothing was due.';
+    }
+}
+/** The headline's mark and words. */
+function headline(outcome) {
+    const next = outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at);
+    switch (outcome.result) {
+        case 'updated':
+            return ['✅', `updated${next === undefined ? '' : `, next update from ${next}`}`];
+        case 'skipped':
+            if (outcome.skip === 'recent')
+                return ['⏭️', `not sent: too soon${next === undefined ? '' : `, next update from ${next}`}`];
+            if (outcome.skip === 'nothing')
+                return ['⚠️', 'not sent: no count to send'];
+            if (outcome.skip === 'unverified')
+                return ['⏸️', 'not sent: the bot is not verified yet'];
+            return ['⚠️', "not sent: the bot's record could not be checked"];
+        case 'cooldown':
+            return ['🛑', `refused: strike counted${outcome.overlap === undefined ? '' : ' (another run updated first)'}`];
+        case 'rate-limited':
+            return ['⏸️', `turned away by the rate limit, no strike${next === undefined ? '' : `; try again from ${next}`}`];
+        case 'dry-run':
+            return [
+                '🧪',
+                outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send'
+            ];
+        case 'failed':
+            return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`];
+    }
+}
+/** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
+function renderSummary(settings, outcome, outputsFailure) {
+    const record = outcome.record?.ok ? outcome.record.record : undefined;
+    const [mark, words] = (0,src_summary/* headlineWith */.LB)(outputsFailure, headline(outcome));
+    const name = record?.username === undefined ? undefined : (0,src_text/* bounded */.Mm)(record.username, NAME_CHARS);
+    const parts = [`<h3>${mark} ${(0,src_summary/* botTitle */.Oi)(settings.botId, name, settings.baseUrl)}: ${(0,src_text/* html */.qy)(words)}</h3>\n`];
+    const counts = outcome.counts;
+    if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
+        const applied = outcome.result === 'updated';
+        // A count not resolved: Discord is asked only when an update is due, so a run skipped at the
+        // record check did not read it; after that (a dry run, a failure), it was asked or no source
+        // gave the count.
+        const beforeDiscord = outcome.skip === 'recent' || outcome.skip === 'unverified' || outcome.skip === 'unchecked';
+        const unread = settings.discordToken !== undefined && beforeDiscord ? 'not read from Discord (only for an update that is due)' : '—';
+        const withSource = counts?.command !== undefined || counts?.server !== undefined;
+        const rows = [
+            countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
+            countRow('Servers', counts?.server, record?.servers, applied, unread, withSource)
+        ].filter(row => row !== undefined);
+        const column = applied
+            ? 'Now'
+            : outcome.delivery === 'no-answer'
+                ? 'Sent, no answer'
+                : outcome.delivery !== 'not-sent'
+                    ? 'Sent, not stored'
+                    : outcome.result === 'failed' && !settings.dryRun
+                        ? 'Was to be sent'
+                        : 'Would be sent';
+        parts.push(`<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`);
+    }
+    // The error before the warnings: it says why the step failed, and no number of warnings hides it.
+    if (outcome.error !== undefined)
+        parts.push((0,src_summary/* markedParagraph */.V4)('❌', 'Error:', outcome.error.message));
+    if (outputsFailure !== undefined)
+        parts.push((0,src_summary/* markedParagraph */.V4)('❌', 'Error:', outputsFailure));
+    if (outcome.error === undefined && outcome.result !== 'updated') {
+        parts.push(`<p>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcomeLine(outcome).text, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`);
+    }
+    const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])];
+    for (const text of warnings.slice(0, 20))
+        parts.push((0,src_summary/* markedParagraph */.V4)('⚠️', 'Warning:', (0,src_text/* bounded */.Mm)(text, SUMMARY_WARNING_CHARS)));
+    if (warnings.length > 20)
+        parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`);
+    parts.push(details(settings, outcome));
+    return parts.join('');
+}
+/** One count's row; none when neither the listing nor this run knows the count. */
+function countRow(label, count, before, applied, unread, withSource) {
+    const listed = before === undefined ? '—' : (0,src_summary/* number */.ai)(before);
+    if (count === undefined) {
+        if (before === undefined && unread === '—')
+            return undefined;
+        return `<tr><td>${label}</td><td>${listed}</td><td>${unread}</td>${withSource ? '<td>—</td>' : ''}</tr>`;
+    }
+    const change = applied && before !== undefined && before !== count.value ? ` (${signed(count.value - before)})` : '';
+    return `<tr><td>${label}</td><td>${listed}</td><td>${(0,src_summary/* number */.ai)(count.value)}${change}</td><td>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(count.source, 300))}</td></tr>`;
+}
+/** The request, the answer, the record read and the service's address, folded. */
+function details(settings, outcome) {
+    const path = `PATCH /bots/${settings.botId}/stats ${JSON.stringify(outcome.body)}`;
+    const rows = [
+        ['Service', (0,src_text/* htmlLink */.Ar)(settings.baseUrl, settings.baseUrl)],
+        ['Record read', recordLine(settings, outcome)]
+    ];
+    if (outcome.keyCheck !== undefined) {
+        rows.push([
+            'Key check',
+            outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcome.keyCheck.reason, QUOTE_CHARS))}`
+        ]);
+    }
+    const sent = outcome.delivery !== 'not-sent';
+    rows.push(['Request', sent ? `<code>${(0,src_text/* html */.qy)(path)}</code>` : notSentLine(outcome, path)]);
+    if (sent)
+        rows.push(['Answer', answerLine(outcome)]);
+    const table = rows.map(([key, value]) => `<tr><td>${key}</td><td>${value}</td></tr>`).join('\n');
+    return `<details><summary>Request and answer</summary>\n<table>\n${table}\n</table>\n</details>\n`;
+}
+/** The update not sent: what a run with counts would send, never a request without any. */
+function notSentLine(outcome, path) {
+    const empty = outcome.body.command_count === undefined && outcome.body.server_count === undefined;
+    if (empty)
+        return outcome.skip === 'nothing' ? 'not sent: no count was left to send' : 'not sent';
+    if (outcome.result === 'failed')
+        return 'not sent';
+    // A run that found the update not due (a skip, or a dry run a real run would skip) says so.
+    const would = outcome.skip === undefined ? 'a real run would send' : 'once an update is due, it would be';
+    return `not sent (${would} <code>${(0,src_text/* html */.qy)(path)}</code>)`;
+}
+/**
+ * What became of the record read, in the words of each case: off, not reached, not public,
+ * unreadable, read. `record` is the read before the update; with cooldown-check off, a strike
+ * still reads it after the refusal, and the outcome carries what that read showed.
+ */
+function recordLine(settings, outcome) {
+    const read = outcome.record;
+    if (read === undefined && !settings.cooldownCheck) {
+        if (outcome.delivery === 'not-sent')
+            return 'not read (cooldown-check: false)';
+        return `not read before the update (cooldown-check: false)${outcome.result === 'cooldown' ? `; ${readAfterStrike(outcome)}` : ''}`;
+    }
+    if (read === undefined)
+        return 'not read: the run ended before it';
+    if (!read.ok) {
+        if (read.problem === 'unverified')
+            return 'not public: the bot is not verified yet (403)';
+        if (read.problem === 'absent')
+            return 'no such bot (404)';
+        return `could not be read: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(read.reason, QUOTE_CHARS))}`;
+    }
+    const last = lastUpdate(read.record);
+    return `read; last update ${last === undefined ? 'unknown' : (0,src_text/* html */.qy)((0,src_summary/* when */.z7)(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`;
+}
+/** The read after a strike with no read before it: the outcome's next update time and cause come from it alone. */
+function readAfterStrike(outcome) {
+    if (outcome.strikeCause === 'unverified')
+        return 'read after the refusal: not public, the bot is not verified yet (403)';
+    if (outcome.nextUpdateAt === undefined)
+        return 'a read after the refusal did not show when the next update is accepted';
+    return `read after the refusal: the next update is accepted from ${(0,src_text/* html */.qy)((0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at))}`;
+}
+function answerLine(outcome) {
+    if (outcome.status === undefined) {
+        return outcome.delivery === 'arrived'
+            ? 'none (the connection failed), but the public record shows the update'
+            : 'none (no answer came back)';
+    }
+    return `${outcome.status}${outcome.answer === undefined ? '' : `: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcome.answer, QUOTE_CHARS))}`}`;
+}
+function signed(delta) {
+    return delta > 0 ? `+${(0,src_summary/* number */.ai)(delta)}` : `−${(0,src_summary/* number */.ai)(-delta)}`;
+}
+
+// EXTERNAL MODULE: ./src/http/transport.ts
+var transport = __nccwpck_require__(1517);
+// EXTERNAL MODULE: ./src/keys.ts
+var keys = __nccwpck_require__(7847);
+// EXTERNAL MODULE: ./src/service.ts
+var service = __nccwpck_require__(448);
+// EXTERNAL MODULE: ./src/version.ts + 1 modules
+var version = __nccwpck_require__(1013);
+;// CONCATENATED MODULE: ./src/stats/record.ts
+
+
+
+
+
+
+
+/**
+ * The record keeps the key safe, so it is read patiently: 5xx and network failures are retried
+ * here, and the read limiter's 429 is waited out by readPublicRecord, which knows how much of
+ * the step's time the update still needs. A record is kept up to a megabyte.
+ */
+const RECORD_POLICY = {
+    ...client/* READ_DEFAULTS */.qW,
+    name: "the bot's public record",
+    attempts: 3,
+    retryStatuses: client/* SERVER_ERRORS */.Qx,
+    maxBodyBytes: 1024 * 1024
+};
+/** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
+const MAX_LIMITER_WAITS = 3;
+/** How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours. */
+const FUTURE_TOLERANCE_MS = 60 * 60 * 1000;
+/**
+ * Reads the record. A read the read limiter turns away (429, `Retry-After: 60` on the live
+ * service, whose limit of 10 a minute is shared by every job on the runner's address) is
+ * waited out and read again, as long as the step's timeout leaves room for the read and the
+ * update after it; a 5xx or network failure is retried by the record policy. What is still
+ * unreadable then comes back `unreadable`: the caller sends nothing rather than an update
+ * that would be a strike whenever the last one was recent. Only the step's own deadline
+ * passing throws (DeadlineError).
+ */
+async function readPublicRecord(plan, deps) {
+    const url = `${plan.baseUrl}/bots/${plan.botId}`;
+    deps.log(`Reading the bot's public record: GET ${url}`);
+    for (let waits = 0;; waits++) {
+        let answer;
+        try {
+            // No key: the record is public. no-cache: a cached copy could hide a recent update.
+            answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': version/* USER_AGENT */._O } }, RECORD_POLICY);
+        }
+        catch (error) {
+            if (!(error instanceof transport/* NetworkError */.Dr))
+                throw error;
+            return unreadable(deps, {
+                ok: false,
+                status: undefined,
+                reason: error.message,
+                problem: error.delivered ? 'unreadable' : 'unreachable'
+            });
+        }
+        const receivedAt = deps.requests.clock.now();
+        const read = interpretRecord(answer, receivedAt);
+        if (read.ok)
+            return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) };
+        if (answer.status !== 429)
+            return read.problem === 'unreadable' ? unreadable(deps, read) : read;
+        // The read limiter: wait as long as it asks (at least a second), if the step has room.
+        const wait = Math.max(1_000, (0,transport/* retryAfterMs */.Vs)(answer) ?? 60_000);
+        const room = deps.requests.remainingMs() - 2 * deps.requests.limits.attemptTimeoutMs;
+        if (waits >= MAX_LIMITER_WAITS || wait > room) {
+            const why = `the service's read limit asks for a wait of ${Math.ceil(wait / 1000)} s, more than the step's timeout leaves`;
+            return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why });
+        }
+        deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`);
+        await deps.requests.sleep(wait, RECORD_POLICY);
+    }
+}
+/**
+ * What a record read means for an update about to be sent: undefined when it may be sent, or
+ * why it is held back (with a warning when the check itself could not be made). A record that
+ * shows no update could get through either (the service unreachable, the bot not listed)
+ * fails the run; a dry run fails where a real run would, so it promises nothing a real run
+ * would not do.
+ */
+function holdBack(read, botId, now) {
+    const noCheck = '(cooldown-check: false sends without the check.)';
+    if (!read.ok) {
+        switch (read.problem) {
+            // The first day: the record stays private until the bot is verified, and the bot's
+            // submission stamped its update times, so no read can tell whether an update would be a
+            // strike. Nothing is sent until the bot is verified (cooldown-check: false sends anyway).
+            case 'unverified':
+                return { skip: 'unverified' };
+            case 'unreadable':
+                return {
+                    skip: 'unchecked',
+                    warning: `Stats not sent: the bot's public record could not be checked (${read.reason}). An update sent without that check ` +
+                        'is a strike whenever the last one was less than 6 hours ago, so nothing was sent; the next run will try again.'
+                };
+            case 'unreachable':
+                throw new errors/* ActionError */.lZ(`Could not read the bot's public record: ${read.reason}. Nothing was sent. Check base-url and the runner's network; the next run will try again.`, { headline: 'discord.place unreachable' });
+            case 'absent':
+                // The stats route answers 404 for the same bot: fail before spending a request on it.
+                throw new errors/* ActionError */.lZ(`The service lists no bot with ID ${botId} (its public record answered 404), so nothing was sent. ` +
+                    "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.", { headline: 'bot not listed on discord.place' });
+        }
+    }
+    const from = acceptsFrom(read);
+    if (from !== undefined && from > now)
+        return { skip: 'recent', nextUpdateAt: from };
+    // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
+    // never clear one.
+    if (read.cached === true) {
+        return {
+            skip: 'unchecked',
+            warning: "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
+                `update, and an update within 6 hours of it would be a strike. The next run will try again. ${noCheck}`
+        };
+    }
+    return undefined;
+}
+function unreadable(deps, read) {
+    deps.log(`Could not read the public record (${read.reason}).`);
+    return read;
+}
+/**
+ * How far the service's clock is behind ours when it answered, from its `Date` header. The
+ * header is in whole seconds, so a second is allowed for; a clock ahead of ours only makes
+ * the check stricter, so it is not corrected for. A missing or broken header counts as 0
+ * (the margin still applies).
+ */
+function lagMs(answer, receivedAt) {
+    const date = Date.parse(String(answer.headers['date'] ?? ''));
+    if (Number.isNaN(date))
+        return 0;
+    // A day at most: past that the header is broken, not a clock.
+    return Math.min(Math.max(0, receivedAt - date - 1_000), 86_400_000);
+}
+/** Turns the answer to `GET /bots/{id}` into a record, or says why it is not one. */
+function interpretRecord(answer, now = Date.now()) {
+    const { status } = answer;
+    // Only the service's own words mean "not verified" (routes/bots/[id]/index.js:51): any other 403,
+    // a firewall's page or a gateway's JSON in the service's shape, says nothing about the bot, and
+    // taking it for the first day would hold updates and advise sending without the check.
+    const said = (0,service/* serviceError */.cg)(answer);
+    if (status === 403 && isServiceAnswer(answer) && NOT_VERIFIED.test(said ?? '')) {
+        return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' };
+    }
+    if (status === 403) {
+        return {
+            ok: false,
+            status,
+            problem: 'unreadable',
+            reason: `a 403 ("${said ?? (0,src_text/* excerpt */.Kb)(answer.text, 120)}") that is not the service's own "not verified" answer: a gateway or firewall in the way?`
+        };
+    }
+    if (status === 404)
+        return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' };
+    if (status === 429)
+        return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' };
+    if (status !== 200)
+        return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` };
+    const json = answer.json;
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+        return { ok: false, status, problem: 'unreadable', reason: 'the answer was not a JSON object' };
+    }
+    const fields = json;
+    const record = {
+        username: typeof fields['username'] === 'string' && fields['username'].trim() !== '' ? fields['username'].trim() : undefined,
+        commands: asCount(fields['commands']),
+        servers: asCount(fields['servers']),
+        commandsUpdatedAt: asDate(fields['commands_updated_at']),
+        serversUpdatedAt: asDate(fields['servers_updated_at'])
+    };
+    if (record.commandsUpdatedAt === undefined && record.serversUpdatedAt === undefined) {
+        return { ok: false, status, problem: 'unreadable', reason: 'the record has no update times' };
+    }
+    // The service stamps an update with its own clock, so a time well past ours is a broken (or
+    // hostile) record, not a clock: trusting it would skip every update until that date.
+    const future = [record.commandsUpdatedAt, record.serversUpdatedAt].find(d => d !== undefined && d.getTime() > now + FUTURE_TOLERANCE_MS);
+    if (future !== undefined) {
+        return {
+            ok: false,
+            status,
+            problem: 'unreadable',
+            reason: `its update time ${future.toISOString()} is later than the runner's clock (${new Date(now).toISOString()}), so it cannot be trusted`
+        };
+    }
+    return { ok: true, status, record };
+}
+/** The service's words for a bot it has not verified yet. */
+const NOT_VERIFIED = /^This bot is not verified yet\.?$/i;
+/** The service's own error shape: JSON (by its content type) with `success: false`. */
+function isServiceAnswer(answer) {
+    const json = answer.json;
+    const type = String(answer.headers['content-type'] ?? '');
+    return /^application\/json\b/i.test(type) && json?.success === false;
+}
+function asCount(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+function asDate(value) {
+    if (typeof value !== 'string' && typeof value !== 'number')
+        return undefined;
+    const date = new Date(value);
+    // Invalid, or out of the range a Date can print (a hostile or broken answer).
+    return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+;// CONCATENATED MODULE: ./src/stats/answers.ts
+
+
+
+
+
+
+/** What the stats route's answers mean, and what the person reading the log should do. */
+/**
+ * Which of the service's two 429s an answer is. The request limiter (2 counted requests per
+ * 30 minutes per bot) answers before looking at anything: `Retry-After`, `retry_after` and
+ * "Too many requests"; nothing was stored and no strike counted. The 6-hour rule answers
+ * without `Retry-After` or `retry_after`, and that refusal is a strike.
+ */
+function kindOf429(answer) {
+    const body = answer.json;
+    if (answer.headers['retry-after'] !== undefined || body?.retry_after !== undefined)
+        return 'limiter';
+    return typeof body?.error === 'string' && /too many requests/i.test(body.error) ? 'limiter' : 'six-hours';
+}
+/**
+ * A failure after the status line and headers arrived (the body cut off, or too slow) is an
+ * answer: the service received the update and decided. Its status decides the outcome; the
+ * body is not there to read.
+ */
+function answerFromStatusLine(error) {
+    if (error.answered === undefined)
+        return undefined;
+    return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined };
+}
+/** The headline's few words for an update the service answered with a failure. */
+function failureHeadline(status) {
+    const key = (0,keys/* keyHeadline */.Ku)(status);
+    if (key !== undefined)
+        return key;
+    if (status === 400)
+        return 'count refused by discord.place';
+    if (status >= 300 && status < 400)
+        return 'redirect not followed';
+    if (status >= 500)
+        return 'discord.place failed on its side';
+    return `unexpected answer (${status})`;
+}
+/** One line for a refused update: what the service said, and what to do about it. */
+function explainFailure(answer, serviceText, plan) {
+    const said = `the service answered ${answer.status}${serviceText === undefined ? '' : ` with "${serviceText}"`}`;
+    const advice = adviceFor(answer.status, serviceText, plan);
+    return `Stats update failed: ${said}. ${advice}`;
+}
+function adviceFor(status, serviceText, plan) {
+    switch (status) {
+        case 400:
+            if (plan.body.server_count !== undefined && !/command/i.test(serviceText ?? '')) {
+                return ('The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and ' +
+                    `refuses the whole update: nothing was stored${plan.body.command_count === undefined ? '' : ', the command count neither'}. ` +
+                    'Send the count your bot sees (its guild cache), or leave server-count out and set discord-token to read it from Discord.');
+            }
+            return 'Check command-count (0 to 1000) and server-count (0 to 10000000).';
+        case 401:
+        case 404:
+        case 410:
+            return (0,keys/* keyAdvice */.YH)(status, serviceText, plan.botId);
+        default:
+            if (status >= 300 && status < 400) {
+                return ('A redirect is not followed: a request carrying the API key never goes to another address. ' +
+                    "Set base-url to the service's own address.");
+            }
+            if (status >= 500) {
+                return ('The service failed on its side; nothing in the workflow needs to change. The update was not repeated ' +
+                    '(a second update could count as an early one); the next run will try again.');
+            }
+            return 'This answer was not expected; the update was not repeated. Check base-url and the service status.';
+    }
+}
+/**
+ * The error of an update the service refused as too early: a strike was counted, five within
+ * 6 hours revoke the key, and the likely cause with what to change. `stopped` says what a stop
+ * (or the deadline) cut short after the refusal: the strike stands all the same.
+ */
+function strikeMessage(refusal, botId, stopped, workflow) {
+    const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`;
+    const next = refusal.nextUpdateAt === undefined
+        ? 'When the next update is accepted is unknown.'
+        : `The next update is accepted from ${(0,src_summary/* when */.z7)(refusal.nextUpdateAt, refusal.at)}.`;
+    const stop = stopped === undefined ? '' : ` ${stopped}`;
+    return (`Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
+        `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
+        `The update was not retried.${stop}`);
+}
+/** The likely cause of a strike, and what to change. */
+function strikeCause(refusal, botId) {
+    const group = `concurrency: group: discord-place-stats-${botId}, cancel-in-progress: false`;
+    switch (refusal.strikeCause) {
+        case 'overlap':
+            return (`Likely cause: overlapping runs. Another run updated the counts at ${(0,src_summary/* utc */.n$)(refusal.overlap, refusal.at)}, after this run ` +
+                "read the bot's record: runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job " +
+                `of every workflow for this bot in one concurrency group (${group}) so that they queue.`);
+        case 'unverified':
+            return ('Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update ' +
+                'within 6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.');
+        case 'unchecked':
+            return ('Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the ' +
+                'last update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.');
+        case 'unknown':
+            return ('Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read ' +
+                `the record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group}).`);
+    }
+}
+/**
+ * After the 6-hour refusal (a strike): reads the record again, for when the next update is
+ * accepted (the refusal's headers describe only the request limiter) and for why it came.
+ * When the first read allowed the update and the fresh one shows a later update, another run
+ * updated the counts between this run's read and its update: overlapping runs, which one
+ * concurrency group per bot prevents. A fresh read answered "not verified" names the first day.
+ * A read that fails, runs out of time or is stopped only leaves these unknown: the strike is
+ * reported either way (a stop says so beside it).
+ */
+async function afterRefusal(settings, deps, first) {
+    let fresh;
+    let stopped;
+    try {
+        fresh = await readPublicRecord(settings, deps);
+    }
+    catch (error) {
+        if (error instanceof errors/* StoppedError */.Ko)
+            stopped = `${error.message} It came while the bot's record was read after the refusal.`;
+        else if (!(error instanceof client/* DeadlineError */.j3))
+            throw error;
+    }
+    const future = (read) => {
+        const from = read?.ok ? acceptsFrom(read) : undefined;
+        return from !== undefined && from.getTime() > deps.requests.clock.now() ? from : undefined;
+    };
+    const before = first?.ok ? lastUpdate(first.record) : undefined;
+    const after = fresh?.ok ? lastUpdate(fresh.record) : undefined;
+    const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
+    const strikeCause = overlap !== undefined
+        ? 'overlap'
+        : fresh?.ok === false && fresh.problem === 'unverified'
+            ? 'unverified'
+            : first === undefined
+                ? 'unchecked'
+                : 'unknown';
+    return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped };
+}
+/**
+ * For a stopped run: exactly what reached the service. A stop that cut off the answer after its
+ * status line: a 429 whose body never came may have been the 6-hour refusal (a strike) or the
+ * request limiter (none); the message says which it may be.
+ */
+function whatWasSent(delivery, status, dryRun) {
+    const maybeStrike = status === 429
+        ? ' Its answer was cut off after the status line: if that 429 was the 6-hour refusal rather than the request limiter, ' +
+            'the service counted a strike against the key (5 within 6 hours revoke it).'
+        : '';
+    switch (delivery) {
+        case 'not-sent':
+            return dryRun ? 'Nothing was sent (dry run).' : 'The stats update was not sent.';
+        case 'answered':
+            return `The stats update was sent and answered${status === undefined ? '' : ` (${status})`}.${maybeStrike}`;
+        case 'arrived':
+            return 'The stats update was sent and answered.';
+        case 'no-answer':
+            return ('The stats update was sent, and no answer came back: the service may have stored it. ' +
+                'With cooldown-check: true the next run reads the public record first and does not send it twice.');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/stats/counts.ts
+
+/**
+ * The counts known before any request to the service: the inputs, then the command manifest
+ * (read and checked first, so a bad manifest fails before anything is sent). The manifest
+ * module is loaded only when a run uses it.
+ */
+async function localCounts(inputs, deps) {
+    const command = fromInput(inputs.commandCount, 'command-count');
+    const server = fromInput(inputs.serverCount, 'server-count');
+    if (command !== undefined || inputs.commandsFile === undefined)
+        return { command, server, warnings: [] };
+    const { manifestCount } = await __nccwpck_require__.e(/* import() */ 106).then(__nccwpck_require__.bind(__nccwpck_require__, 3106));
+    const manifest = await manifestCount(inputs, deps).catch((error) => {
+        if (error instanceof errors/* ActionError */.lZ)
+            error.headline ??= 'commands-file rejected';
+        throw error;
+    });
+    const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`;
+    return { command: { value: manifest.count, source, read: true }, server, warnings: manifest.warnings };
+}
+/** Whether Discord has a count to fill in. */
+function needsDiscord(inputs, counts) {
+    return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined);
+}
+/**
+ * Fills in from Discord's API whichever count is still missing. Asked only when the update
+ * will be sent: a run that the record shows will be skipped must not depend on Discord.
+ */
+async function withDiscordCounts(inputs, counts, deps) {
+    if (!needsDiscord(inputs, counts))
+        return counts;
+    const { fillFromDiscord } = await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 5943));
+    return fillFromDiscord(inputs, counts, deps);
+}
+/**
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or the
+ * listing is unknown): a bot that registers its commands per server has no global commands,
+ * and a manifest that lists none is a build step that failed. Sent, either would erase the
+ * listing's count. A `command-count: 0` input is the user's own word and is kept.
+ */
+function withoutErasure(counts, listing) {
+    const command = counts.command;
+    if (command === undefined || !command.read || command.value !== 0)
+        return counts;
+    const listed = listing?.commands;
+    if (listed === 0)
+        return counts;
+    const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`;
+    // The fix that helps differs by source: a bot with per-server commands needs its manifest counted.
+    const fix = command.source.startsWith('Discord')
+        ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
+            'deploy script sends, to count those.'
+        : 'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build.';
+    const warning = `The command count was left out: ${command.source} found no commands, and ${shown}; sending 0 would erase the ` +
+        `count on the listing. ${fix} (command-count: 0 sends zero on purpose.)`;
+    return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] };
+}
+function fromInput(value, input) {
+    return value === undefined ? undefined : { value, source: `input ${input}`, read: false };
+}
+
+;// CONCATENATED MODULE: ./src/stats/delivery.ts
+
+
+
+/** How long a dropped update gets to land before the record is read again. */
+const SETTLE_MS = 2_000;
+/** A minute of leeway for the runner's clock against the service's update times. */
+const ARRIVAL_LEEWAY_MS = 60_000;
+/**
+ * After a failure that may have delivered the update (no status line came back), reads the
+ * public record again:
+ * - `arrived`: a count sent was updated since just before the PATCH went out;
+ * - `resend`: no update within 6 hours (margin included), so it did not arrive and a resend
+ *   cannot be early;
+ * - `unknown`: anything else: an earlier update within the window, an unreadable record, or
+ *   a cached one (`Age` > 0), which cannot prove that something did not arrive.
+ */
+async function confirmDelivery(plan, deps, error, sentAt) {
+    deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`);
+    // After a timeout the service may still be working on the update (checking the server
+    // count with Discord, say): a record read now could show the old time and a resend would
+    // be early. So a timeout never leads to a resend; after a dropped connection, the read
+    // waits a moment for whatever the service was doing to land.
+    const timedOut = error.code === 'ETIMEDOUT';
+    let fresh;
+    try {
+        if (!timedOut)
+            await deps.requests.sleep(SETTLE_MS);
+        fresh = await readPublicRecord(plan, deps);
+    }
+    catch (failure) {
+        if (failure instanceof client/* DeadlineError */.j3)
+            return 'unknown';
+        throw failure;
+    }
+    if (!fresh.ok)
+        return 'unknown';
+    const times = [
+        plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
+        plan.body.server_count !== undefined && fresh.record.serversUpdatedAt
+    ];
+    if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS))
+        return 'arrived';
+    if (timedOut || fresh.cached) {
+        if (fresh.cached)
+            deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
+        return 'unknown';
+    }
+    const from = acceptsFrom(fresh);
+    return from !== undefined && from.getTime() <= deps.requests.clock.now() ? 'resend' : 'unknown';
+}
+
+;// CONCATENATED MODULE: ./src/stats/update.ts
+
+
+
+
+
+
+
+
+
+
+/**
+ * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
+ * it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is sent again only
+ * when the connection failed before the request could reach the service (refused, DNS, TLS
+ * handshake), never after any answer; after a failure that may have delivered it (a reset or a
+ * timeout once the request was out), only when a fresh read of the public record shows it did
+ * not arrive (delivery.ts). It is sent with at least MIN_ATTEMPT_MS of the step's time left.
+ *
+ * It reuses the record read's connection only while that one has been idle under 2 s of the
+ * service's 5 s keep-alive: a reset as the server closes an idle connection cannot tell whether
+ * the PATCH arrived. The margin covers the round trip by which the server's idle clock runs
+ * ahead of ours; in a run the PATCH follows the read within milliseconds, so it costs nothing.
+ */
+const STATS_POLICY = {
+    ...client/* READ_DEFAULTS */.qW,
+    name: 'the stats update',
+    attempts: 2,
+    retryStatuses: [],
+    retryNetwork: 'undelivered',
+    minAttemptMs: client/* MIN_ATTEMPT_MS */.iD,
+    idleMarginMs: 3_000
+};
+/**
+ * The stats mode: reads the counts given and the manifest, then the public record (the
+ * cooldown check), and only when the update is due asks Discord and sends it. The record
+ * check skips an update the service would refuse as early; when the record cannot be read for
+ * a reason that may pass, nothing is sent (a blind update is a strike whenever the last one was
+ * recent). A run that sends nothing still checks the key, with a request that spends no update.
+ *
+ * The PATCH is never repeated after an answer (a received status line is one): an update
+ * the service refuses as early is a strike against the key, and 5 strikes within 6 hours
+ * revoke it (410). The request policy (http/client.ts) sends it again only when the connection
+ * failed before it could reach the service; after a failure that may have delivered it, a
+ * fresh read of the record decides (delivery.ts), once.
+ *
+ * Returns an outcome for every expected end, a stop included; throws only for a bug.
+ */
+async function runStats(settings, deps) {
+    const progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', status: undefined, warnings: [] };
+    try {
+        return await decide(settings, deps, progress);
+    }
+    catch (error) {
+        if (error instanceof errors/* StoppedError */.Ko) {
+            const message = `${error.message} ${whatWasSent(progress.delivery, progress.status, settings.dryRun)}`;
+            return failed(deps, progress, new errors/* ActionError */.lZ(message, { headline: error.headline }));
+        }
+        if (error instanceof errors/* ActionError */.lZ)
+            return failed(deps, progress, error);
+        throw error;
+    }
+}
+async function decide(settings, deps, progress) {
+    progress.counts = await localCounts(settings, deps);
+    logCounts(progress.counts, deps);
+    progress.body = bodyOf(progress.counts);
+    if (settings.cooldownCheck) {
+        progress.record = await readPublicRecord(settings, deps);
+        const held = holdBack(progress.record, settings.botId, now(deps));
+        if (held !== undefined) {
+            if (held.warning !== undefined)
+                progress.warnings.push(held.warning);
+            return notSent(settings, deps, progress, held.skip, held.nextUpdateAt);
+        }
+    }
+    const { record } = progress;
+    const { dryRun } = settings;
+    const from = record?.ok ? acceptsFrom(record) : undefined;
+    // The update is due: now, and only now, Discord is asked for what it fills in.
+    const listing = record?.ok ? record.record : undefined;
+    if (needsDiscord(settings, progress.counts)) {
+        progress.counts = await withDiscordCounts(settings, progress.counts, deps);
+        logCounts(progress.counts, deps, 'Discord');
+    }
+    progress.counts = withoutErasure(progress.counts, listing);
+    progress.body = bodyOf(progress.counts);
+    if (progress.body.command_count === undefined && progress.body.server_count === undefined) {
+        return notSent(settings, deps, progress, 'nothing', undefined);
+    }
+    // A dry run of a due update still says from when the record accepts one (already passed).
+    if (dryRun)
+        return notSent(settings, deps, progress, undefined, from);
+    return send(settings, deps, progress);
+}
+/**
+ * A run that sends no update: skipped (or a dry run). The key is still checked when there is
+ * one, so that a wrong or replaced key fails the step now rather than at the next update.
+ */
+async function notSent(settings, deps, progress, skip, nextUpdateAt) {
+    const keyCheck = settings.apiKey === undefined ? undefined : await (0,keys/* checkKey */.yR)({ ...settings, apiKey: settings.apiKey }, deps);
+    if (keyCheck?.state === 'unchecked') {
+        progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`);
+    }
+    if (settings.dryRun) {
+        // The set-up check: what in the workflow would cost a strike later. Cut off by the deadline
+        // or a stop, the dry run fails as a real run would, naming what it did not check.
+        const read = await workflowDiagnosis(settings, deps, 'dry-run');
+        if (read.cut !== undefined)
+            throw new errors/* ActionError */.lZ(`${read.cut} Nothing was sent (dry run).`, { headline: read.headline });
+        if (read.shown !== undefined)
+            progress.warnings.push(read.shown);
+    }
+    return {
+        ...base(deps, progress),
+        result: settings.dryRun ? 'dry-run' : 'skipped',
+        skip,
+        nextUpdateAt,
+        keyCheck
+    };
+}
+/** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
+async function send(settings, deps, progress) {
+    for (let resent = false;; resent = true) {
+        const sentAt = deps.requests.clock.now();
+        let answer;
+        try {
+            answer = await patch(settings, deps, progress.body);
+        }
+        catch (error) {
+            // A stop that cut the PATCH off once it was out: it may have reached the service, and
+            // when the answer's status line had come, the service did answer.
+            if (error instanceof errors/* StoppedError */.Ko && error.inFlight) {
+                progress.delivery = error.answeredStatus === undefined ? 'no-answer' : 'answered';
+                progress.status = error.answeredStatus;
+            }
+            if (!(error instanceof transport/* NetworkError */.Dr))
+                throw error;
+            const cut = answerFromStatusLine(error);
+            if (cut !== undefined) {
+                deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`);
+                return settle(settings, deps, progress, cut);
+            }
+            if (!error.delivered) {
+                throw new errors/* ActionError */.lZ(`Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`, { headline: 'discord.place unreachable' });
+            }
+            progress.delivery = 'no-answer';
+            if (resent) {
+                throw new errors/* ActionError */.lZ(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`, {
+                    headline: 'no answer to the update'
+                });
+            }
+            const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt);
+            if (delivery === 'resend') {
+                deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.');
+                continue;
+            }
+            if (delivery === 'arrived') {
+                deps.log('The connection failed after the update was sent, but the public record shows it arrived.');
+                progress.delivery = 'arrived';
+                return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
+            }
+            throw new errors/* ActionError */.lZ(`Stats update failed: ${error.message}. The update may have reached the service, so it was not sent again: a second ` +
+                "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed.", { headline: 'no answer to the update' });
+        }
+        return settle(settings, deps, progress, answer);
+    }
+}
+function patch(settings, deps, body) {
+    if (settings.apiKey === undefined)
+        throw new Error('an update needs the API key; settings guarantee it outside dry runs');
+    deps.log(`Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`);
+    return deps.requests.send({
+        method: 'PATCH',
+        url: `${settings.baseUrl}/bots/${settings.botId}/stats`,
+        headers: (0,service/* keyedHeaders */.hk)(settings.apiKey),
+        body: JSON.stringify(body)
+    }, STATS_POLICY);
+}
+/** The outcome of the service's answer to the PATCH. */
+async function settle(settings, deps, progress, answer) {
+    progress.delivery = 'answered';
+    progress.status = answer.status;
+    const text = (0,service/* serviceMessage */.XK)(answer);
+    deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`);
+    const answered = { ...base(deps, progress), status: answer.status, answer: text };
+    if (answer.status >= 200 && answer.status < 300)
+        return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
+    if (answer.status === 429 && kindOf429(answer) === 'limiter') {
+        // Turned away before the service looked at the update: try again once the limiter's
+        // window has passed, or later if the record says the 6-hour window ends later.
+        // Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing
+        // about when an update is accepted (interface.md: never next-update-at's source).
+        const wait = (0,transport/* retryAfterMs */.Vs)(answer, { limiterReset: false });
+        const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait);
+        const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined;
+        const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
+        const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
+        return { ...answered, result: 'rate-limited', nextUpdateAt };
+    }
+    if (answer.status === 429) {
+        const refusal = await afterRefusal(settings, deps, progress.record);
+        const outcome = { ...answered, result: 'cooldown', ...refusal.found };
+        // The workflow around the step may show the cause, unless the first day does or a stop came.
+        const { strikeCause } = refusal.found;
+        const read = refusal.stopped === undefined && strikeCause !== 'unverified'
+            ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
+            : {};
+        return { ...outcome, error: new errors/* ActionError */.lZ(strikeMessage(outcome, settings.botId, refusal.stopped ?? read.cut, read.shown)) };
+    }
+    return {
+        ...answered,
+        result: 'failed',
+        error: new errors/* ActionError */.lZ(explainFailure(answer, text, { botId: settings.botId, body: progress.body }), {
+            headline: failureHeadline(answer.status)
+        })
+    };
+}
+/**
+ * What the workflow that ran the step shows, with its reader loaded only now; `cut` says why it
+ * was not checked when a stop or the deadline came first. A bug is still a bug.
+ */
+async function workflowDiagnosis(settings, deps, evidence) {
+    const { diagnoseWorkflow } = await __nccwpck_require__.e(/* import() */ 798).then(__nccwpck_require__.bind(__nccwpck_require__, 4798));
+    try {
+        return { shown: await diagnoseWorkflow(settings, deps, evidence) };
+    }
+    catch (error) {
+        if (!(error instanceof errors/* StoppedError */.Ko || error instanceof client/* DeadlineError */.j3))
+            throw error;
+        return { cut: `${error.message} The workflow that ran this step was not checked.`, headline: error.headline };
+    }
+}
+/** One log line per count, with its source; `only` logs just the counts read from that source. */
+function logCounts(counts, deps, only) {
+    for (const [label, count] of [
+        ['Command count', counts.command],
+        ['Server count', counts.server]
+    ]) {
+        if (count !== undefined && (only === undefined || count.source.startsWith(only)))
+            deps.log(`${label}: ${count.value} (${count.source})`);
+    }
+}
+function bodyOf(counts) {
+    return { command_count: counts.command?.value, server_count: counts.server?.value };
+}
+function base(deps, progress) {
+    return {
+        counts: progress.counts,
+        body: progress.body,
+        delivery: progress.delivery,
+        record: progress.record,
+        status: progress.status,
+        answer: undefined,
+        nextUpdateAt: undefined,
+        skip: undefined,
+        overlap: undefined,
+        strikeCause: undefined,
+        keyCheck: undefined,
+        warnings: progress.warnings,
+        error: undefined,
+        at: now(deps)
+    };
+}
+function failed(deps, progress, error) {
+    return { ...base(deps, progress), result: 'failed', error };
+}
+function now(deps) {
+    return new Date(deps.requests.clock.now());
+}
+/** After an update: 6 hours, and the clock margin, from now. */
+function sixHoursFromNow(deps) {
+    return new Date(deps.requests.clock.now() + COOLDOWN_MS + CLOCK_MARGIN_MS);
+}
+
+// EXTERNAL MODULE: ./src/secrets.ts
+var secrets = __nccwpck_require__(7194);
+;// CONCATENATED MODULE: ./src/main.ts
+
+
+
+
+
+
+
+
+
+/** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
+const log = (line) => core/* info */.pq((0,src_text/* logText */.kc)(line));
+/**
+ * The action: settings, then the mode (stats or vote-check), then the mode's report: outputs,
+ * annotations and its job summary section. The one place that decides whether the step fails.
+ *
+ * A cancelled workflow or a runner's time limit ends the step with a signal (SIGINT, then
+ * SIGTERM). It fires the run's one AbortSignal: the request in flight is cut off, a wait ends,
+ * nothing new is sent, and the mode reports exactly what it had sent and what was answered.
+ */
+async function run() {
+    const stop = new AbortController();
+    const onSignal = (signal) => stop.abort(new errors/* StoppedError */.Ko(signal));
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    try {
+        const settings = (0,src_settings/* readSettings */.sb)();
+        for (const note of settings.notes)
+            log(note);
+        const requests = new client/* Requests */.lv({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, client/* realClock */.dQ, stop.signal);
+        const deps = { requests, log };
+        // Vote-check mode is loaded only when it runs: a stats run loads nothing of it.
+        let failure;
+        if (settings.mode === 'stats') {
+            failure = await reportStats(settings, await runStats(settings, deps));
+        }
+        else {
+            const [{ runVotes }, { reportVotes }] = await Promise.all([__nccwpck_require__.e(/* import() */ 985).then(__nccwpck_require__.bind(__nccwpck_require__, 8985)), __nccwpck_require__.e(/* import() */ 83).then(__nccwpck_require__.bind(__nccwpck_require__, 4083))]);
+            failure = await reportVotes(settings, await runVotes(settings, deps));
+        }
+        if (failure !== undefined)
+            core/* setFailed */.C1((0,src_text/* annotationText */.xr)(failure));
+    }
+    catch (error) {
+        // Bad input, or a bug: nothing of a mode's own to report.
+        const message = (0,src_text/* annotationText */.xr)(failureMessage(error));
+        core/* setOutput */.uH('result', 'failed');
+        core/* setFailed */.C1(message);
+        const known = error instanceof errors/* ActionError */.lZ ? error : undefined;
+        await (0,src_summary/* writeSection */.Zn)(summary => (0,src_summary/* failureSection */.mo)(summary, message, known?.botId, known === undefined ? 'internal error' : known.headline));
+    }
+    finally {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+    }
+}
+/** Expected failures carry a message for the user; anything else is a bug, reported as one. */
+function failureMessage(error) {
+    if (error instanceof errors/* ActionError */.lZ)
+        return (0,secrets/* redact */.E$)(error.message);
+    if (error instanceof Error && error.stack !== undefined)
+        core/* debug */.Yz((0,src_text/* annotationText */.xr)(error.stack));
+    const detail = error instanceof Error ? error.message : String(error);
+    return (0,secrets/* redact */.E$)(`Unexpected internal error: ${detail}. Please report it with this log.`);
+}
+
+
+/***/ }),
+
+/***/ 7194:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E$: () => (/* binding */ redact),
+/* harmony export */   FF: () => (/* binding */ proxyCredentials),
+/* harmony export */   cl: () => (/* binding */ registerSecret),
+/* harmony export */   wk: () => (/* binding */ unwrapSecret)
+/* harmony export */ });
+/* unused harmony exports FRAGMENT, addSecret, clearSecrets, maskSecret */
+/**
+ * The one owner of secrets: `registerSecret` masks a secret for the runner and remembers every
+ * form of it, in one call; `redact` removes them from any text that came from outside (an
+ * answer's error text, a library's error message) before that text is cut, escaped or printed.
+ *
+ * The runner masks only the exact values registered with `::add-mask::`, and an escaped copy in
+ * the job summary is not masked at all. So every form a program produces of each secret is
+ * replaced here, and so is any run of at least FRAGMENT characters copied from one: a service
+ * that quotes the first half of a key has still leaked half a key. A form deliberately disguised
+ * (other invisible characters, fullwidth letters) is out of scope: only a party that already
+ * holds the secret could write it (SECURITY.md).
+ *
+ * Two passes mark spans of the text to replace:
+ * - the text as it is, against the forms as they are (raw, URL- and JSON-encoded, HTML- and
+ *   Markdown-escaped, base64);
+ * - the text as `read` reads it (escapes decoded, case folded, cuts left out), against the
+ *   same forms read alike, plus the byte encodings (hex, base64 at each alignment).
+ * Both are linear in the text: this runs on every log line and on answers of up to a megabyte.
+ *
+ * Every text the action shows passes through `redact` first (text.ts). Plain module state, the
+ * runner's mask handed in, so every mode and the HTTP layer use it alike.
+ */
+/** The shortest piece of a secret that counts as a leak on its own. */
+const FRAGMENT = 10;
+/** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
+const MIN_WHOLE = 4;
+/** The forms as they are, for the text as it is; and as `read` reads them, for the text read so. */
+const asIs = { whole: new Set(), pieces: new Set() };
+const asRead = { whole: new Set(), pieces: new Set() };
+function remember(forms, form) {
+    if (form.length >= MIN_WHOLE && form.length < FRAGMENT)
+        forms.whole.add(form);
+    for (let i = 0; i + FRAGMENT <= form.length; i++)
+        forms.pieces.add(form.slice(i, i + FRAGMENT));
+}
+/**
+ * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
+ * (as it is, URL- or JSON-encoded), for the runner's masks; the other forms are left to
+ * `redact`, and so is any piece of a secret: a mask is set for the whole secret only.
+ */
+function addSecret(secret) {
+    if (secret.length === 0)
+        return [];
+    const bytes = Buffer.from(secret, 'utf8');
+    const logged = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    const escaped = [
+        secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+        secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1'),
+        bytes.toString('base64').replace(/=+$/, '')
+    ];
+    // Read, the URL-encoded form is the secret's UTF-8 bytes, one character each: a copy
+    // percent-encoded or in `\x` escapes, byte by byte, reads the same.
+    for (const form of [...logged, ...escaped]) {
+        remember(asIs, form);
+        remember(asRead, read(form).text);
+    }
+    for (const form of [bytes.toString('hex'), ...base64Interiors(bytes)])
+        remember(asRead, read(form).text);
+    return [...new Set(logged)];
+}
+/**
+ * The base64 characters that depend on the secret's bytes alone, with 0, 1 or 2 bytes of
+ * other text before it (the characters that also hold a neighbour's bits differ from copy to
+ * copy), in the standard and the URL-safe alphabet.
+ */
+function base64Interiors(bytes) {
+    const interiors = [];
+    for (let before = 0; before < 3; before++) {
+        const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
+        const interior = encoded.slice(Math.ceil((before * 8) / 6), Math.floor(((before + bytes.length) * 8) / 6));
+        interiors.push(interior, interior.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+    return interiors;
+}
+/** Forgets every secret (tests only). */
+function clearSecrets() {
+    for (const forms of [asIs, asRead]) {
+        forms.whole.clear();
+        forms.pieces.clear();
+    }
+}
+/** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
+function redact(text) {
+    if (text === '' || [asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0))
+        return text;
+    // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
+    const marks = new Int32Array(text.length + 1);
+    let any = false;
+    const mark = (from, to) => {
+        marks[from] += 1;
+        marks[to] -= 1;
+        any = true;
+    };
+    find(asIs, text, mark);
+    const reading = read(text);
+    find(asRead, reading.text, (from, to) => mark(reading.start[from], reading.end[to - 1]));
+    if (!any)
+        return text;
+    let out = '';
+    let depth = 0;
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+        const before = depth;
+        depth += marks[i];
+        if (before === 0 && depth > 0)
+            out += text.slice(from, i) + '***';
+        else if (before > 0 && depth === 0)
+            from = i;
+    }
+    return depth > 0 ? out : out + text.slice(from);
+}
+/** Calls `mark` with the span of each copy of a form, or of a window of one, in `text`. */
+function find(forms, text, mark) {
+    for (const form of forms.whole) {
+        for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
+            mark(at, at + form.length);
+    }
+    for (let i = 0; i + FRAGMENT <= text.length; i++)
+        if (forms.pieces.has(text.slice(i, i + FRAGMENT)))
+            mark(i, i + FRAGMENT);
+}
+/** What cuts a secret where it is wrapped or hyphenated: white space, line breaks, zero-width spaces, soft hyphens. */
+const CUT = /[\s\u200b\u00ad]/;
+/**
+ * A cut, or one escape of a character as programs write them: `%6B`; `&#107;`, `&#x6b;` (the
+ * `;` may be left out, leading zeros allowed); `\u006B`, `\u{6b}`, `\x6b`, with the backslash
+ * doubled as in a JSON string (`\\u006b`). A run of backslashes is matched whole, escape or not,
+ * so that no run is read twice.
+ */
+const TOKEN = new RegExp(String.raw `${CUT.source}|%([0-9a-f]{2})|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));?|\\+(?:u\{0*([0-9a-f]{1,6})\}|u([0-9a-f]{4})|x([0-9a-f]{2}))?`, 'gi');
+/**
+ * `text` as the second pass reads it: escapes decoded (the two `\u` escapes of a surrogate pair
+ * read as one character), case folded, cuts left out. `start` and `end` give, for each character
+ * read, the span of `text` it was read from.
+ */
+function read(text) {
+    // No character reads as more than one, but `İ`, whose lower case is two (`i` and a dot above).
+    const size = text.length + text.split('\u0130').length - 1;
+    const start = new Int32Array(size);
+    const end = new Int32Array(size);
+    let out = '';
+    /** `char`, read from the span `from` to `to`. */
+    const add = (char, from, to) => {
+        if (CUT.test(char))
+            return;
+        const lower = char.toLowerCase();
+        start.fill(from, out.length, out.length + lower.length);
+        end.fill(to, out.length, out.length + lower.length);
+        out += lower;
+    };
+    /** `chars` as they are, from `from` on, each character its own span. */
+    const plain = (chars, from) => {
+        const lower = chars.toLowerCase();
+        if (lower.length !== chars.length) {
+            for (const char of chars)
+                add(char, from, (from += char.length));
+            return;
+        }
+        for (let k = 0; k < chars.length; k++) {
+            start[out.length + k] = from + k;
+            end[out.length + k] = from + k + 1;
+        }
+        out += lower;
+    };
+    let next = 0;
+    for (const match of text.matchAll(TOKEN)) {
+        const [token, percent, hexReference, decimalReference, braced, u, x] = match;
+        plain(text.slice(next, match.index), next);
+        next = match.index + token.length;
+        const hex = percent ?? hexReference ?? braced ?? u ?? x;
+        const point = hex !== undefined ? parseInt(hex, 16) : decimalReference !== undefined ? Number(decimalReference) : -1;
+        if (point >= 0 && point <= 0x10ffff)
+            add(String.fromCodePoint(point), match.index, next);
+        // Not a cut, and no escape (a run of backslashes alone, a reference past U+10FFFF): as it is.
+        else if (!CUT.test(token))
+            plain(token, match.index);
+    }
+    plain(text.slice(next), next);
+    return { text: out, start, end };
+}
+/**
+ * A secret as people paste it, taken apart: a variable name in front (a `.env` line,
+ * `DISCORD_TOKEN=…`), quotes around it, a scheme word (`Bot …`, `Bearer …`). `value` is what is
+ * left; `extra` says in words what does not belong in a secret, what was around it and what is
+ * left inside it (a key or token never holds quotes, `=` or white space).
+ */
+function unwrapSecret(text) {
+    const extra = [];
+    let value = text;
+    const take = (pattern, what) => {
+        const match = pattern.exec(value);
+        if (match === null)
+            return;
+        extra.push(what(match));
+        value = match.at(-1);
+    };
+    take(/^(?:export\s+)?[A-Za-z_]\w*\s*=\s*(\S[\s\S]*)$/, () => 'a variable name and "=" in front');
+    take(/^(["'`])([\s\S]*)\1$/, () => 'quotes around it');
+    take(/^(Bot|Bearer)\s+([\s\S]*)$/i, match => `the word "${match[1]}" in front`);
+    const inside = [/["'`]/.test(value) && 'quotes', value.includes('=') && '"="', /\s/.test(value) && 'white space'].filter(Boolean);
+    if (inside.length > 0)
+        extra.push(`${inside.join(', ')} inside it`);
+    return { value, extra };
+}
+/** Shorter lines of a secret are not masked on their own: they could be common words. */
+const MIN_MASKED_PART = 8;
+/**
+ * Masks a secret as a whole, never a common word in it. A secret pasted with more than itself
+ * (quotes, `NAME=`, a scheme word: unwrapSecret) is also masked without it, and each line of a multi-line value
+ * that is long enough on its own, because the runner masks line by line. A refused value is
+ * still a secret, so this runs before any validation.
+ */
+function maskSecret(secret, mask) {
+    if (secret === '')
+        return;
+    const parts = new Set([secret]);
+    const { value } = unwrapSecret(secret);
+    if (value.length >= MIN_MASKED_PART)
+        parts.add(value);
+    for (const line of secret.split(/\r?\n/))
+        if (line.trim().length >= MIN_MASKED_PART)
+            parts.add(line.trim());
+    for (const part of parts)
+        mask(part);
+}
+/**
+ * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
+ * the password and the whole user:password pair, as written and decoded.
+ */
+function proxyCredentials(env) {
+    const found = new Set();
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+        const value = env[name];
+        if (!value)
+            continue;
+        let url;
+        try {
+            url = new URL(value);
+        }
+        catch {
+            continue;
+        }
+        if (url.password === '')
+            continue;
+        for (const text of [url.password, `${url.username}:${url.password}`]) {
+            found.add(text);
+            try {
+                found.add(decodeURIComponent(text));
+            }
+            catch {
+                // Not valid percent-encoding: only the form as written can appear.
+            }
+        }
+    }
+    return [...found];
+}
+/**
+ * The one call that makes a secret safe: masks it for the runner (`setSecret`, i.e.
+ * `core.setSecret`: the whole value, a token without its scheme word, each long line) and
+ * remembers every form of it for `redact`. Called for every secret the moment it is read,
+ * before any validation or log line.
+ */
+function registerSecret(secret, setSecret) {
+    maskSecret(secret, part => {
+        for (const form of addSecret(part))
+            setSecret(form);
+    });
+}
+
+
+/***/ }),
+
+/***/ 448:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   XK: () => (/* binding */ serviceMessage),
+/* harmony export */   ZV: () => (/* binding */ isVoteAnswer),
+/* harmony export */   cg: () => (/* binding */ serviceError),
+/* harmony export */   hk: () => (/* binding */ keyedHeaders)
+/* harmony export */ });
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8992);
+/* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1013);
+
+
+/**
+ * What both modes know of the service's answers: the headers a keyed request carries, and the
+ * service's own words in an answer. What an answer about the key means, and the key check,
+ * live in keys.ts.
+ */
+/** Headers of a request that carries the key: the bare key, no scheme word (the service's rule). */
+function keyedHeaders(apiKey) {
+    return { Authorization: apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_1__/* .USER_AGENT */ ._O };
+}
+/** The service's `error` text when it sent one (redacted, on one line, cut short). */
+function serviceError(answer) {
+    const json = answer.json;
+    return typeof json?.error === 'string' && json.error.trim() !== '' ? (0,_text_js__WEBPACK_IMPORTED_MODULE_0__/* .excerpt */ .Kb)(json.error, 300) : undefined;
+}
+/** The service's `error` text, else a short description of an answer that is not the service's JSON. */
+function serviceMessage(answer) {
+    const said = serviceError(answer);
+    if (said !== undefined || answer.text.trim() === '' || answer.json !== undefined)
+        return said;
+    const type = String(answer.headers['content-type'] ?? 'unknown type').split(';')[0];
+    const size = answer.truncated ? 'a large body' : `${Buffer.byteLength(answer.text)} bytes`;
+    return `a non-JSON answer (${type}, ${size})`;
+}
+/** The vote route's own answer: a JSON object with a boolean `voted` (the live service's shape). */
+function isVoteAnswer(json) {
+    return typeof json === 'object' && json !== null && typeof json.voted === 'boolean';
+}
+
+
+/***/ }),
+
+/***/ 8750:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ql: () => (/* binding */ DEFAULT_BASE_URL),
+/* harmony export */   sb: () => (/* binding */ readSettings)
+/* harmony export */ });
+/* unused harmony exports REUSABLE_WORKFLOW_MARK, parseSettings, tokenBotId */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5049);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7194);
+/* harmony import */ var _text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8992);
+/* harmony import */ var _limits_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(351);
+
+
+
+
+
+
+const DEFAULT_BASE_URL = 'https://api.discord.place';
+/**
+ * Set by the project's reusable workflow (.github/workflows/stats.yml) on its step: inside it,
+ * GITHUB_WORKFLOW_REF names the caller's workflow, so the step could not tell otherwise.
+ */
+const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW';
+/**
+ * Reads and validates every input, masking the secrets before anything else happens.
+ * The only caller of `core.getInput` in the action.
+ */
+function readSettings() {
+    return parseSettings(_actions_core__WEBPACK_IMPORTED_MODULE_4__/* .getInput */ .V4, secret => (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .registerSecret */ .cl)(secret, _actions_core__WEBPACK_IMPORTED_MODULE_4__/* .setSecret */ .Pq), process.env);
+}
+/**
+ * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation,
+ * so that no later message can print them. Throws an InputError for the first bad input.
+ */
+function parseSettings(raw, mask, env = {}) {
+    const seen = {};
+    try {
+        return parseAll(raw, mask, env, seen);
+    }
+    catch (error) {
+        // The failed run's headline names the bot when its ID was already read.
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
+            error.botId ??= seen.botId;
+        throw error;
+    }
+}
+function parseAll(raw, mask, env, seen) {
+    const apiKey = raw('api-key');
+    const discordToken = raw('discord-token');
+    const githubToken = parseGitHubToken(raw('github-token'));
+    for (const secret of [apiKey, discordToken, githubToken, ...(0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .proxyCredentials */ .FF)(env)])
+        if (secret !== '')
+            mask(secret);
+    // Every other input is echoed in messages, so none may carry a line break or other control
+    // character (a line break followed by `::` would be read by the runner as a workflow command).
+    const get = oneLineInputs(raw);
+    // The bot first: every later refusal's headline can name it.
+    const botId = parseSnowflake('bot-id', get('bot-id'));
+    seen.botId = botId;
+    const mode = parseMode(get('mode'));
+    const dryRun = parseBoolean('dry-run', get('dry-run'));
+    const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'));
+    const baseUrl = parseBaseUrl(get('base-url'));
+    if (apiKey === '' && !dryRun) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is empty', "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
+            "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks.");
+    }
+    refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId);
+    const key = apiKey === ''
+        ? undefined
+        : headerSafe('api-key', apiKey, "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.");
+    const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS);
+    const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS);
+    // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
+    // that sets only a short timeout would meet a refusal it never asked for: the request time is
+    // cut to the step's instead, and the log says so.
+    const notes = [];
+    if (requestTimeoutMs > timeoutMs) {
+        notes.push(`request-timeout (${requestTimeoutMs / 1000} s) is longer than timeout (${timeoutMs / 1000} s), ` +
+            `so each request may take at most ${timeoutMs / 1000} s, the time the whole step may take.`);
+    }
+    const common = {
+        botId,
+        apiKey: key,
+        baseUrl,
+        dryRun,
+        requestTimeoutMs: Math.min(requestTimeoutMs, timeoutMs),
+        timeoutMs,
+        notes: Object.freeze(notes)
+    };
+    if (mode === 'stats') {
+        refuseOtherMode(get, VOTE_INPUTS, 'vote-check');
+        return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) });
+    }
+    refuseOtherMode(get, STATS_INPUTS, 'stats');
+    return Object.freeze({ ...common, mode, ...parseVoteInputs(get) });
+}
+/** Inputs that belong to one mode. */
+const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands'];
+const VOTE_INPUTS = ['user-id', 'fail-if-not-voted'];
+/**
+ * An input of the other mode is most likely a mistake (a copied step, a wrong mode), so it
+ * is refused rather than ignored. Booleans count as set when true.
+ */
+function refuseOtherMode(get, inputs, mode) {
+    for (const input of inputs) {
+        const value = get(input);
+        if (value === '' || value === 'false' || value === 'False' || value === 'FALSE')
+            continue;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`);
+    }
+}
+function parseStatsInputs(get, env) {
+    const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'));
+    const commandCount = parseCount('command-count', get('command-count'), _limits_js__WEBPACK_IMPORTED_MODULE_5__/* .COMMAND_COUNT_MAX */ .T);
+    const serverCount = parseCount('server-count', get('server-count'), _limits_js__WEBPACK_IMPORTED_MODULE_5__/* .SERVER_COUNT_MAX */ .Z);
+    const commandsFile = get('commands-file');
+    if (commandsFile !== '' && commandCount !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('commands-file', "cannot be combined with 'command-count': both give the command count", 'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.');
+    }
+    const token = parseDiscordToken(get('discord-token'));
+    const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10');
+    if (countSubcommands && commandsFile === '' && token === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('count-subcommands', 'is true, but it only applies to counts read from commands-file or discord-token', 'Set commands-file or discord-token, or remove count-subcommands.');
+    }
+    if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ("Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
+            'count to send. Set at least one of them, for example command-count: 42.', { headline: 'no count to send' });
+    }
+    const workspace = env['GITHUB_WORKSPACE'] || process.cwd();
+    const githubToken = parseGitHubToken(get('github-token'));
+    if (githubToken !== '')
+        headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.');
+    return {
+        commandCount,
+        serverCount,
+        commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.resolve)(workspace, commandsFile) },
+        countSubcommands,
+        discordToken: token,
+        discordApiUrl,
+        github: Object.freeze({
+            token: githubToken === '' ? undefined : githubToken,
+            workspace,
+            repository: env['GITHUB_REPOSITORY'] || undefined,
+            sha: env['GITHUB_SHA'] || undefined,
+            apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com',
+            inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
+            workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
+            workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
+            job: env['GITHUB_JOB'] || undefined
+        })
+    };
+}
+const MAX_TIMEOUT_SECONDS = 6 * 3_600;
+/** A duration input in whole seconds, at least 1; the default when unset. */
+function seconds(input, raw, fallback, max) {
+    if (raw === '')
+        return fallback * 1000;
+    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value >= 1 && value <= max)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`, `Write it like ${fallback}.`);
+    }
+    return value * 1000;
+}
+/** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
+const MAX_USERS = 1_000;
+const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600;
+function parseVoteInputs(get) {
+    const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'));
+    const userIds = parseUserIds(get('user-id'));
+    const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's");
+    return { userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 };
+}
+/** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
+function parseUserIds(raw) {
+    const ids = raw.split(/[\s,]+/).filter(id => id !== '');
+    if (ids.length === 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', 'is empty, and mode: vote-check needs at least one user', 'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.');
+    }
+    ids.forEach((id, i) => {
+        if (!/^\d{17,20}$/.test(id)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', `has ${show(id)} (entry ${i + 1}), which is not a Discord user ID of 17 to 20 digits`, 'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.');
+        }
+    });
+    const unique = [...new Set(ids)];
+    if (unique.length > MAX_USERS) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', `lists ${unique.length} users, more than the ${MAX_USERS} one run checks`, 'Split the users over several steps or runs.');
+    }
+    return Object.freeze(unique);
+}
+/** Inputs whose value may span lines: user IDs may be separated by newlines. Secrets are checked by headerSafe. */
+const MULTILINE_INPUTS = new Set(['user-id', 'api-key', 'discord-token', 'github-token']);
+function oneLineInputs(get) {
+    return name => {
+        const value = get(name);
+        if (MULTILINE_INPUTS.has(name))
+            return value;
+        const bad = value.search(_text_js__WEBPACK_IMPORTED_MODULE_3__/* .CONTROL_CHARACTER */ .gW);
+        if (bad >= 0) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(name, `contains a line break or another control character (at character ${bad + 1})`, 'Give the value on one line, without control characters; in YAML, quote it or use a plain scalar.');
+        }
+        return value;
+    };
+}
+/**
+ * Local runners (`@github/local-action`, act without a token) pass action.yml's default
+ * `${{ github.token }}` as it is written, unexpanded: that is no token, not a malformed one.
+ */
+function parseGitHubToken(raw) {
+    return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw;
+}
+function parseMode(raw) {
+    if (raw === 'stats')
+        return 'stats';
+    if (raw === 'vote-check')
+        return 'vote-check';
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('mode', `must be "stats" or "vote-check", got ${show(raw)}`, 'Use mode: stats to update the counts, or mode: vote-check to check votes.');
+}
+/** A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets). */
+function parseDiscordToken(token) {
+    if (token === '')
+        return undefined;
+    return headerSafe('discord-token', token, 'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.');
+}
+/** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
+function parseBoolean(input, raw) {
+    if (['true', 'True', 'TRUE'].includes(raw))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(raw))
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be true or false, got ${show(raw)}`, `Write ${input}: true or ${input}: false.`);
+}
+/** A Discord ID: 17 to 20 decimal digits (the OpenAPI document's DiscordSnowflake). */
+function parseSnowflake(input, raw) {
+    if (raw === '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).");
+    }
+    // An unquoted ID in YAML is a number, and a number that large arrives rounded, as 1.2345678901234568e+17.
+    if (/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(raw) && !/^\d+$/.test(raw)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `looks like a number that YAML rounded (${show(raw)})`, `YAML read this as a number: put the ID in quotes, for example ${input}: '123456789012345678'.`);
+    }
+    if (!/^\d{17,20}$/.test(raw)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be a Discord ID of 17 to 20 digits, got ${show(raw)}`, "Copy the bot's Application ID from the Discord Developer Portal or from its page on discord.place.");
+    }
+    return raw;
+}
+/**
+ * A count as plain decimal digits within the service's range. No `parseInt`, no
+ * `Number` on anything but digits: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded.
+ */
+function parseCount(input, raw, max, whose = "the service's") {
+    if (raw === '')
+        return undefined;
+    const range = `a whole number from 0 to ${max}`;
+    if (!/^\d+$/.test(raw)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be ${range} written in plain digits, got ${show(raw)}`, 'Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.');
+    }
+    const value = Number(raw);
+    if (value > max) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`);
+    }
+    return value;
+}
+/** The shape of a discord.place API key: 64 hexadecimal digits. */
+const PLACE_KEY = /^[0-9a-f]{64}$/i;
+/**
+ * The bot ID a Discord bot token names, or undefined when the text is not shaped like one: three
+ * dot-separated base64url parts, the first of them a 17 to 20 digit ID in base64.
+ */
+function tokenBotId(text) {
+    const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text);
+    if (parts === null)
+        return undefined;
+    const id = Buffer.from(parts[1], 'base64url').toString('latin1');
+    return /^\d{17,20}$/.test(id) ? id : undefined;
+}
+/** What each secret's refusal asks the person to store. */
+const STORE_ALONE = {
+    'api-key': "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
+    'discord-token': 'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',
+    'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
+};
+/**
+ * A secret that belongs elsewhere is never sent: a Discord bot token given as api-key (secrets
+ * swapped, or the wrong secret named), the same secret as discord-token or github-token, a
+ * discord.place key given as discord-token, or another bot's token. The checks read the value as
+ * people paste it (quotes, `NAME=`, a scheme word around it), so a quoted Discord token is named
+ * as one; then anything around a secret is refused, since a key or token never holds quotes, `=`
+ * or white space. Before any request; the value is never shown.
+ */
+function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
+    const api = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(apiKey);
+    const discord = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(discordToken);
+    const github = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(githubToken);
+    const also = (found) => found.extra.length === 0 ? '' : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`;
+    const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}.";
+    if (api.value !== '') {
+        if (tokenBotId(api.value) !== undefined) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent', `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`);
+        }
+        if (api.value === discord.value) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is the same secret as discord-token, so nothing was sent', `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.${also(api)}`);
+        }
+        if (api.value === github.value) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', "is the same secret as github-token (GitHub's token for the job), so nothing was sent", `${fix}${also(api)}`);
+        }
+    }
+    if (PLACE_KEY.test(discord.value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', 'looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord', 'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord ' +
+            `Developer Portal (Bot page) as discord-token.${also(discord)}`);
+    }
+    const named = tokenBotId(discord.value);
+    if (named !== undefined && named !== botId) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's", `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`);
+    }
+    for (const [input, found] of [
+        ['api-key', api],
+        ['discord-token', discord],
+        ['github-token', github]
+    ]) {
+        if (found.extra.length > 0) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `holds more than the secret (${found.extra.join(' and ')}), so nothing was sent`, STORE_ALONE[input]);
+        }
+    }
+}
+/**
+ * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused
+ * by the HTTP stack or, worse, split the header. Its value is never shown, only where.
+ */
+function headerSafe(input, secret, fix) {
+    const bad = [...secret].findIndex(ch => !/^[\x21-\x7e]$/.test(ch));
+    if (bad >= 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`, fix);
+    }
+    return secret;
+}
+/** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */
+function parseBaseUrl(raw) {
+    return parseServiceUrl('base-url', raw, DEFAULT_BASE_URL);
+}
+/**
+ * An API base address that a secret will be sent to: absolute, https unless the host is
+ * loopback (a secret never crosses a network in clear text), no credentials, query or fragment.
+ */
+function parseServiceUrl(input, raw, standard) {
+    const fix = `Use ${standard} (the default) or the https address of a compatible service.`;
+    if (raw === '')
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', fix);
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is not an absolute URL: ${show(raw)}`, fix);
+    }
+    if (url.username !== '' || url.password !== '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses ${show(url.protocol)}, not https`, fix);
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses plain http to ${url.host}, which would send a secret unencrypted`, 'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.');
+    }
+    if (url.search !== '' || url.hash !== '') {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'has a query or fragment', 'Give only the scheme, host and optional path prefix.');
+    }
+    return url.origin + url.pathname.replace(/\/+$/, '');
+}
+function isLoopback(hostname) {
+    return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+/** A value quoted for an error message: JSON-escaped (no control characters reach the log) and cut short. */
+function show(raw) {
+    return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+}
+
+
+/***/ }),
+
+/***/ 1577:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Oi: () => (/* binding */ botTitle),
+  mo: () => (/* binding */ failureSection),
+  LB: () => (/* binding */ headlineWith),
+  V4: () => (/* binding */ markedParagraph),
+  ai: () => (/* binding */ number),
+  n$: () => (/* binding */ utc),
+  z7: () => (/* binding */ when),
+  mu: () => (/* binding */ writeOutputsSafely),
+  Zn: () => (/* binding */ writeSection)
+});
+
+// UNUSED EXPORTS: MAX_SECTION_CHARS, relative
+
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 5 modules
+var core = __nccwpck_require__(5049);
+// EXTERNAL MODULE: external "os"
+var external_os_ = __nccwpck_require__(857);
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
+const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
+class Summary {
+    constructor() {
+        this._buffer = '';
+    }
+    /**
+     * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
+     * Also checks r/w permissions.
+     *
+     * @returns step summary file path
+     */
+    filePath() {
+        return __awaiter(this, void 0, void 0, function* () {
+            if (this._filePath) {
+                return this._filePath;
+            }
+            const pathFromEnv = process.env[SUMMARY_ENV_VAR];
+            if (!pathFromEnv) {
+                throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
+            }
+            try {
+                (0,external_fs_.accessSync)(pathFromEnv, external_fs_.constants.R_OK | external_fs_.constants.W_OK);
+            }
+            catch (_a) {
+                throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
+            }
+            this._filePath = pathFromEnv;
+            return this._filePath;
+        });
+    }
+    /**
+     * Wraps content in an HTML tag, adding any HTML attributes
+     *
+     * @param {string} tag HTML tag to wrap
+     * @param {string | null} content content within the tag
+     * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
+     *
+     * @returns {string} content wrapped in HTML element
+     */
+    wrap(tag, content, attrs = {}) {
+        const htmlAttrs = Object.entries(attrs)
+            .map(([key, value]) => ` ${key}="${value}"`)
+            .join('');
+        if (!content) {
+            return `<${tag}${htmlAttrs}>`;
+        }
+        return `<${tag}${htmlAttrs}>${content}</${tag}>`;
+    }
+    /**
+     * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
+     *
+     * @param {SummaryWriteOptions} [options] (optional) options for write operation
+     *
+     * @returns {Promise<Summary>} summary instance
+     */
+    write(options) {
+        return __awaiter(this, void 0, void 0, function* () {
+            const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
+            const filePath = yield this.filePath();
+            const writeFunc = overwrite ? external_fs_.writeFileSync : external_fs_.appendFileSync;
+            writeFunc(filePath, this._buffer, { encoding: 'utf8' });
+            return this.emptyBuffer();
+        });
+    }
+    /**
+     * Clears the summary buffer and wipes the summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    clear() {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.emptyBuffer().write({ overwrite: true });
+        });
+    }
+    /**
+     * Returns the current summary buffer as a string
+     *
+     * @returns {string} string of summary buffer
+     */
+    stringify() {
+        return this._buffer;
+    }
+    /**
+     * If the summary buffer is empty
+     *
+     * @returns {boolen} true if the buffer is empty
+     */
+    isEmptyBuffer() {
+        return this._buffer.length === 0;
+    }
+    /**
+     * Resets the summary buffer without writing to summary file
+     *
+     * @returns {Summary} summary instance
+     */
+    emptyBuffer() {
+        this._buffer = '';
+        return this;
+    }
+    /**
+     * Adds raw text to the summary buffer
+     *
+     * @param {string} text content to add
+     * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addRaw(text, addEOL = false) {
+        this._buffer += text;
+        return addEOL ? this.addEOL() : this;
+    }
+    /**
+     * Adds the operating system-specific end-of-line marker to the buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addEOL() {
+        return this.addRaw(external_os_.EOL);
+    }
+    /**
+     * Adds an HTML codeblock to the summary buffer
+     *
+     * @param {string} code content to render within fenced code block
+     * @param {string} lang (optional) language to syntax highlight code
+     *
+     * @returns {Summary} summary instance
+     */
+    addCodeBlock(code, lang) {
+        const attrs = Object.assign({}, (lang && { lang }));
+        const element = this.wrap('pre', this.wrap('code', code), attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML list to the summary buffer
+     *
+     * @param {string[]} items list of items to render
+     * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
+     *
+     * @returns {Summary} summary instance
+     */
+    addList(items, ordered = false) {
+        const tag = ordered ? 'ol' : 'ul';
+        const listItems = items.map(item => this.wrap('li', item)).join('');
+        const element = this.wrap(tag, listItems);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML table to the summary buffer
+     *
+     * @param {SummaryTableCell[]} rows table rows
+     *
+     * @returns {Summary} summary instance
+     */
+    addTable(rows) {
+        const tableBody = rows
+            .map(row => {
+            const cells = row
+                .map(cell => {
+                if (typeof cell === 'string') {
+                    return this.wrap('td', cell);
+                }
+                const { header, data, colspan, rowspan } = cell;
+                const tag = header ? 'th' : 'td';
+                const attrs = Object.assign(Object.assign({}, (colspan && { colspan })), (rowspan && { rowspan }));
+                return this.wrap(tag, data, attrs);
+            })
+                .join('');
+            return this.wrap('tr', cells);
+        })
+            .join('');
+        const element = this.wrap('table', tableBody);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds a collapsable HTML details element to the summary buffer
+     *
+     * @param {string} label text for the closed state
+     * @param {string} content collapsable content
+     *
+     * @returns {Summary} summary instance
+     */
+    addDetails(label, content) {
+        const element = this.wrap('details', this.wrap('summary', label) + content);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML image tag to the summary buffer
+     *
+     * @param {string} src path to the image you to embed
+     * @param {string} alt text description of the image
+     * @param {SummaryImageOptions} options (optional) addition image attributes
+     *
+     * @returns {Summary} summary instance
+     */
+    addImage(src, alt, options) {
+        const { width, height } = options || {};
+        const attrs = Object.assign(Object.assign({}, (width && { width })), (height && { height }));
+        const element = this.wrap('img', null, Object.assign({ src, alt }, attrs));
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML section heading element
+     *
+     * @param {string} text heading text
+     * @param {number | string} [level=1] (optional) the heading level, default: 1
+     *
+     * @returns {Summary} summary instance
+     */
+    addHeading(text, level) {
+        const tag = `h${level}`;
+        const allowedTag = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].includes(tag)
+            ? tag
+            : 'h1';
+        const element = this.wrap(allowedTag, text);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML thematic break (<hr>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addSeparator() {
+        const element = this.wrap('hr', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML line break (<br>) to the summary buffer
+     *
+     * @returns {Summary} summary instance
+     */
+    addBreak() {
+        const element = this.wrap('br', null);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML blockquote to the summary buffer
+     *
+     * @param {string} text quote text
+     * @param {string} cite (optional) citation url
+     *
+     * @returns {Summary} summary instance
+     */
+    addQuote(text, cite) {
+        const attrs = Object.assign({}, (cite && { cite }));
+        const element = this.wrap('blockquote', text, attrs);
+        return this.addRaw(element).addEOL();
+    }
+    /**
+     * Adds an HTML anchor tag to the summary buffer
+     *
+     * @param {string} text link text/content
+     * @param {string} href hyperlink
+     *
+     * @returns {Summary} summary instance
+     */
+    addLink(text, href) {
+        const element = this.wrap('a', text, { href });
+        return this.addRaw(element).addEOL();
+    }
+}
+const _summary = new Summary();
+/**
+ * @deprecated use `core.summary`
+ */
+const markdownSummary = (/* unused pure expression or super */ null && (_summary));
+const summary = _summary;
+//# sourceMappingURL=summary.js.map
+// EXTERNAL MODULE: ./src/settings.ts
+var settings = __nccwpck_require__(8750);
+// EXTERNAL MODULE: ./src/secrets.ts
+var secrets = __nccwpck_require__(7194);
+// EXTERNAL MODULE: ./src/text.ts
+var src_text = __nccwpck_require__(8992);
+;// CONCATENATED MODULE: ./src/summary.ts
+
+
+
+
+/**
+ * The job summary's plumbing, shared by both modes' reports: each writes one section, built
+ * with @actions/core's summary builder (HTML, which GitHub renders as it is), under a size
+ * that the runner keeps. Over 1 MiB the runner drops the whole summary, so every quoted text
+ * is cut, and the section as a whole is capped with a note.
+ */
+/** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
+const MAX_SECTION_CHARS = 256 * 1024;
+/** The discord.place address of a bot's page, and how the summary names the bot. */
+function botTitle(botId, name, baseUrl) {
+    const label = name ?? `Bot ${botId}`;
+    return baseUrl === settings/* DEFAULT_BASE_URL */.Ql ? (0,src_text/* htmlLink */.Ar)(label, `https://discord.place/bots/${botId}`) : (0,src_text/* html */.qy)(label);
+}
+/** A paragraph with a mark, for a warning or an error: visible, with its `code` spans rendered. */
+function markedParagraph(mark, label, message) {
+    return `<p>${mark} <strong>${label}</strong> ${(0,src_text/* htmlMessage */.JR)((0,src_text/* bounded */.Mm)(message, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`;
+}
+/**
+ * Writes the section and adds it to the job summary; a missing summary file (a local run)
+ * is not an error, and a summary that cannot be written is one warning, never a crash.
+ */
+async function writeSection(build) {
+    if (!process.env['GITHUB_STEP_SUMMARY']) {
+        core/* debug */.Yz('No job summary written: GITHUB_STEP_SUMMARY is not set.');
+        return;
+    }
+    try {
+        summary.emptyBuffer();
+        build(summary);
+        const text = summary.stringify();
+        if (text.length > MAX_SECTION_CHARS) {
+            // Cut at a line's end: each element of a section is on lines of its own.
+            summary.emptyBuffer().addRaw(text.slice(0, text.lastIndexOf('\n', MAX_SECTION_CHARS - 200) + 1), false);
+            summary.addRaw('\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n', false);
+        }
+        await summary.write();
+    }
+    catch (error) {
+        core/* warning */.$e((0,src_text/* annotationText */.xr)(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`));
+    }
+}
+/**
+ * The section of a run that failed before its mode began (bad input): what went wrong, under a
+ * headline that names the bot when its ID was read and says why in a few words.
+ */
+function failureSection(summary, message, botId, headline) {
+    const who = botId === undefined ? 'discord.place' : (0,src_text/* html */.qy)(`Bot ${botId}`);
+    summary.addRaw(`<h3>❌ ${who}: failed${headline === undefined ? '' : `: ${(0,src_text/* html */.qy)(headline)}`}</h3>\n`, false);
+    summary.addRaw(markedParagraph('❌', 'Error:', message), false);
+}
+/**
+ * A headline whose step failed only because its outputs could not be written: the outcome stays
+ * as it was (an update that went through did go through), the mark and the words say the step failed.
+ */
+function headlineWith(outputsFailure, [mark, words]) {
+    return outputsFailure === undefined || mark === '❌'
+        ? [mark, words]
+        : ['❌', `${words}; the step failed: its outputs could not be written`];
+}
+/**
+ * Runs a report's output writes. Outputs that cannot be written (GITHUB_OUTPUT unwritable) must
+ * not turn a finished run into a crash: the step fails with one clear error, and the summary is
+ * still written. Returns that error, if any.
+ */
+function writeOutputsSafely(write) {
+    try {
+        write();
+        return undefined;
+    }
+    catch (error) {
+        return (0,secrets/* redact */.E$)(`The step's outputs could not be written to GITHUB_OUTPUT (${error instanceof Error ? error.message : String(error)}); ` +
+            'later steps will not see them. Check that the runner can write its temporary files (disk space, permissions).');
+    }
+}
+/*
+ * The figures and times a person reads in the summary and the log.
+ */
+/**
+ * `1,260`: thousands separated, as a bot page shows them. Written out rather than with
+ * toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run.
+ */
+function number(value) {
+    const digits = String(Math.abs(Math.trunc(value)));
+    return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`;
+}
+/** `21:05 UTC` on the run's day (`now`), else with its date: `2026-11-25 03:05 UTC`. */
+function utc(date, now) {
+    const iso = date.toISOString();
+    const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
+    return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`;
+}
+/**
+ * `5 h 3 min after this run`, `40 min before this run`, `under a minute after this run`: from
+ * `now`, the time of the run. Said relative to the run, not to the reader, because a summary is
+ * read later: "in 6 h" read the next morning would be untrue.
+ */
+function relative(date, now) {
+    const ms = date.getTime() - now.getTime();
+    const minutes = Math.round(Math.abs(ms) / 60_000);
+    if (minutes === 0)
+        return ms >= 0 ? 'under a minute after this run' : 'under a minute before this run';
+    const hours = Math.floor(minutes / 60);
+    const days = Math.round(hours / 24);
+    // Past two days, hours and minutes are noise: "30 days", not "720 h".
+    const span = hours >= 48 ? `${days} days` : hours === 0 ? `${minutes} min` : minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+    return `${span} ${ms >= 0 ? 'after' : 'before'} this run`;
+}
+/** `21:05 UTC, 5 h 3 min after this run`: a time as the log and the summary print it (no parentheses, so it nests in some). */
+function when(date, now) {
+    return `${utc(date, now)}, ${relative(date, now)}`;
+}
+
+
+/***/ }),
+
+/***/ 8992:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ar: () => (/* binding */ htmlLink),
+/* harmony export */   JR: () => (/* binding */ htmlMessage),
+/* harmony export */   Kb: () => (/* binding */ excerpt),
+/* harmony export */   Mm: () => (/* binding */ bounded),
+/* harmony export */   gW: () => (/* binding */ CONTROL_CHARACTER),
+/* harmony export */   hP: () => (/* binding */ MAX_MESSAGE_CHARS),
+/* harmony export */   kc: () => (/* binding */ logText),
+/* harmony export */   qy: () => (/* binding */ html),
+/* harmony export */   xr: () => (/* binding */ annotationText)
+/* harmony export */ });
+/* unused harmony exports logLine, safeText, visibleControls */
+/* harmony import */ var _secrets_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7194);
+
+/**
+ * Every way text is made safe to print: a log line (one line, inert to the runner), an
+ * annotation, an excerpt of an answer, the job summary's HTML. Secrets are removed first, always
+ * (secrets.ts), then control characters and the runner's command syntax are made harmless. The
+ * figures and times a person reads are formatted by the summary module.
+ */
+/**
+ * Text for one log line: secrets redacted, and no line break or other control character, so
+ * that no part of it can begin a line of its own, where the runner would read `::…` as a
+ * workflow command; nor `##[` anywhere in it (see `neutraliseCommands`).
+ */
+function logLine(text) {
+    const line = neutraliseCommands((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(CONTROL_RUNS, ' '));
+    // The runner reads a line that begins with `::` (after spaces) as a command, so such a line
+    // is shown with its colons apart.
+    return /^\s*::/.test(line) ? line.replace('::', ': :') : line;
+}
+/** The longest message or warning printed, or quoted in the summary. */
+const MAX_MESSAGE_CHARS = 4_000;
+/** A log line: redacted, on one line, inert to the runner, of bounded length. */
+function logText(text) {
+    return bounded(logLine(text), MAX_MESSAGE_CHARS);
+}
+/**
+ * An annotation or the failure message (`::warning::`, `::notice::`, `::error::`): redacted,
+ * inert to the runner, of bounded length. Redacted before it is cut, so that a cut leaves no
+ * piece of a secret that redaction would no longer recognise.
+ */
+function annotationText(text) {
+    return bounded(safeText(text), MAX_MESSAGE_CHARS);
+}
+/**
+ * Text from outside for an annotation or a failure message: secrets redacted and no `##[`.
+ * Line breaks are kept: the toolkit escapes them inside the `::error::` command, so they cannot
+ * begin a line of their own.
+ */
+function safeText(text) {
+    return neutraliseCommands(visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)));
+}
+/** C0 and C1 control characters other than the tab and the line ends: never printed raw. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+/**
+ * Text from outside with its control characters shown as escapes (`\x1b`), never raw: an
+ * escape sequence would recolour or rewrite the log as a terminal shows it, and a NUL or a BEL
+ * means nothing to a reader. The tab and the line ends stay where a line allows them.
+ */
+function visibleControls(text) {
+    return text.replace(RAW_CONTROL, char => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+/**
+ * The runner also reads its legacy syntax, `##[command]value`, wherever `##[` appears in a line,
+ * not only at its start (actions/runner, ActionCommand.TryParse). A visible space keeps such text
+ * readable and inert: replaced left to right, the result holds no `##[` of its own.
+ */
+function neutraliseCommands(text) {
+    return text.includes('##[') ? text.replace(/##\[/g, '# #[') : text;
+}
+/** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g');
+/*
+ * Text made safe to show: for a message (one line, cut short), for the job summary (HTML,
+ * escaped), and the figures and times a person reads. Secrets are redacted before anything is
+ * cut or escaped: a cut must not leave a piece of a secret that redaction no longer
+ * recognises, and an escaped copy is not masked by the runner.
+ */
+/** Text from outside, for a message: redacted, on one line, cut to `max` characters. */
+function excerpt(text, max = 200) {
+    const oneLine = visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\s+/g, ' ').trim());
+    return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}
+/**
+ * Text cut to `max` characters, saying how much was left out: for messages and summary lines
+ * that quote input or answers of any size (the runner drops a summary over 1 MiB whole).
+ * Redacted before it is cut, whoever calls it: a cut through a secret would leave a piece
+ * that redaction no longer recognises.
+ */
+function bounded(text, max) {
+    const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
+    if (clean.length <= max)
+        return clean;
+    return `${clean.slice(0, max)}… (${clean.length - max} more characters not shown)`;
+}
+/**
+ * HTML-escaped text, redacted first, on one line: for the job summary, whose sections are HTML.
+ * A section is one HTML block to GitHub's Markdown renderer; a blank line in quoted text would
+ * end it, and what follows would be read as Markdown (a heading, a link).
+ */
+function html(text) {
+    return visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/[\r\n]+/g, ' '))
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+        .replace(/'/g, '&#39;');
+}
+/**
+ * A message of the action's own for the summary: HTML-escaped, with its `code` spans shown as
+ * code (the messages name inputs and values that way), and no line breaks.
+ */
+function htmlMessage(text) {
+    return html(text.replace(/\s+/g, ' ').trim()).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+/** A link for the summary; only http(s) addresses, escaped, else the text alone. */
+function htmlLink(text, url) {
+    return /^https?:\/\//i.test(url) ? `<a href="${html(url)}">${html(text)}</a>` : html(text);
+}
+
+
+/***/ }),
+
+/***/ 1013:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Yt: () => (/* binding */ ACTION_VERSION),
+  w5: () => (/* binding */ PROJECT_URL),
+  _O: () => (/* binding */ USER_AGENT)
+});
+
+// UNUSED EXPORTS: ACTION_NAME
+
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = /*#__PURE__*/JSON.parse('{"UU":"discord-place-bot-stats","rE":"1.0.0"}');
+;// CONCATENATED MODULE: ./src/version.ts
+
+/** The action's name and version, as sent in the User-Agent: package.json's, read when the bundle is built. */
+const ACTION_NAME = package_namespaceObject.UU;
+const ACTION_VERSION = package_namespaceObject.rE;
+const USER_AGENT = `${ACTION_NAME}/${ACTION_VERSION}`;
+/** Where the action is published; Discord asks bots' HTTP clients to name theirs. */
+const PROJECT_URL = 'https://github.com/marketplace/actions/discord-place-bot-stats';
+
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+
+/***/ }),
+
+/***/ 4589:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
+
+/***/ }),
+
+/***/ 6698:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+
+/***/ }),
+
+/***/ 4573:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+
+/***/ }),
+
+/***/ 7540:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3053:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
+
+/***/ }),
+
+/***/ 610:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
+
+/***/ }),
+
+/***/ 8474:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+
+/***/ }),
+
+/***/ 1455:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+
+/***/ }),
+
+/***/ 7067:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+
+/***/ }),
+
+/***/ 2467:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+
+/***/ }),
+
+/***/ 7030:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 6760:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+
+/***/ }),
+
+/***/ 643:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+
+/***/ }),
+
+/***/ 1792:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
+
+/***/ }),
+
+/***/ 7075:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 1692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+
+/***/ }),
+
+/***/ 3136:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+
+/***/ }),
+
+/***/ 7975:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+
+/***/ }),
+
+/***/ 3429:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
+
+/***/ }),
+
+/***/ 5919:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+
+/***/ }),
+
+/***/ 8522:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
+/***/ 3193:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 5049:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Yz: () => (/* binding */ debug),
+  V4: () => (/* binding */ getInput),
+  pq: () => (/* binding */ info),
+  lm: () => (/* binding */ notice),
+  C1: () => (/* binding */ setFailed),
+  uH: () => (/* binding */ setOutput),
+  Pq: () => (/* binding */ setSecret),
+  $e: () => (/* binding */ warning)
+});
+
+// UNUSED EXPORTS: ExitCode, addPath, endGroup, error, exportVariable, getBooleanInput, getIDToken, getMultilineInput, getState, group, isDebug, markdownSummary, platform, saveState, setCommandEcho, startGroup, summary, toPlatformPath, toPosixPath, toWin32Path
+
+// EXTERNAL MODULE: external "os"
+var external_os_ = __nccwpck_require__(857);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/**
+ * Sanitizes an input into a string so it can be passed into issueCommand safely
+ * @param input input to sanitize into a string
+ */
+function utils_toCommandValue(input) {
+    if (input === null || input === undefined) {
+        return '';
+    }
+    else if (typeof input === 'string' || input instanceof String) {
+        return input;
+    }
+    return JSON.stringify(input);
+}
+/**
+ *
+ * @param annotationProperties
+ * @returns The command properties to send with the actual annotation command
+ * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
+ */
+function toCommandProperties(annotationProperties) {
+    if (!Object.keys(annotationProperties).length) {
+        return {};
+    }
+    return {
+        title: annotationProperties.title,
+        file: annotationProperties.file,
+        line: annotationProperties.startLine,
+        endLine: annotationProperties.endLine,
+        col: annotationProperties.startColumn,
+        endColumn: annotationProperties.endColumn
+    };
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+
+
+/**
+ * Issues a command to the GitHub Actions runner
+ *
+ * @param command - The command name to issue
+ * @param properties - Additional properties for the command (key-value pairs)
+ * @param message - The message to include with the command
+ * @remarks
+ * This function outputs a specially formatted string to stdout that the Actions
+ * runner interprets as a command. These commands can control workflow behavior,
+ * set outputs, create annotations, mask values, and more.
+ *
+ * Command Format:
+ *   ::name key=value,key=value::message
+ *
+ * @example
+ * ```typescript
+ * // Issue a warning annotation
+ * issueCommand('warning', {}, 'This is a warning message');
+ * // Output: ::warning::This is a warning message
+ *
+ * // Set an environment variable
+ * issueCommand('set-env', { name: 'MY_VAR' }, 'some value');
+ * // Output: ::set-env name=MY_VAR::some value
+ *
+ * // Add a secret mask
+ * issueCommand('add-mask', {}, 'secretValue123');
+ * // Output: ::add-mask::secretValue123
+ * ```
+ *
+ * @internal
+ * This is an internal utility function that powers the public API functions
+ * such as setSecret, warning, error, and exportVariable.
+ */
+function command_issueCommand(command, properties, message) {
+    const cmd = new Command(command, properties, message);
+    process.stdout.write(cmd.toString() + external_os_.EOL);
+}
+function command_issue(name, message = '') {
+    command_issueCommand(name, {}, message);
+}
+const CMD_STRING = '::';
+class Command {
+    constructor(command, properties, message) {
+        if (!command) {
+            command = 'missing.command';
+        }
+        this.command = command;
+        this.properties = properties;
+        this.message = message;
+    }
+    toString() {
+        let cmdStr = CMD_STRING + this.command;
+        if (this.properties && Object.keys(this.properties).length > 0) {
+            cmdStr += ' ';
+            let first = true;
+            for (const key in this.properties) {
+                if (this.properties.hasOwnProperty(key)) {
+                    const val = this.properties[key];
+                    if (val) {
+                        if (first) {
+                            first = false;
+                        }
+                        else {
+                            cmdStr += ',';
+                        }
+                        cmdStr += `${key}=${escapeProperty(val)}`;
+                    }
+                }
+            }
+        }
+        cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
+        return cmdStr;
+    }
+}
+function escapeData(s) {
+    return utils_toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A');
+}
+function escapeProperty(s) {
+    return utils_toCommandValue(s)
+        .replace(/%/g, '%25')
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A')
+        .replace(/:/g, '%3A')
+        .replace(/,/g, '%2C');
+}
+//# sourceMappingURL=command.js.map
+;// CONCATENATED MODULE: external "crypto"
+const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(9896);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+// For internal use, subject to change.
+// We use any as a valid input type
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+
+
+
+function file_command_issueFileCommand(command, message) {
+    const filePath = process.env[`GITHUB_${command}`];
+    if (!filePath) {
+        throw new Error(`Unable to find environment variable for file command ${command}`);
+    }
+    if (!external_fs_.existsSync(filePath)) {
+        throw new Error(`Missing file at path: ${filePath}`);
+    }
+    external_fs_.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_.EOL}`, {
+        encoding: 'utf8'
+    });
+}
+function file_command_prepareKeyValueMessage(key, value) {
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const convertedValue = utils_toCommandValue(value);
+    // These should realistically never happen, but just in case someone finds a
+    // way to exploit uuid generation let's not allow keys or values that contain
+    // the delimiter.
+    if (key.includes(delimiter)) {
+        throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+    }
+    if (convertedValue.includes(delimiter)) {
+        throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+    }
+    return `${key}<<${delimiter}${external_os_.EOL}${convertedValue}${external_os_.EOL}${delimiter}`;
+}
+//# sourceMappingURL=file-command.js.map
+;// CONCATENATED MODULE: external "path"
+const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
+/**
+ * The code to exit an action
+ */
+var ExitCode;
+(function (ExitCode) {
+    /**
+     * A code indicating that the action was successful
+     */
+    ExitCode[ExitCode["Success"] = 0] = "Success";
+    /**
+     * A code indicating that the action was a failure
+     */
+    ExitCode[ExitCode["Failure"] = 1] = "Failure";
+})(ExitCode || (ExitCode = {}));
+//-----------------------------------------------------------------------
+// Variables
+//-----------------------------------------------------------------------
+/**
+ * Sets env variable for this action and future actions in the job
+ * @param name the name of the variable to set
+ * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function exportVariable(name, val) {
+    const convertedVal = toCommandValue(val);
+    process.env[name] = convertedVal;
+    const filePath = process.env['GITHUB_ENV'] || '';
+    if (filePath) {
+        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
+    }
+    issueCommand('set-env', { name }, convertedVal);
+}
+/**
+ * Registers a secret which will get masked from logs
+ *
+ * @param secret - Value of the secret to be masked
+ * @remarks
+ * This function instructs the Actions runner to mask the specified value in any
+ * logs produced during the workflow run. Once registered, the secret value will
+ * be replaced with asterisks (***) whenever it appears in console output, logs,
+ * or error messages.
+ *
+ * This is useful for protecting sensitive information such as:
+ * - API keys
+ * - Access tokens
+ * - Authentication credentials
+ * - URL parameters containing signatures (SAS tokens)
+ *
+ * Note that masking only affects future logs; any previous appearances of the
+ * secret in logs before calling this function will remain unmasked.
+ *
+ * @example
+ * ```typescript
+ * // Register an API token as a secret
+ * const apiToken = "abc123xyz456";
+ * setSecret(apiToken);
+ *
+ * // Now any logs containing this value will show *** instead
+ * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
+ * ```
+ */
+function setSecret(secret) {
+    command_issueCommand('add-mask', {}, secret);
+}
+/**
+ * Prepends inputPath to the PATH (for this action and future actions)
+ * @param inputPath
+ */
+function addPath(inputPath) {
+    const filePath = process.env['GITHUB_PATH'] || '';
+    if (filePath) {
+        issueFileCommand('PATH', inputPath);
+    }
+    else {
+        issueCommand('add-path', {}, inputPath);
+    }
+    process.env['PATH'] = `${inputPath}${path.delimiter}${process.env['PATH']}`;
+}
+/**
+ * Gets the value of an input.
+ * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
+ * Returns an empty string if the value is not defined.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string
+ */
+function getInput(name, options) {
+    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
+    if (options && options.required && !val) {
+        throw new Error(`Input required and not supplied: ${name}`);
+    }
+    if (options && options.trimWhitespace === false) {
+        return val;
+    }
+    return val.trim();
+}
+/**
+ * Gets the values of an multiline input.  Each value is also trimmed.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string[]
+ *
+ */
+function getMultilineInput(name, options) {
+    const inputs = getInput(name, options)
+        .split('\n')
+        .filter(x => x !== '');
+    if (options && options.trimWhitespace === false) {
+        return inputs;
+    }
+    return inputs.map(input => input.trim());
+}
+/**
+ * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
+ * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
+ * The return value is also in boolean type.
+ * ref: https://yaml.org/spec/1.2/spec.html#id2804923
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   boolean
+ */
+function getBooleanInput(name, options) {
+    const trueValue = ['true', 'True', 'TRUE'];
+    const falseValue = ['false', 'False', 'FALSE'];
+    const val = getInput(name, options);
+    if (trueValue.includes(val))
+        return true;
+    if (falseValue.includes(val))
+        return false;
+    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
+        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
+}
+/**
+ * Sets the value of an output.
+ *
+ * @param     name     name of the output to set
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function setOutput(name, value) {
+    const filePath = process.env['GITHUB_OUTPUT'] || '';
+    if (filePath) {
+        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
+    }
+    process.stdout.write(external_os_.EOL);
+    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
+}
+/**
+ * Enables or disables the echoing of commands into stdout for the rest of the step.
+ * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
+ *
+ */
+function setCommandEcho(enabled) {
+    issue('echo', enabled ? 'on' : 'off');
+}
+//-----------------------------------------------------------------------
+// Results
+//-----------------------------------------------------------------------
+/**
+ * Sets the action status to failed.
+ * When the action exits it will be with an exit code of 1
+ * @param message add error issue message
+ */
+function setFailed(message) {
+    process.exitCode = ExitCode.Failure;
+    error(message);
+}
+//-----------------------------------------------------------------------
+// Logging Commands
+//-----------------------------------------------------------------------
+/**
+ * Gets whether Actions Step Debug is on or not
+ */
+function isDebug() {
+    return process.env['RUNNER_DEBUG'] === '1';
+}
+/**
+ * Writes debug message to user log
+ * @param message debug message
+ */
+function debug(message) {
+    command_issueCommand('debug', {}, message);
+}
+/**
+ * Adds an error issue
+ * @param message error issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function error(message, properties = {}) {
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a warning issue
+ * @param message warning issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function warning(message, properties = {}) {
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a notice issue
+ * @param message notice issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function notice(message, properties = {}) {
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Writes info to log with console.log.
+ * @param message info message
+ */
+function info(message) {
+    process.stdout.write(message + external_os_.EOL);
+}
+/**
+ * Begin an output group.
+ *
+ * Output until the next `groupEnd` will be foldable in this group
+ *
+ * @param name The name of the output group
+ */
+function startGroup(name) {
+    issue('group', name);
+}
+/**
+ * End an output group.
+ */
+function endGroup() {
+    issue('endgroup');
+}
+/**
+ * Wrap an asynchronous function call in a group.
+ *
+ * Returns the same type as the function itself.
+ *
+ * @param name The name of the group
+ * @param fn The function to wrap in the group
+ */
+function group(name, fn) {
+    return __awaiter(this, void 0, void 0, function* () {
+        startGroup(name);
+        let result;
+        try {
+            result = yield fn();
+        }
+        finally {
+            endGroup();
+        }
+        return result;
+    });
+}
+//-----------------------------------------------------------------------
+// Wrapper action state
+//-----------------------------------------------------------------------
+/**
+ * Saves state for current action, the state can only be retrieved by this action's post job execution.
+ *
+ * @param     name     name of the state to store
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function saveState(name, value) {
+    const filePath = process.env['GITHUB_STATE'] || '';
+    if (filePath) {
+        return issueFileCommand('STATE', prepareKeyValueMessage(name, value));
+    }
+    issueCommand('save-state', { name }, toCommandValue(value));
+}
+/**
+ * Gets the value of an state set by this action's main execution.
+ *
+ * @param     name     name of the state to get
+ * @returns   string
+ */
+function getState(name) {
+    return process.env[`STATE_${name}`] || '';
+}
+function getIDToken(aud) {
+    return __awaiter(this, void 0, void 0, function* () {
+        return yield OidcClient.getIDToken(aud);
+    });
+}
+/**
+ * Summary exports
+ */
+
+/**
+ * @deprecated use core.summary
+ */
+
+/**
+ * Path exports
+ */
+
+/**
+ * Platform utilities exports
+ */
+
+//# sourceMappingURL=core.js.map
+
+/***/ })
+
+/******/ });
+/************************************************************************/
+/******/ // The module cache
+/******/ var __webpack_module_cache__ = {};
+/******/ 
+/******/ // The require function
+/******/ function __nccwpck_require__(moduleId) {
+/******/ 	// Check if module is in cache
+/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 	if (cachedModule !== undefined) {
+/******/ 		return cachedModule.exports;
+/******/ 	}
+/******/ 	// Create a new module (and put it into the cache)
+/******/ 	var module = __webpack_module_cache__[moduleId] = {
+/******/ 		// no module.id needed
+/******/ 		// no module.loaded needed
+/******/ 		exports: {}
+/******/ 	};
+/******/ 
+/******/ 	// Execute the module function
+/******/ 	var threw = true;
+/******/ 	try {
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
+/******/ 		threw = false;
+/******/ 	} finally {
+/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 	}
+/******/ 
+/******/ 	// Return the exports of the module
+/******/ 	return module.exports;
+/******/ }
+/******/ 
+/******/ // expose the modules object (__webpack_modules__)
+/******/ __nccwpck_require__.m = __webpack_modules__;
+/******/ 
+/************************************************************************/
+/******/ /* webpack/runtime/asset-relocator-loader */
+/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
+/******/ 
+/******/ /* webpack/runtime/async module */
+/******/ (() => {
+/******/ 	var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
+/******/ 	var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
+/******/ 	var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
+/******/ 	var resolveQueue = (queue) => {
+/******/ 		if(queue && queue.d < 1) {
+/******/ 			queue.d = 1;
+/******/ 			queue.forEach((fn) => (fn.r--));
+/******/ 			queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
+/******/ 		}
+/******/ 	}
+/******/ 	var wrapDeps = (deps) => (deps.map((dep) => {
+/******/ 		if(dep !== null && typeof dep === "object") {
+/******/ 			if(dep[webpackQueues]) return dep;
+/******/ 			if(dep.then) {
+/******/ 				var queue = [];
+/******/ 				queue.d = 0;
+/******/ 				dep.then((r) => {
+/******/ 					obj[webpackExports] = r;
+/******/ 					resolveQueue(queue);
+/******/ 				}, (e) => {
+/******/ 					obj[webpackError] = e;
+/******/ 					resolveQueue(queue);
+/******/ 				});
+/******/ 				var obj = {};
+/******/ 				obj[webpackQueues] = (fn) => (fn(queue));
+/******/ 				return obj;
+/******/ 			}
+/******/ 		}
+/******/ 		var ret = {};
+/******/ 		ret[webpackQueues] = x => {};
+/******/ 		ret[webpackExports] = dep;
+/******/ 		return ret;
+/******/ 	}));
+/******/ 	__nccwpck_require__.a = (module, body, hasAwait) => {
+/******/ 		var queue;
+/******/ 		hasAwait && ((queue = []).d = -1);
+/******/ 		var depQueues = new Set();
+/******/ 		var exports = module.exports;
+/******/ 		var currentDeps;
+/******/ 		var outerResolve;
+/******/ 		var reject;
+/******/ 		var promise = new Promise((resolve, rej) => {
+/******/ 			reject = rej;
+/******/ 			outerResolve = resolve;
+/******/ 		});
+/******/ 		promise[webpackExports] = exports;
+/******/ 		promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
+/******/ 		module.exports = promise;
+/******/ 		body((deps) => {
+/******/ 			currentDeps = wrapDeps(deps);
+/******/ 			var fn;
+/******/ 			var getResult = () => (currentDeps.map((d) => {
+/******/ 				if(d[webpackError]) throw d[webpackError];
+/******/ 				return d[webpackExports];
+/******/ 			}))
+/******/ 			var promise = new Promise((resolve) => {
+/******/ 				fn = () => (resolve(getResult));
+/******/ 				fn.r = 0;
+/******/ 				var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
+/******/ 				currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 			});
+/******/ 			return fn.r ? promise : getResult();
+/******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
+/******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/define property getters */
+/******/ (() => {
+/******/ 	// define getter functions for harmony exports
+/******/ 	__nccwpck_require__.d = (exports, definition) => {
+/******/ 		for(var key in definition) {
+/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			}
+/******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/ensure chunk */
+/******/ (() => {
+/******/ 	__nccwpck_require__.f = {};
+/******/ 	// This file contains only the entry chunk.
+/******/ 	// The chunk loading function for additional chunks
+/******/ 	__nccwpck_require__.e = (chunkId) => {
+/******/ 		return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 			__nccwpck_require__.f[key](chunkId, promises);
+/******/ 			return promises;
+/******/ 		}, []));
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/get javascript chunk filename */
+/******/ (() => {
+/******/ 	// This function allow to reference async chunks
+/******/ 	__nccwpck_require__.u = (chunkId) => {
+/******/ 		// return url for filenames based on template
+/******/ 		return "" + chunkId + ".index.js";
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/hasOwnProperty shorthand */
+/******/ (() => {
+/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/make namespace object */
+/******/ (() => {
+/******/ 	// define __esModule on exports
+/******/ 	__nccwpck_require__.r = (exports) => {
+/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 		}
+/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/import chunk loading */
+/******/ (() => {
+/******/ 	// no baseURI
+/******/ 	
+/******/ 	// object to store loaded and loading chunks
+/******/ 	// undefined = chunk not loaded, null = chunk preloaded/prefetched
+/******/ 	// [resolve, Promise] = chunk loading, 0 = chunk loaded
+/******/ 	var installedChunks = {
+/******/ 		792: 0
+/******/ 	};
+/******/ 	
+/******/ 	var installChunk = (data) => {
+/******/ 		var {ids, modules, runtime} = data;
+/******/ 		// add "modules" to the modules object,
+/******/ 		// then flag all "ids" as loaded and fire callback
+/******/ 		var moduleId, chunkId, i = 0;
+/******/ 		for(moduleId in modules) {
+/******/ 			if(__nccwpck_require__.o(modules, moduleId)) {
+/******/ 				__nccwpck_require__.m[moduleId] = modules[moduleId];
+/******/ 			}
+/******/ 		}
+/******/ 		if(runtime) runtime(__nccwpck_require__);
+/******/ 		for(;i < ids.length; i++) {
+/******/ 			chunkId = ids[i];
+/******/ 			if(__nccwpck_require__.o(installedChunks, chunkId) && installedChunks[chunkId]) {
+/******/ 				installedChunks[chunkId][0]();
+/******/ 			}
+/******/ 			installedChunks[ids[i]] = 0;
+/******/ 		}
+/******/ 	
+/******/ 	}
+/******/ 	
+/******/ 	__nccwpck_require__.f.j = (chunkId, promises) => {
+/******/ 			// import() chunk loading for javascript
+/******/ 			var installedChunkData = __nccwpck_require__.o(installedChunks, chunkId) ? installedChunks[chunkId] : undefined;
+/******/ 			if(installedChunkData !== 0) { // 0 means "already installed".
+/******/ 	
+/******/ 				// a Promise means "currently loading".
+/******/ 				if(installedChunkData) {
+/******/ 					promises.push(installedChunkData[1]);
+/******/ 				} else {
+/******/ 					if(true) { // all chunks have JS
+/******/ 						// setup Promise in chunk cache
+/******/ 						var promise = import("./" + __nccwpck_require__.u(chunkId)).then(installChunk, (e) => {
+/******/ 							if(installedChunks[chunkId] !== 0) installedChunks[chunkId] = undefined;
+/******/ 							throw e;
+/******/ 						});
+/******/ 						var promise = Promise.race([promise, new Promise((resolve) => (installedChunkData = installedChunks[chunkId] = [resolve]))])
+/******/ 						promises.push(installedChunkData[1] = promise);
+/******/ 					}
+/******/ 				}
+/******/ 			}
+/******/ 	};
+/******/ 	
+/******/ 	// no prefetching
+/******/ 	
+/******/ 	// no preloaded
+/******/ 	
+/******/ 	// no external install chunk
+/******/ 	
+/******/ 	// no on chunks loaded
+/******/ })();
+/******/ 
+/************************************************************************/
+/******/ 
+/******/ // startup
+/******/ // Load entry module and return exports
+/******/ // This entry module used 'module' so it can't be inlined
+/******/ var __webpack_exports__ = __nccwpck_require__(9407);
+/******/ __webpack_exports__ = await __webpack_exports__;
+/******/ 

@@ -5,8 +5,7 @@ import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
 
 /**
  * The key and the bot, in both modes: the advice for an answer about them (401, 404, 410: one
- * home for each), the headline's words for it, and the key check that spends no update. Loaded
- * only by a run that needs one of them (a refusal, a run that sends nothing, vote mode).
+ * home for each), the headline's words for it, and the key check that spends no update.
  */
 
 /** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */

@@ -5,7 +5,7 @@ import { USER_AGENT } from './version.js'
 /**
  * What both modes know of the service's answers: the headers a keyed request carries, and the
  * service's own words in an answer. What an answer about the key means, and the key check,
- * live in keys.ts, loaded only when a run needs them.
+ * live in keys.ts.
  */
 
 /** Headers of a request that carries the key: the bare key, no scheme word (the service's rule). */

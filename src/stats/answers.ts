@@ -4,8 +4,8 @@ import type { HttpAnswer, NetworkError } from '../http/transport.js'
 import { keyAdvice, keyHeadline } from '../keys.js'
 import type { StatsSettings } from '../settings.js'
 import { utc, when } from '../summary.js'
-import type { RecordDeps } from './record.js'
-import type { Delivery, StrikeCause } from './update.js'
+import { type RecordDeps, readPublicRecord } from './record.js'
+import type { Delivery, StrikeCause } from './outcome.js'
 import { acceptsFrom, lastUpdate, type RecordRead } from './window.js'
 
 /** What the stats route's answers mean, and what the person reading the log should do. */
@@ -167,8 +167,6 @@ export async function afterRefusal(
   let fresh: RecordRead | undefined
   let stopped: string | undefined
   try {
-    // The record reader is a chunk of its own, shared with the cooldown check and the delivery check.
-    const { readPublicRecord } = await import('./record.js')
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
     if (error instanceof StoppedError) stopped = `${error.message} It came while the bot's record was read after the refusal.`

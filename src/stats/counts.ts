@@ -1,34 +1,6 @@
 import { ActionError } from '../errors.js'
-import type { Requests } from '../http/client.js'
-import type { StatsSettings } from '../settings.js'
+import type { CountDeps, CountInputs, Counts, ResolvedCount } from './outcome.js'
 import type { PublicRecord } from './window.js'
-
-/** A count and where it came from, so the log and the summary can say so. */
-export interface ResolvedCount {
-  readonly value: number
-  /** Human-readable origin, e.g. "input command-count", "commands-file commands.json", "Discord". */
-  readonly source: string
-  /** Read from a source (a manifest, Discord) rather than given as an input. */
-  readonly read: boolean
-}
-
-export interface Counts {
-  readonly command: ResolvedCount | undefined
-  readonly server: ResolvedCount | undefined
-  /** Things the log should warn about, e.g. duplicate commands counted once. */
-  readonly warnings: readonly string[]
-}
-
-/** What resolving the counts needs from the settings. */
-export type CountInputs = Pick<
-  StatsSettings,
-  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
->
-
-export interface CountDeps {
-  readonly requests: Requests
-  readonly log: (line: string) => void
-}
 
 /**
  * The counts known before any request to the service: the inputs, then the command manifest

@@ -1,6 +1,6 @@
 import type { NetworkError } from '../http/transport.js'
 import { DeadlineError } from '../http/client.js'
-import type { RecordDeps } from './record.js'
+import { type RecordDeps, readPublicRecord } from './record.js'
 import { acceptsFrom, type RecordRead } from './window.js'
 
 /** How long a dropped update gets to land before the record is read again. */
@@ -33,7 +33,6 @@ export async function confirmDelivery(
   let fresh: RecordRead
   try {
     if (!timedOut) await deps.requests.sleep(SETTLE_MS)
-    const { readPublicRecord } = await import('./record.js')
     fresh = await readPublicRecord(plan, deps)
   } catch (failure) {
     if (failure instanceof DeadlineError) return 'unknown'

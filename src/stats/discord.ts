@@ -4,7 +4,7 @@ import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../htt
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
 import { type CommandCount, countCommands } from './commands.js'
-import type { CountDeps, CountInputs, Counts } from './counts.js'
+import type { CountDeps, CountInputs, Counts } from './outcome.js'
 import { SERVER_COUNT_MAX } from '../limits.js'
 
 /** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { excerpt } from '../text.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
-import type { CountDeps, CountInputs } from './counts.js'
+import type { CountDeps, CountInputs } from './outcome.js'
 
 /** The headline of a run whose manifest is not there. */
 const NOT_FOUND = 'commands-file not found'

@@ -4,13 +4,13 @@ import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from '../htt
 import { serviceError } from '../service.js'
 import { excerpt } from '../text.js'
 import { USER_AGENT } from '../version.js'
-import type { SkipReason } from './update.js'
+import type { SkipReason } from './outcome.js'
 import { acceptsFrom, type PublicRecord, type RecordRead } from './window.js'
 
 /**
  * Reading the bot's public record (`GET /bots/{id}`, no key), for the cooldown check before an
- * update, the re-read after a strike and the delivery check after a failure. Loaded only by a
- * run that reads it; what a record says of the 6-hour window is window.ts.
+ * update, the re-read after a strike and the delivery check after a failure; what a record
+ * says of the 6-hour window is window.ts.
  */
 
 export interface RecordDeps {
@@ -172,7 +172,7 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
       ok: false,
       status,
       problem: 'unreadable',
-      reason: `a 403 that is not the service's "not verified" answer ("${said ?? excerpt(answer.text, 120)}"): a gateway or firewall in the way?`
+      reason: `a 403 ("${said ?? excerpt(answer.text, 120)}") that is not the service's own "not verified" answer: a gateway or firewall in the way?`
     }
   }
   if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }

@@ -2,9 +2,8 @@ import * as core from '@actions/core'
 import type { StatsSettings } from '../settings.js'
 import { botTitle, headlineWith, markedParagraph, number, when, writeOutputsSafely, writeSection } from '../summary.js'
 import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS } from '../text.js'
-import type { ResolvedCount } from './counts.js'
+import type { ResolvedCount, StatsOutcome } from './outcome.js'
 import { lastUpdate } from './window.js'
-import type { StatsOutcome } from './update.js'
 
 /**
  * The stats mode's report: its outputs (the only writer of them), its log lines and

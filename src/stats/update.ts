@@ -1,11 +1,15 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
 import { DeadlineError, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
-import type { KeyCheck } from '../keys.js'
+import { checkKey } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import type { Evidence } from './diagnosis.js'
-import { type Counts, localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
+import { afterRefusal, answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage, whatWasSent } from './answers.js'
+import { localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
+import { confirmDelivery } from './delivery.js'
+import type { Counts, Delivery, SkipReason, StatsBody, StatsOutcome } from './outcome.js'
+import { holdBack, readPublicRecord } from './record.js'
 import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead } from './window.js'
 
 /**
@@ -29,62 +33,6 @@ export const STATS_POLICY: Policy = {
   retryNetwork: 'undelivered',
   minAttemptMs: MIN_ATTEMPT_MS,
   idleMarginMs: 3_000
-}
-
-/** The PATCH body: only the counts that were resolved, as JSON integers. */
-export interface StatsBody {
-  command_count?: number
-  server_count?: number
-}
-
-export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'dry-run' | 'failed'
-
-/**
- * Why nothing was sent (or, in a dry run, why a real run would send nothing):
- * `recent`: the record shows an update within 6 hours; `unverified`: the bot is not verified
- * yet, so its record is not public and its submission counts as an update (the first day);
- * `unchecked`: the record could not be checked (unreadable, cached, untrusted); `nothing`: no
- * count was left to send.
- */
-export type SkipReason = 'recent' | 'unverified' | 'unchecked' | 'nothing'
-
-/**
- * What most likely made the service refuse an update as too early (a strike):
- * `overlap`: another run updated the counts after this run read the record; `unverified`: the
- * bot is not verified yet (its submission counts as an update); `unchecked`: the update was
- * sent without reading the record (cooldown-check: false); `unknown`: the record allowed it.
- */
-export type StrikeCause = 'overlap' | 'unverified' | 'unchecked' | 'unknown'
-
-/** What happened to the PATCH. */
-export type Delivery = 'not-sent' | 'answered' | 'no-answer' | 'arrived'
-
-/** Everything that happened, for the report; `error` is set (and `result` is `failed`) when the step must fail. */
-export interface StatsOutcome {
-  readonly result: StatsResult
-  /** The counts resolved so far, with their sources; undefined when the run failed before. */
-  readonly counts: Counts | undefined
-  /** What was sent, or would be. */
-  readonly body: StatsBody
-  readonly delivery: Delivery
-  /** The public record read, when cooldown-check is on. */
-  readonly record: RecordRead | undefined
-  /** HTTP status of the service's answer to the update; undefined when none came. */
-  readonly status: number | undefined
-  /** The service's own words about the update (its `error` text), or a short description. */
-  readonly answer: string | undefined
-  readonly nextUpdateAt: Date | undefined
-  readonly skip: SkipReason | undefined
-  /** After the 6-hour refusal: when another run updated the counts, after this run read the record. */
-  readonly overlap: Date | undefined
-  /** After the 6-hour refusal: its likely cause. */
-  readonly strikeCause: StrikeCause | undefined
-  readonly keyCheck: KeyCheck | undefined
-  /** What the person reading the log must know about this run, each one a warning. */
-  readonly warnings: readonly string[]
-  readonly error: ActionError | undefined
-  /** When the outcome was decided, by the runner's clock: times are shown relative to it. */
-  readonly at: Date
 }
 
 export interface StatsDeps {
@@ -124,7 +72,6 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
     return await decide(settings, deps, progress)
   } catch (error) {
     if (error instanceof StoppedError) {
-      const { whatWasSent } = await import('./answers.js')
       const message = `${error.message} ${whatWasSent(progress.delivery, progress.status, settings.dryRun)}`
       return failed(deps, progress, new ActionError(message, { headline: error.headline }))
     }
@@ -138,8 +85,6 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
   logCounts(progress.counts, deps)
   progress.body = bodyOf(progress.counts)
   if (settings.cooldownCheck) {
-    // The record's reader is loaded only by a run that checks it.
-    const { holdBack, readPublicRecord } = await import('./record.js')
     progress.record = await readPublicRecord(settings, deps)
     const held = holdBack(progress.record, settings.botId, now(deps))
     if (held !== undefined) {
@@ -178,9 +123,7 @@ async function notSent(
   skip: SkipReason | undefined,
   nextUpdateAt: Date | undefined
 ): Promise<StatsOutcome> {
-  // The key check's module is loaded only by a run that sends nothing.
-  const keyCheck =
-    settings.apiKey === undefined ? undefined : await (await import('../keys.js')).checkKey({ ...settings, apiKey: settings.apiKey }, deps)
+  const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
   if (keyCheck?.state === 'unchecked') {
     progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
   }
@@ -215,7 +158,6 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
         progress.status = error.answeredStatus
       }
       if (!(error instanceof NetworkError)) throw error
-      const { answerFromStatusLine } = await import('./answers.js')
       const cut = answerFromStatusLine(error)
       if (cut !== undefined) {
         deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
@@ -233,8 +175,6 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
           headline: 'no answer to the update'
         })
       }
-      // Loaded only after a connection lost with the update out: most runs never need it.
-      const { confirmDelivery } = await import('./delivery.js')
       const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
       if (delivery === 'resend') {
         deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
@@ -277,8 +217,6 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
   deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
   const answered = { ...base(deps, progress), status: answer.status, answer: text }
   if (answer.status >= 200 && answer.status < 300) return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
-  // What the other answers mean is loaded only when one comes.
-  const { afterRefusal, explainFailure, failureHeadline, kindOf429, strikeMessage } = await import('./answers.js')
   if (answer.status === 429 && kindOf429(answer) === 'limiter') {
     // Turned away before the service looked at the update: try again once the limiter's
     // window has passed, or later if the record says the 6-hour window ends later.

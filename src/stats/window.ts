@@ -1,7 +1,6 @@
 /**
  * The service's 6-hour window and what a public record says of it: the arithmetic every stats
- * run needs (the next update's time), apart from reading the record (record.ts, loaded only
- * by a run that reads it).
+ * run needs (the next update's time), apart from reading the record (record.ts).
  */
 
 /** The service accepts one stats update per bot per 6 hours. */

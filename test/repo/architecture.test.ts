@@ -58,6 +58,23 @@ describe('the rules of the house', () => {
     expect(broken).toEqual([])
   })
 
+  it('imports run one way: no cycle in src/, type-only and dynamic imports included', () => {
+    const graph = new Map(sources().map(file => [rel(file), imports(file)]))
+    const cycles: string[] = []
+    const done = new Set<string>()
+    const visit = (module: string, path: string[]): void => {
+      if (path.includes(module)) {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(' -> '))
+        return
+      }
+      if (done.has(module)) return
+      for (const target of graph.get(module) ?? []) visit(target, [...path, module])
+      done.add(module)
+    }
+    for (const module of graph.keys()) visit(module, [])
+    expect(cycles).toEqual([])
+  })
+
   it('only settings.ts reads inputs', () => {
     const readers = sources().filter(file => /\bcore\.getInput|\bgetBooleanInput|\bgetMultilineInput/.test(readFileSync(file, 'utf8')))
     expect(readers.map(rel)).toEqual(['settings.ts'])

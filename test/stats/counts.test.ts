@@ -10,7 +10,8 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { needsDiscord, withDiscordCounts, type Counts, type CountInputs } from '../../src/stats/counts.js'
+import { needsDiscord, withDiscordCounts } from '../../src/stats/counts.js'
+import type { Counts, CountInputs } from '../../src/stats/outcome.js'
 import { Requests } from '../../src/http/client.js'
 import type { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'

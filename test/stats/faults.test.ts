@@ -9,7 +9,7 @@ import { createServer } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { realClock } from '../../src/http/client.js'
 import { renderSummary as statsSummary } from '../../src/stats/report.js'
-import type { StatsOutcome } from '../../src/stats/update.js'
+import type { StatsOutcome } from '../../src/stats/outcome.js'
 import type { VoteOutcome } from '../../src/votes/check.js'
 import { GitHubFake } from '../support/fakes.js'
 import {

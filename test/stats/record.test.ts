@@ -487,7 +487,7 @@ describe("only the service's own 403 means not verified", () => {
       expect(outcome).toMatchObject({ result: 'skipped', skip: 'unchecked' })
       expect(outcome.record).toMatchObject({ ok: false, status: 403, problem: 'unreadable' })
       const said = (JSON.parse(fault.body.startsWith('{') ? fault.body : '{}') as { error?: string }).error ?? fault.body
-      expect(outcome.warnings.join('\n')).toContain(`answer ("${said}")`)
+      expect(outcome.warnings.join('\n')).toContain(`a 403 ("${said}") that is not the service's own "not verified" answer`)
       expect(outcome.warnings.join('\n')).not.toMatch(/cooldown-check/)
     }
   )

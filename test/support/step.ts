@@ -13,7 +13,7 @@ import { run } from '../../src/main.js'
 import { clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { reportStats } from '../../src/stats/report.js'
-import type { StatsOutcome } from '../../src/stats/update.js'
+import type { StatsOutcome } from '../../src/stats/outcome.js'
 import {
   parseCommands,
   parseOutputFile,
