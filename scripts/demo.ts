@@ -1,23 +1,133 @@
 /**
- * `npm start`: runs the bundled action once, as a workflow step would but on the Node that runs
- * this script, and prints what the workflow would show: the log, the outputs and the job
- * summary. A run that has not finished after 10 s is stopped, and the script says so.
+ * `npm start -- <scenario>`: runs the bundled action once on Node 24, as a workflow step would,
+ * against the local service emulator seeded for the day the scenario tells, and prints the
+ * job summary as text, the outputs, the annotations and the requests the service received. It
+ * exits with the action's exit code. `npm start -- --list` names the scenarios. A run that has
+ * not finished after 10 s is stopped, and the script says so.
  *
- * By default it runs against the local service emulator with an example bot. To run it
- * against the live service with your own bot, set BOT_ID and API_KEY (and optionally
- * COMMAND_COUNT, SERVER_COUNT, BASE_URL, DRY_RUN, COOLDOWN_CHECK).
+ * To run it against the live service with your own bot instead, set BOT_ID and API_KEY (and
+ * optionally COMMAND_COUNT, SERVER_COUNT, BASE_URL, DRY_RUN, COOLDOWN_CHECK), without a scenario.
  */
-import { type RunResult, runAction } from '../test/support/action.js'
-import { ServiceEmulator } from '../test/support/emulator.js'
+import type { RunResult } from '../test/support/action.js'
+import type { BotSeed } from '../test/support/emulator.js'
 
 const HOUR = 60 * 60 * 1000
 const TIMEOUT_MS = 10_000
+const BOT = '123456789012345678'
+const KEY = 'example-api-key-0123456789'
+const [ALICE, BOB] = ['223456789012345678', '323456789012345678']
+const ago = (hours: number): Date => new Date(Date.now() - hours * HOUR)
+/** The bot's counts last updated `hours` ago. */
+const updated = (hours: number): Partial<BotSeed> => ({ commandsUpdatedAt: ago(hours), serversUpdatedAt: ago(hours) })
+const COUNTS = { 'command-count': '14', 'server-count': '1260' }
+
+/** A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among them. */
+const subcommands = (...names: string[]): object[] => names.map(name => ({ type: 1, name, description: `The ${name} subcommand` }))
+const MANIFEST = [
+  { name: 'ping', description: 'Check the latency' },
+  { name: 'config', description: 'Configure the bot', options: subcommands('show', 'set', 'reset') },
+  { name: 'role', description: 'Manage roles', options: subcommands('add', 'remove') }
+]
+
+interface Scenario {
+  name: string
+  /** What the day shows, in one line. */
+  shows: string
+  /** The example bot as the service holds it that day (over 12 commands and 1,204 servers, 1,262 on Discord). */
+  bot: Partial<BotSeed>
+  /** The step's `with:` besides bot-id, api-key and base-url. */
+  inputs: Record<string, string>
+  /** The workspace's files. */
+  files?: Record<string, string>
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'updated',
+    shows: 'the last update was 7 h ago: the counts from the inputs are sent and stored',
+    bot: updated(7),
+    inputs: COUNTS
+  },
+  {
+    name: 'too-soon',
+    shows: 'the last update was 2 h ago: the record read shows it, nothing is sent, the next update time is given',
+    bot: updated(2),
+    inputs: { ...COUNTS, 'cooldown-check': 'true' }
+  },
+  {
+    name: 'first-day',
+    shows: 'the bot was submitted an hour ago and is not verified yet (403): skipped, nothing sent',
+    bot: { verified: false, createdAt: ago(1) },
+    inputs: COUNTS
+  },
+  {
+    name: 'strike',
+    shows: 'updated an hour ago, with cooldown-check: false: the service refuses the update as a strike (429), the step fails',
+    bot: updated(1),
+    inputs: { ...COUNTS, 'cooldown-check': 'false' }
+  },
+  {
+    name: 'revoked-key',
+    shows: 'the key in the secret was revoked for strikes (410): the step fails',
+    bot: { ...updated(7), apiKey: 'example-api-key-regenerated', revokedKeys: [KEY] },
+    inputs: COUNTS
+  },
+  {
+    name: 'wrong-key',
+    shows: 'the secret holds a key the service does not know (401) on an update 7 h after the last: the step fails',
+    bot: { ...updated(7), apiKey: 'example-api-key-on-the-manage-page' },
+    inputs: COUNTS
+  },
+  {
+    name: 'dry-run',
+    shows: 'a dry run (dry-run: true), 7 h after the last update: the record read and the key checked, nothing sent',
+    bot: updated(7),
+    inputs: { ...COUNTS, 'dry-run': 'true' }
+  },
+  {
+    name: 'manifest',
+    shows: 'the command count read from a JSON manifest (commands-file): 3 commands, 5 subcommands among them, count 3',
+    bot: { ...updated(7), commands: 2 },
+    inputs: { 'commands-file': 'commands.json', 'server-count': '1260' },
+    files: { 'commands.json': JSON.stringify(MANIFEST, null, 2) }
+  },
+  {
+    name: 'vote-check',
+    shows: 'mode: vote-check for two users, one who voted 3 h ago and one 30 h ago',
+    bot: { voters: { [ALICE]: { vote: 3, lastVote: ago(3) }, [BOB]: { vote: 1, lastVote: ago(30) } } },
+    inputs: { mode: 'vote-check', 'user-id': `${ALICE}, ${BOB}` }
+  }
+]
+
+const arg = process.argv[2] ?? 'updated'
+if (arg === '--list') {
+  for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
+  process.exit(0)
+}
+const scenario = SCENARIOS.find(s => s.name === arg)
+if (scenario === undefined) {
+  console.error(`Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`)
+  process.exit(2)
+}
 const env = process.env
 const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
+if (live && process.argv[2] !== undefined) {
+  console.error('BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.')
+  process.exit(2)
+}
+// Loaded only for a run (they look for Node 24 and load GitHub's parser as they load), so --list answers at once.
+const { NODE24, runAction } = await import('../test/support/action.js')
+const { ServiceEmulator } = await import('../test/support/emulator.js')
+if (NODE24 === undefined) {
+  console.error('No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.')
+  process.exit(1)
+}
 
-let emulator: ServiceEmulator | undefined
+const emulator = live
+  ? undefined
+  : await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }] })
 let inputs: Record<string, string>
-if (live) {
+if (emulator === undefined) {
   inputs = {
     'bot-id': env['BOT_ID'] ?? '',
     'api-key': env['API_KEY'] ?? '',
@@ -27,42 +137,21 @@ if (live) {
     'dry-run': env['DRY_RUN'] ?? 'false',
     'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
   }
-  console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.\n`)
+  console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
 } else {
-  const example = { id: '123456789012345678', apiKey: 'example-api-key-0123456789' }
-  emulator = await ServiceEmulator.start({
-    bots: [
-      {
-        ...example,
-        commands: 12,
-        servers: 1204,
-        realServerCount: 1262,
-        commandsUpdatedAt: new Date(Date.now() - 7 * HOUR),
-        serversUpdatedAt: new Date(Date.now() - 7 * HOUR)
-      }
-    ]
-  })
-  inputs = {
-    'bot-id': example.id,
-    'api-key': example.apiKey,
-    'command-count': '14',
-    'server-count': '1260',
-    'base-url': emulator.url
-  }
-  console.log(`Running the action against the local service emulator at ${emulator.url}`)
-  console.log('(example bot listed with 12 commands and 1,204 servers, last updated 7 hours ago).')
-  console.log('Set BOT_ID and API_KEY to run it against the live service instead.\n')
+  inputs = { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs }
+  console.log(`${scenario.name}: ${scenario.shows}.`)
 }
 
 try {
   const given = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
-  const result = await runAction({ inputs: given, timeoutMs: TIMEOUT_MS }).catch((error: unknown) => {
+  const result = await runAction({ inputs: given, files: scenario.files, node: NODE24, timeoutMs: TIMEOUT_MS }).catch((error: unknown) => {
     // runAction's error for a run it killed. Its output so far is not printed: it holds the ::add-mask:: lines.
     if (error instanceof Error && error.message.startsWith('the action did not exit within')) return undefined
     throw error
   })
   if (result === undefined) {
-    console.error(`${process.execPath} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`)
+    console.error(`${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`)
     process.exitCode = 1
   } else {
     show(result)
@@ -72,21 +161,35 @@ try {
 }
 
 function show(result: RunResult): void {
-  section('Log')
-  for (const line of result.log) console.log(`  ${line}`)
-  section('Outputs')
-  for (const [name, value] of Object.entries(result.outputs)) console.log(`  ${name} = ${value}`)
-  section('Job summary')
-  console.log(result.summary.replace(/^/gm, '  '))
-  section('Exit code')
-  console.log(`  ${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`)
-  if (emulator !== undefined) {
-    section('Requests the service received')
-    for (const r of emulator.requests) console.log(`  ${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`)
-  }
+  const outputs = Object.entries(result.outputs).map(([name, value]) => `${name} = ${value}`)
+  const annotations = result.commands.filter(c => ['error', 'warning', 'notice'].includes(c.command)).map(c => `${c.command}: ${c.message}`)
+  const requests = emulator?.requests.map(r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`)
+  section('Job summary', plainText(result.summary))
+  section('Outputs', outputs)
+  section('Annotations', annotations)
+  // Against the live service, the log tells the requests.
+  if (requests === undefined) section('Log', result.log)
+  else section('Requests the service received', requests)
+  section('Exit code', [`${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`])
   process.exitCode = result.code ?? 1
 }
 
-function section(title: string): void {
+function section(title: string, lines: string[]): void {
   console.log(`\n── ${title} ${'─'.repeat(Math.max(0, 60 - title.length))}`)
+  for (const line of lines.length > 0 ? lines : ['(none)']) console.log(`  ${line}`)
+}
+
+/** The summary's HTML as text: a line per heading, paragraph and table row (cells joined by " | "). */
+function plainText(html: string): string[] {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
+  return html
+    .replace(/<\/t[dh]>\s*<t[dh][^>]*>/g, ' | ')
+    .replace(/<br\s*\/?>|<\/(h\d|p|tr|summary|li)>/g, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&#x([\da-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&#(\d+);/g, (_, decimal: string) => String.fromCodePoint(Number(decimal)))
+    .replace(/&([a-z]+);/gi, (entity, name: string) => entities[name] ?? entity)
+    .split('\n')
+    .map(line => line.trim())
+    .filter(line => line !== '')
 }
