@@ -13,6 +13,12 @@ import { DiscordFake, GitHubFake } from '../support/fakes.js'
 import type { RecordedRequest } from '../support/server.js'
 import { afterTest } from '../support/teardown.js'
 
+/**
+ * The servers keep an idle connection open for 5 s: a process that waited for it would exit 5 s
+ * after its last answer. Well under that, with room for a loaded machine's start-up and exit.
+ */
+const EXIT_BOUND_MS = 3_000
+
 const BOT = '123456789012345678'
 const KEY = 'dp_connections-key_4d5e6f'
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.discord-token-for-tests_4567'
@@ -59,14 +65,16 @@ function answerHeaders(url: string): Promise<http.IncomingHttpHeaders> {
 }
 
 describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
-  it('reads the record and sends the PATCH on one connection, and exits within a second of the answer', async () => {
+  it('reads the record and sends the PATCH on one connection, and exits without waiting for the idle connection', async () => {
     const api = await service()
     const result = await run(node, { 'command-count': '42', 'server-count': '1250', 'base-url': api.url })
     expect(result.code, result.stdout).toBe(0)
     expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
     expect(connections(api.requests), 'exactly one connection for the record read and the PATCH').toBe(1)
     expect(api.requests.map(r => r.headers.connection)).toEqual(['keep-alive', 'keep-alive'])
-    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second of its last answer').toBeLessThan(1_000)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits without waiting for the idle connection').toBeLessThan(
+      EXIT_BOUND_MS
+    )
     // It did not wait for the connection, which the server keeps open when idle, as the live
     // service does (asked on a connection of the test's own, after the run).
     expect(await answerHeaders(api.url)).toMatchObject({ connection: 'keep-alive', 'keep-alive': 'timeout=5' })
@@ -79,10 +87,12 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
     expect(result.code, result.stdout).toBe(0)
     expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
     expect(connections(api.requests), 'exactly one TLS connection for the record read and the PATCH').toBe(1)
-    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits without waiting for the idle connection').toBeLessThan(
+      EXIT_BOUND_MS
+    )
   })
 
-  it('reads Discord on one connection and the service on another, and exits within a second of the last answer', async () => {
+  it('reads Discord on one connection and the service on another, and exits without waiting for the idle connection', async () => {
     const api = await service()
     const discord = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount: 1262, commands: [{ name: 'ping' }] })
     afterTest(() => discord.close())
@@ -92,7 +102,10 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
     expect(connections(discord.requests), "exactly one connection for Discord's two calls").toBe(1)
     expect(api.requests.map(r => `${r.route} ${r.status}`)).toEqual(['record 200', 'stats 200'])
     expect(connections(api.requests), 'exactly one connection for the record read and the PATCH').toBe(1)
-    expect(exitDelayMs(result.exitedNs, api.requests, discord.requests), 'the process exits within a second').toBeLessThan(1_000)
+    expect(
+      exitDelayMs(result.exitedNs, api.requests, discord.requests),
+      'the process exits without waiting for the idle connection'
+    ).toBeLessThan(EXIT_BOUND_MS)
   })
 
   it('reads GitHub, Discord and the service on one connection each', async () => {
@@ -112,10 +125,10 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
     expect(connections(discord.requests), "one connection for Discord's API").toBe(1)
     expect(connections(api.requests), 'one connection for the service').toBe(1)
     const all = [api.requests, discord.requests, github.requests]
-    expect(exitDelayMs(result.exitedNs, ...all), 'the process exits within a second').toBeLessThan(1_000)
+    expect(exitDelayMs(result.exitedNs, ...all), 'the process exits without waiting for the idle connection').toBeLessThan(EXIT_BOUND_MS)
   })
 
-  it('checks 25 votes one at a time on one connection, and exits within a second', async () => {
+  it('checks 25 votes one at a time on one connection, and exits without waiting for the idle connection', async () => {
     const users = Array.from({ length: 25 }, (_, i) => String(600000000000000000n + BigInt(i)))
     const api = await service()
     const result = await run(node, { mode: 'vote-check', 'user-id': users.join(','), 'base-url': api.url })
@@ -123,7 +136,9 @@ describe.concurrent.each(NODES)('connections on $name', ({ path: node }) => {
     expect(api.received('votes').map(r => r.status)).toEqual(users.map(() => 200))
     expect(connections(api.requests), 'exactly one connection for 25 checks').toBe(1)
     expect(api.requests.map(r => r.headers.connection)).toEqual(users.map(() => 'keep-alive'))
-    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits within a second').toBeLessThan(1_000)
+    expect(exitDelayMs(result.exitedNs, api.requests), 'the process exits without waiting for the idle connection').toBeLessThan(
+      EXIT_BOUND_MS
+    )
   })
 
   it('paces 15 vote checks through a limiter of 10 per second, with at most one 429 per window, on one connection', async () => {
