@@ -130,7 +130,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   manifestCount: () => (/* binding */ manifestCount)
 /* harmony export */ });
-/* unused harmony exports countManifest, decodeManifest, countManifestText, jsonErrorOffset */
+/* unused harmony exports countManifest, decodeManifest, countManifestText */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
@@ -424,7 +424,7 @@ function manifestEntries(json, origin) {
  * built on it should have to walk that deep.
  */
 const MAX_DEPTH = 100;
-/** JSON.parse, with a failure located by line and column (V8 does not always give a position). */
+/** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */
 function parseJson(text, origin) {
     const deep = tooDeepAt(text);
     if (deep !== undefined) {
@@ -434,12 +434,9 @@ function parseJson(text, origin) {
         return JSON.parse(text);
     }
     catch (error) {
-        // V8's message may quote the text (on Node 22 and later, with its line breaks) and the
-        // offending character raw: the quote is dropped, the rest escaped.
-        const message = (error instanceof Error ? error.message : String(error)).replace(/, (?:\.\.\.)?"[^]*$/, '');
-        const offset = jsonErrorOffset(text);
-        const end = offset >= text.trimEnd().length ? ' (the file ends early)' : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON at ${locate(text, offset)}${end}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(message, 120)}`);
+        // Node's own message says where: the position (with its line and column on Node 24), or the
+        // text around an unexpected token, which may hold line breaks and control characters: escaped.
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(error instanceof Error ? error.message : String(error), 200)}`);
     }
 }
 /** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
@@ -470,117 +467,6 @@ function tooDeepAt(text) {
 function locate(text, offset) {
     const before = text.slice(0, offset).split('\n');
     return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-}
-/** A JSON number, read where it starts (sticky): no copy of the rest of the text per number. */
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-/**
- * The offset of the first character that makes `text` invalid JSON (RFC 8259), or its
- * length when it ends early. Only called after JSON.parse failed. Iterative, with the open
- * brackets on a stack of their own: the text's nesting, not the call stack, sets the depth.
- */
-function jsonErrorOffset(text) {
-    let at = 0;
-    const fail = () => {
-        throw at;
-    };
-    const space = () => {
-        while (at < text.length && ' \t\n\r'.includes(text[at]))
-            at++;
-    };
-    const expect = (char) => {
-        if (text[at] !== char)
-            fail();
-        at++;
-    };
-    const string = () => {
-        expect('"');
-        while (text[at] !== '"') {
-            const char = text[at];
-            if (char === undefined || char < ' ')
-                fail();
-            if (char === '\\') {
-                at++;
-                if (text[at] === 'u') {
-                    if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at + 1, at + 5)))
-                        fail();
-                    at += 4;
-                }
-                else if (!'"\\/bfnrt'.includes(text[at] ?? 'x'))
-                    fail();
-            }
-            at++;
-        }
-        at++;
-    };
-    const key = () => {
-        space();
-        string();
-        space();
-        expect(':');
-    };
-    /** Reads a scalar, or opens a container: true when a container was opened and its first value is next. */
-    const valueStart = (closers) => {
-        space();
-        const char = text[at];
-        if (char === '{' || char === '[') {
-            const close = char === '{' ? '}' : ']';
-            at++;
-            space();
-            if (text[at] === close) {
-                at++;
-                return false;
-            }
-            closers.push(close);
-            if (close === '}')
-                key();
-            return true;
-        }
-        if (char === '"') {
-            string();
-            return false;
-        }
-        const word = ['true', 'false', 'null'].find(w => w[0] === char);
-        if (word !== undefined) {
-            for (const letter of word)
-                expect(letter);
-            return false;
-        }
-        NUMBER.lastIndex = at;
-        if (!NUMBER.test(text))
-            fail();
-        at = NUMBER.lastIndex;
-        return false;
-    };
-    try {
-        const closers = [];
-        for (;;) {
-            if (valueStart(closers))
-                continue;
-            // A value ended: close what it ends, up to the next `,` or the end of the text.
-            for (;;) {
-                const close = closers.at(-1);
-                space();
-                if (close === undefined) {
-                    if (at < text.length)
-                        fail();
-                    return text.length;
-                }
-                if (text[at] === ',') {
-                    at++;
-                    if (close === '}')
-                        key();
-                    break;
-                }
-                expect(close);
-                closers.pop();
-            }
-        }
-    }
-    catch (offset) {
-        if (typeof offset === 'number')
-            return Math.min(offset, text.length);
-        throw offset;
-    }
 }
 
 

@@ -56,6 +56,11 @@ describe('inspectWorkflow', () => {
     expect(inspectWorkflow(text, 'stats', true)).toEqual({ noGroup: false, tooOften: undefined })
   })
 
+  it("a duplicate key elsewhere in the file does not stop the reading, as it does not stop GitHub's parser", () => {
+    const text = WITHOUT_GROUP.replace('name: stats', 'name: stats\nenv:\n  A: 1\n  A: 2')
+    expect(inspectWorkflow(text, 'stats', true)).toEqual({ noGroup: true, tooOften: undefined })
+  })
+
   it("cooldown-check: false on '0 */2 * * *': names the cron and the gap", () => {
     const findings = inspectWorkflow(EVERY_TWO_HOURS, 'stats', false)
     expect(findings).toEqual({ noGroup: false, tooOften: { cron: '0 */2 * * *', gapMinutes: 120 } })
