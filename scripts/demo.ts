@@ -8,6 +8,7 @@
  * To run it against the live service with your own bot instead, set BOT_ID and API_KEY (and
  * optionally COMMAND_COUNT, SERVER_COUNT, BASE_URL, DRY_RUN, COOLDOWN_CHECK), without a scenario.
  */
+import { pathToFileURL } from 'node:url'
 import type { RunResult } from '../test/support/action.js'
 import type { BotSeed } from '../test/support/emulator.js'
 
@@ -29,7 +30,7 @@ const MANIFEST = [
   { name: 'role', description: 'Manage roles', options: subcommands('add', 'remove') }
 ]
 
-interface Scenario {
+export interface Scenario {
   name: string
   /** What the day shows, in one line. */
   shows: string
@@ -41,7 +42,7 @@ interface Scenario {
   files?: Record<string, string>
 }
 
-const SCENARIOS: Scenario[] = [
+export const SCENARIOS: Scenario[] = [
   {
     name: 'updated',
     shows: 'the last update was 7 h ago: the counts from the inputs are sent and stored',
@@ -99,71 +100,91 @@ const SCENARIOS: Scenario[] = [
   }
 ]
 
-const arg = process.argv[2] ?? 'updated'
-if (arg === '--list') {
-  for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
-  process.exit(0)
-}
-const scenario = SCENARIOS.find(s => s.name === arg)
-if (scenario === undefined) {
-  console.error(`Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`)
-  process.exit(2)
-}
-const env = process.env
-const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
-if (live && process.argv[2] !== undefined) {
-  console.error('BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.')
-  process.exit(2)
-}
-// Loaded only for a run (they look for Node 24 and load GitHub's parser as they load), so --list answers at once.
-const { NODE24, runAction } = await import('../test/support/action.js')
-const { ServiceEmulator } = await import('../test/support/emulator.js')
-if (NODE24 === undefined) {
-  console.error('No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.')
-  process.exit(1)
+/** What a scenario's run gives: the action's run, and the requests the service received (`METHOD path body -> status`). */
+export interface ScenarioRun {
+  result: RunResult | undefined
+  requests: string[]
 }
 
-const emulator = live
-  ? undefined
-  : await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }] })
-let inputs: Record<string, string>
-if (emulator === undefined) {
-  inputs = {
-    'bot-id': env['BOT_ID'] ?? '',
-    'api-key': env['API_KEY'] ?? '',
-    'command-count': env['COMMAND_COUNT'] ?? '',
-    'server-count': env['SERVER_COUNT'] ?? '',
-    'base-url': env['BASE_URL'] ?? 'https://api.discord.place',
-    'dry-run': env['DRY_RUN'] ?? 'false',
-    'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
-  }
-  console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
-} else {
-  inputs = { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs }
-  console.log(`${scenario.name}: ${scenario.shows}.`)
-}
-
-try {
-  const given = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
-  const result = await runAction({ inputs: given, files: scenario.files, node: NODE24, timeoutMs: TIMEOUT_MS }).catch((error: unknown) => {
-    // runAction's error for a run it killed. Its output so far is not printed: it holds the ::add-mask:: lines.
-    if (error instanceof Error && error.message.startsWith('the action did not exit within')) return undefined
-    throw error
+/** Runs a scenario: the emulator seeded for its day, the bundle on `node` with its inputs and files. */
+export async function runScenario(scenario: Scenario, node: string): Promise<ScenarioRun> {
+  const { runAction } = await import('../test/support/action.js')
+  const { ServiceEmulator } = await import('../test/support/emulator.js')
+  const emulator = await ServiceEmulator.start({
+    bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }]
   })
-  if (result === undefined) {
+  try {
+    const inputs = { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs }
+    const result = await runAction({ inputs, files: scenario.files, node, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
+    return { result, requests: emulator.requests.map(r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`) }
+  } finally {
+    await emulator.close()
+  }
+}
+
+/** runAction's error for a run it killed: no result. Its output so far is not printed: it holds the ::add-mask:: lines. */
+function stoppedRun(error: unknown): undefined {
+  if (error instanceof Error && error.message.startsWith('the action did not exit within')) return undefined
+  throw error
+}
+
+// Run as a script (npm start), not imported by its test.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv[2])
+
+async function main(arg = 'updated'): Promise<void> {
+  if (arg === '--list') {
+    for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
+    return
+  }
+  const scenario = SCENARIOS.find(s => s.name === arg)
+  if (scenario === undefined) {
+    console.error(`Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`)
+    process.exitCode = 2
+    return
+  }
+  const env = process.env
+  const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
+  if (live && process.argv[2] !== undefined) {
+    console.error('BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.')
+    process.exitCode = 2
+    return
+  }
+  // Loaded only for a run (it looks for Node 24 as it loads), so --list answers at once.
+  const { NODE24, runAction } = await import('../test/support/action.js')
+  if (NODE24 === undefined) {
+    console.error('No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.')
+    process.exitCode = 1
+    return
+  }
+  let run: ScenarioRun
+  if (live) {
+    const inputs = {
+      'bot-id': env['BOT_ID'] ?? '',
+      'api-key': env['API_KEY'] ?? '',
+      'command-count': env['COMMAND_COUNT'] ?? '',
+      'server-count': env['SERVER_COUNT'] ?? '',
+      'base-url': env['BASE_URL'] ?? 'https://api.discord.place',
+      'dry-run': env['DRY_RUN'] ?? 'false',
+      'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
+    }
+    console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
+    const given = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
+    run = { result: await runAction({ inputs: given, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun), requests: [] }
+  } else {
+    console.log(`${scenario.name}: ${scenario.shows}.`)
+    run = await runScenario(scenario, NODE24)
+  }
+  if (run.result === undefined) {
     console.error(`${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`)
     process.exitCode = 1
-  } else {
-    show(result)
+    return
   }
-} finally {
-  await emulator?.close()
+  show(run.result, live ? undefined : run.requests)
 }
 
-function show(result: RunResult): void {
+function show(result: RunResult, requests: string[] | undefined): void {
   const outputs = Object.entries(result.outputs).map(([name, value]) => `${name} = ${value}`)
   const annotations = result.commands.filter(c => ['error', 'warning', 'notice'].includes(c.command)).map(c => `${c.command}: ${c.message}`)
-  const requests = emulator?.requests.map(r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`)
   section('Job summary', plainText(result.summary))
   section('Outputs', outputs)
   section('Annotations', annotations)

@@ -2,11 +2,14 @@
  * `npm start -- <scenario>` (scripts/demo.ts): each scenario runs the bundle on Node 24 against
  * the emulator seeded for its day, and exits with the action's exit code. Only the structure is
  * asserted: the exit code, the `result` output and the requests the service received. The
- * sentences are pinned by the tests of the reports.
+ * sentences are pinned by the tests of the reports. The scenarios run through the function the
+ * script runs (a process each for the action, none for the script); the script itself is run
+ * for what only it does: the list, and the refusal of an unknown name.
  */
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { NODE24, ROOT } from '../support/action.js'
+import { runScenario, SCENARIOS as DAYS } from '../../scripts/demo.js'
 
 const BOT = '123456789012345678'
 const RECORD = `GET /bots/${BOT}`
@@ -54,26 +57,6 @@ function demo(...args: string[]): Promise<Demo> {
   })
 }
 
-/** The lines of one of the printed sections (`── Outputs ───…`). */
-function section(stdout: string, title: string): string[] {
-  const block = stdout.split(/^── /m).find(b => b.startsWith(`${title} `)) ?? ''
-  return block
-    .split('\n')
-    .slice(1)
-    .map(line => line.trim())
-    .filter(line => line !== '' && line !== '(none)')
-}
-
-/** The outputs, from their `name = value` lines. */
-function outputsOf(stdout: string): Record<string, string> {
-  return Object.fromEntries(section(stdout, 'Outputs').map(line => line.split(/ = (.*)/s).slice(0, 2)))
-}
-
-/** The requests the service received, each as `METHOD path -> status`, its body left out. */
-function requestsOf(stdout: string): string[] {
-  return section(stdout, 'Requests the service received').map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))
-}
-
 describe('npm start', () => {
   it('--list names every scenario, one a line', async () => {
     const { code, stdout } = await demo('--list')
@@ -90,18 +73,15 @@ describe('npm start', () => {
   })
 })
 
-// Each scenario spawns tsx and then Node 24 (about 2.5 s of CPU in all), so they run side by side, with room for a busy machine.
 describe.skipIf(NODE24 === undefined).concurrent('npm start -- <scenario>, on Node 24', () => {
-  it.each(SCENARIOS)(
-    '$scenario: exit code $code, result $result',
-    async ({ scenario, code, result, requests }) => {
-      const run = await demo(scenario)
-      const outputs = outputsOf(run.stdout)
-      expect(outputs['result'], run.stderr).toBe(result)
-      if (scenario === 'manifest') expect(outputs['command-count']).toBe('3')
-      expect(requestsOf(run.stdout)).toEqual(requests)
-      expect(run.code).toBe(code)
-    },
-    60_000
-  )
+  it.each(SCENARIOS)('$scenario: exit code $code, result $result', async ({ scenario, code, result, requests }) => {
+    const run = await runScenario(
+      DAYS.find(day => day.name === scenario)!,
+      NODE24!
+    )
+    expect(run.result?.outputs['result'], run.result?.stderr).toBe(result)
+    if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
+    expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(requests)
+    expect(run.result?.code).toBe(code)
+  })
 })
