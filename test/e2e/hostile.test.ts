@@ -389,17 +389,20 @@ describe.concurrent.each(NODES)('the workflow that ran the step, as a dry run re
     ],
     // Just under the limit, parsed: the worst shape measured (one tagged entry per line).
     ['128 KiB of tagged entries', 'jobs:\n  stats: {}\nx:\n' + '  - !t v\n'.repeat(Math.floor((128 * 1024 - 30) / 9))]
-  ])('%s, with timeout: 5: the dry run ends well within the deadline', async (_label, workflow) => {
+  ])('%s, with timeout: 5: the dry run ends, not minutes later', async (_label, workflow) => {
     const service = await startService()
     afterTest(() => service.close())
     const result = await runAction({
       node,
       inputs: inputs(service, { 'command-count': '12', 'dry-run': 'true', timeout: '5' }),
       files: { '.github/workflows/stats.yml': workflow },
-      env: WORKFLOW_RUN
+      env: WORKFLOW_RUN,
+      timeoutMs: 20_000
     })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.durationMs).toBeLessThan(5_000)
+    // About a second here; a duplicate-key check over the mapping took 30 s and more. The bound
+    // leaves a loaded machine's process start its room.
+    expect(result.durationMs).toBeLessThan(15_000)
   })
 })
 
