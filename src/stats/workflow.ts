@@ -5,7 +5,7 @@ import { parse } from 'yaml'
  * (and in a dry run, as a set-up check), with its YAML parser, so that an ordinary run loads
  * nothing of it. The strike paths the action cannot close at run time live in the workflow
  * around it: a stats job without a concurrency group (a deploy and the schedule overlap), and
- * `cooldown-check: false` on a schedule that fires more often than every 6 hours.
+ * `cooldown-check: false` on a schedule whose runs can come 6 hours apart or less.
  */
 
 /** What a workflow file shows, each finding one sentence with its fix. */
