@@ -1171,7 +1171,6 @@ async function readPublicRecord(plan, deps) {
  * would not do.
  */
 function holdBack(read, botId, now) {
-    const noCheck = '(cooldown-check: false sends without the check.)';
     if (!read.ok) {
         switch (read.problem) {
             // The first day: the record stays private until the bot is verified, and the bot's
@@ -1202,7 +1201,7 @@ function holdBack(read, botId, now) {
         return {
             skip: 'unchecked',
             warning: "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
-                `update, and an update within 6 hours of it would be a strike. The next run will try again. ${noCheck}`
+                'update, and an update within 6 hours of it would be a strike. The next run will try again. (cooldown-check: false sends without the check.)'
         };
     }
     return undefined;

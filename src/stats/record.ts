@@ -95,7 +95,6 @@ export function holdBack(
   botId: string,
   now: Date
 ): { skip: Exclude<SkipReason, 'nothing'>; nextUpdateAt?: Date; warning?: string } | undefined {
-  const noCheck = '(cooldown-check: false sends without the check.)'
   if (!read.ok) {
     switch (read.problem) {
       // The first day: the record stays private until the bot is verified, and the bot's
@@ -133,7 +132,7 @@ export function holdBack(
       skip: 'unchecked',
       warning:
         "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
-        `update, and an update within 6 hours of it would be a strike. The next run will try again. ${noCheck}`
+        'update, and an update within 6 hours of it would be a strike. The next run will try again. (cooldown-check: false sends without the check.)'
     }
   }
   return undefined
