@@ -16,31 +16,23 @@ export const modules = {
 const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
-/**
- * Counts application commands as the bot's listing should show them: each distinct
- * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
- * chat-input command. Throws an ActionError naming the first malformed element.
- */
+/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
 function countCommands(list, countSubcommands) {
     const seen = new Map();
     let count = 0;
     for (const { label, value } of list.entries) {
-        const command = checkCommand(value, label, list.origin);
-        const key = `${command.type}:${command.name}`;
-        const times = seen.get(key) ?? 0;
-        seen.set(key, times + 1);
-        if (times > 0)
+        const { name, type, options } = checkCommand(value, label, list.origin);
+        const key = `${type}:${name}`;
+        const times = (seen.get(key)?.times ?? 0) + 1;
+        seen.set(key, { type, name, times });
+        if (times > 1)
             continue;
-        count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
+        count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
     }
-    // One warning for all duplicates: a manifest built twice over would otherwise fill the
-    // annotations (GitHub shows ten per step) with one line per command.
-    const duplicates = [...seen]
-        .filter(([, times]) => times > 1)
-        .map(([key, times]) => {
-        const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
-        return `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`;
-    });
+    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+    const duplicates = [...seen.values()]
+        .filter(({ times }) => times > 1)
+        .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`);
     const SHOWN = 20;
     const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : '';
     const warnings = duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`];
@@ -71,11 +63,7 @@ function checkCommand(value, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/**
- * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
- * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
- * input's nesting.
- */
+/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -101,11 +89,7 @@ function optionType(option, label, origin) {
     }
     return type;
 }
-/**
- * A value for a message: a number or a short string as written, anything else by its kind. Never
- * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
- * value nested deep enough would overflow the stack.
- */
+/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
 function quote(value) {
     if (typeof value === 'number' || typeof value === 'boolean')
         return String(value);
@@ -146,36 +130,32 @@ function kind(value) {
 
 
 
-/** The headline of a run whose manifest is not there. */
 const NOT_FOUND = 'commands-file not found';
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
 /** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
 async function manifestCount(inputs, deps) {
     const file = inputs.commandsFile;
-    const { token, repository, sha, workspace, apiUrl } = inputs.github;
+    const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github;
     const canFallBack = token !== undefined && repository !== undefined && sha !== undefined;
+    const label = canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined;
     deps.log(`Counting the commands in ${file.path}.`);
     return countManifest({
-        given: file.given,
-        path: file.path,
+        ...file,
         countSubcommands: inputs.countSubcommands,
         workspace,
-        repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
-        inReusableWorkflow: inputs.github.inReusableWorkflow,
+        repositoryLabel: label,
+        inReusableWorkflow,
         fromRepository: canFallBack
             ? async (path) => {
-                deps.log(`commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`);
+                deps.log(`commands-file ${file.given} is not in the workspace; reading it from ${label} through the GitHub API.`);
                 const { readRepositoryFile } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
                 return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests);
             }
             : undefined
     });
 }
-/**
- * Reads a command manifest and counts it. The file comes from the workspace; when a
- * scheduled workflow has no checkout, from the repository at the run's commit.
- */
+/** Reads a command manifest from the workspace or, when a workflow has no checkout, the repository at the run's commit. */
 async function countManifest(plan) {
     const origin = `Input 'commands-file' (${plan.given})`;
     const local = await readLocal(plan, origin);
@@ -184,9 +164,8 @@ async function countManifest(plan) {
     const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
     const outside = isOutside(plan.workspace, plan.path);
     const notFound = `${origin}: no file at ${plan.path}`;
-    // A checked-out workspace holds the repository already: the file is missing because of a typo
-    // or a build step that did not write it, and the repository would not have it either.
-    if (!outside && (await isCheckedOut(plan.workspace))) {
+    // A checked-out workspace holds the repository already: a typo, or a build step that did not write the file.
+    if (!outside && (await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(plan.workspace, '.git')).then(Boolean, () => false))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
             'Check the path for a typo, and that the step that writes the file runs before this one.', { headline: NOT_FOUND });
     }
@@ -199,11 +178,7 @@ async function countManifest(plan) {
         const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND });
     }
-    let bytes;
-    try {
-        bytes = await plan.fromRepository(inRepository.split('\\').join('/'));
-    }
-    catch (error) {
+    const bytes = await plan.fromRepository(inRepository.split('\\').join('/')).catch((error) => {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
             throw error;
         const reason = error instanceof Error ? error.message : String(error);
@@ -212,29 +187,23 @@ async function countManifest(plan) {
                 "Check the runner's network and proxy settings; the next run will try again.", { headline: 'GitHub unreachable' });
         }
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { headline: NOT_FOUND });
-    }
+    });
     if (bytes.length > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
     return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' };
 }
 /**
- * The file's text, or undefined when there is no such file. The file is untrusted: it is read
- * only if it is a regular file inside the workspace once symlinks are resolved (a link must
- * not lead the action to read, and quote, a file elsewhere on the runner), it is opened without
- * blocking (opening a FIFO would otherwise wait forever for a writer), and no more than the
- * size limit is ever read, whatever the file claims its size is.
+ * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the workspace once links are
+ * resolved (or a link could make the action quote a file elsewhere), without blocking (a FIFO would wait), up to the size limit.
  */
 async function readLocal(plan, origin) {
-    let real;
-    try {
-        real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path);
-    }
-    catch (error) {
-        const code = error.code;
+    const real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path).catch(({ code }) => {
         if (code === 'ENOENT' || code === 'ENOTDIR')
             return undefined;
         throw cannotRead(origin, plan.path, code);
-    }
+    });
+    if (real === undefined)
+        return undefined;
     const workspace = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.workspace).catch(() => plan.workspace);
     if (isOutside(workspace, real)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} resolves to ${real}, outside the workspace ${workspace}. ` +
@@ -243,19 +212,12 @@ async function readLocal(plan, origin) {
     let handle;
     try {
         handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(real, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | (node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK ?? 0));
-    }
-    catch (error) {
-        throw cannotRead(origin, plan.path, error.code);
-    }
-    try {
         const stats = await handle.stat();
         if (stats.isDirectory())
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`);
         if (!stats.isFile()) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`);
         }
-        if (stats.size > MAX_MANIFEST_BYTES)
-            throw tooLarge(origin);
         const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1);
         if (bytes.length > MAX_MANIFEST_BYTES)
             throw tooLarge(origin);
@@ -267,7 +229,7 @@ async function readLocal(plan, origin) {
         throw cannotRead(origin, plan.path, error.code);
     }
     finally {
-        await handle.close();
+        await handle?.close();
     }
 }
 /** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
@@ -281,9 +243,6 @@ async function readAtMost(handle, limit) {
         length += bytesRead;
     }
     return buffer.subarray(0, length);
-}
-async function isCheckedOut(workspace) {
-    return (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(workspace, '.git')).then(() => true, () => false);
 }
 /** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
 async function nearestFolder(workspace, path) {
@@ -309,12 +268,7 @@ function isOutside(root, path) {
     const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);
     return /^\.\.(?:[\\/]|$)/.test(inside) || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
 }
-/**
- * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
- * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
- * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
- * garbage and quoted in an error. The same for a file from the workspace and from GitHub's API.
- */
+/** A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell 5.1's `>`); else refused by name. */
 function decodeManifest(bytes, origin) {
     const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.';
     const refuse = (what) => new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} ${what}, which is not read. ${fix}`, { headline: 'commands-file not UTF-8' });
@@ -326,24 +280,19 @@ function decodeManifest(bytes, origin) {
         throw refuse('is UTF-32');
     if (sample.length >= 4 && zeros >= (sample.length * 3) / 4)
         throw refuse('looks like UTF-32 (three bytes in four are zero)');
-    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
-        return strictUtf8(bytes.subarray(3), origin, fix);
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
     if (bytes[0] === 0xff && bytes[1] === 0xfe)
         return bytes.subarray(2).toString('utf16le');
     if (bytes[0] === 0xfe && bytes[1] === 0xff) {
         // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
-        return Buffer.from(bytes.subarray(2, bytes.length & ~1))
-            .swap16()
-            .toString('utf16le');
+        const swapped = Buffer.from(bytes.subarray(2, bytes.length & ~1)).swap16();
+        return swapped.toString('utf16le');
     }
-    if (sample.length >= 4 && zeros >= sample.length / 4) {
+    if (!bom && sample.length >= 4 && zeros >= sample.length / 4) {
         throw refuse('looks like UTF-16 without a byte order mark (every other byte is zero)');
     }
-    return strictUtf8(bytes, origin, fix);
-}
-function strictUtf8(bytes, origin, fix) {
     try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        return new TextDecoder('utf-8', { fatal: true }).decode(bom ? bytes.subarray(3) : bytes);
     }
     catch {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not UTF-8 (a legacy code page such as Windows-1252, or a binary file?), so it is not read. ${fix}`, { headline: 'commands-file not UTF-8' });
@@ -366,8 +315,7 @@ function tooLarge(origin) {
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
-    // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
-    // (counts.ts, withoutErasure), made once the listing's count is known.
+    // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call (counts.ts).
     const json = parseJson(text.replace(/^\uFEFF/, ''), origin);
     try {
         return (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
@@ -376,7 +324,7 @@ function countManifestText(text, origin, countSubcommands) {
         const cut = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ ? powerShellCut(json) : undefined;
         if (cut === undefined)
             throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${error.message} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
             `which writes objects deeper than its -Depth (2 by default) as text like ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(cut))}: add -Depth 20 to ConvertTo-Json.`, { headline: 'commands-file cut by ConvertTo-Json' });
     }
 }
@@ -393,19 +341,18 @@ function powerShellCut(json, depth = 0) {
     }
     return undefined;
 }
-/**
- * The accepted shapes, all seen in real projects: an array of command objects (what a
- * deploy script sends to Discord, or a saved GET of the commands); an object with a
- * `commands` array; an object keyed by command name whose values are command objects.
- */
+/** The shapes seen in real projects: an array of commands (as sent to Discord), an object with a `commands` array, or keyed by name. */
 function manifestEntries(json, origin) {
+    const list = (items, prefix = '') => ({
+        origin,
+        entries: items.map((value, i) => ({ label: `${prefix}[${i}]`, value }))
+    });
     if (Array.isArray(json))
-        return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) };
+        return list(json);
     if (typeof json === 'object' && json !== null) {
         const fields = json;
-        if (Array.isArray(fields['commands'])) {
-            return { origin, entries: fields['commands'].map((value, i) => ({ label: `commands[${i}]`, value })) };
-        }
+        if (Array.isArray(fields['commands']))
+            return list(fields['commands'], 'commands');
         const values = Object.entries(fields);
         if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
             return {
@@ -415,27 +362,23 @@ function manifestEntries(json, origin) {
             };
         }
     }
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
-/**
- * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
- * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing
- * built on it should have to walk that deep.
- */
+/** A command manifest is about 12 levels deep (command, group, subcommand, option, choice, localisations): far deeper text is not one. */
 const MAX_DEPTH = 100;
 /** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */
 function parseJson(text, origin) {
     const deep = tooDeepAt(text);
     if (deep !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is nested more than ${MAX_DEPTH} levels deep at ${locate(text, deep)}; a command manifest is about 12 levels deep. Check the path and the file.`);
+        const before = text.slice(0, deep).split('\n');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is nested more than ${MAX_DEPTH} levels deep at line ${before.length}, column ${before.at(-1).length + 1}; a command manifest is about 12 levels deep. Check the path and the file.`);
     }
     try {
         return JSON.parse(text);
     }
     catch (error) {
-        // Node's own message says where: the position (with its line and column on Node 24), or the
-        // text around an unexpected token, which may hold line breaks and control characters: escaped.
+        // Node's message says where: a position (line and column on Node 24) or the text around a token, escaped.
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(error instanceof Error ? error.message : String(error), 200)}`);
     }
 }
@@ -463,10 +406,6 @@ function tooDeepAt(text) {
         }
     }
     return undefined;
-}
-function locate(text, offset) {
-    const before = text.slice(0, offset).split('\n');
-    return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 

@@ -28,19 +28,13 @@ const GITHUB_POLICY = {
     maxBodyBytes: 5 * 1024 * 1024 + 1
 };
 /**
- * Reads one file of the repository at a commit through GitHub's contents API (raw media
- * type, so files over 1 MB come whole). Loaded only when a manifest is not in the workspace.
- * The API address comes from the run's GITHUB_API_URL, read with the other settings (not
- * when @actions/github is loaded), so GitHub Enterprise Server works too. Octokit's
- * requests go through the action's own request helper, under the same policy, deadline and
- * proxy settings as every other request. The file comes as its bytes, unparsed: how they are
- * decoded is the caller's (a manifest reads the same from here as from the workspace).
+ * One file's bytes at a commit, through GitHub's contents API (raw, so files over 1 MB come whole) at the run's GITHUB_API_URL.
+ * Octokit sends through the action's request helper, under the policy, deadline and proxy settings of every other request.
  */
 async function readRepositoryFile(file, requests) {
     const [owner, repo] = file.repository.split('/');
-    // Octokit's request prints a deprecation notice quoting GitHub's Sunset and Link headers raw
-    // with `request.log`, else console.warn: the runner would read a command in it. So it logs
-    // nothing (`log` is Octokit's own, for its plugins).
+    // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would read
+    // a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins. Both silent.
     const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false };
     const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, log: SILENT, request });
     try {
@@ -57,8 +51,7 @@ async function readRepositoryFile(file, requests) {
         return Buffer.from(await new Response(response.data).arrayBuffer());
     }
     catch (error) {
-        // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: it is the
-        // run's own end, not GitHub's answer.
+        // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own end.
         const cause = error.cause;
         if (cause instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
             throw cause;
@@ -72,18 +65,14 @@ async function readRepositoryFile(file, requests) {
         throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
     }
 }
-const quiet = () => undefined;
+const quiet = () => { };
 const SILENT = { debug: quiet, info: quiet, warn: quiet, error: quiet };
-/** A `fetch` for Octokit that sends through the request helper. */
+/** A `fetch` for Octokit's one GET (no body) that sends through the request helper. */
 function policyFetch(requests) {
     return async (input, init) => {
         const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-        const answer = await requests.send({
-            method: 'GET',
-            url,
-            headers: Object.fromEntries(new Headers(init?.headers).entries()),
-            body: typeof init?.body === 'string' ? init.body : undefined
-        }, GITHUB_POLICY);
+        const sent = Object.fromEntries(new Headers(init?.headers).entries());
+        const answer = await requests.send({ method: 'GET', url, headers: sent }, GITHUB_POLICY);
         if (answer.truncated)
             throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`);
         const headers = new Headers();

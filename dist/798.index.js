@@ -19,17 +19,14 @@ export const modules = {
 
 /**
  * The largest workflow file read: several times a large workflow. Parsing cannot be cut off once
- * it starts, so the limit keeps it short: a hostile file of this size parses in well under a
- * second (about 0.3 s measured), within the step's deadline and the stop signal.
+ * it starts; a hostile file of this size parses in about 0.3 s, within the deadline and a stop.
  */
 const MAX_WORKFLOW_BYTES = 128 * 1024;
 /**
- * What the workflow that ran the step shows, in words, or undefined when it shows nothing to say.
- * The runner names the workflow (GITHUB_WORKFLOW_REF: `owner/repo/path@ref`) and the job
- * (GITHUB_JOB); the file comes from the workspace after a checkout, else through GitHub's API
- * with github-token. A file that cannot be read or parsed changes nothing. The step's deadline
- * and a stop end it with their error (StoppedError, DeadlineError): the caller says the workflow
- * was not checked. The YAML parser is loaded only here.
+ * What the workflow that ran the step (GITHUB_WORKFLOW_REF, job GITHUB_JOB) shows, in words, or
+ * undefined. The file comes from the workspace after a checkout, else through GitHub's API with
+ * github-token; one that cannot be read or parsed changes nothing. A stop or the deadline end it
+ * with their error, and the caller says the workflow was not checked.
  */
 async function diagnoseWorkflow(settings, deps, evidence) {
     const { github, botId } = settings;
@@ -41,13 +38,12 @@ async function diagnoseWorkflow(settings, deps, evidence) {
                 'the other update came from a workflow outside that group, a manual update, or the bot itself.'
             : undefined;
     }
-    const ref = /^[^/]+\/[^/]+\/(.+?)@/.exec(github.workflowRef ?? '');
-    const path = ref?.[1];
+    const path = /^[^/]+\/[^/]+\/(.+?)@/.exec(github.workflowRef ?? '')?.[1];
     if (path === undefined || github.job === undefined)
         return undefined;
     const what = 'reading the workflow that ran this step';
     deps.requests.throwIfOver(what);
-    const text = await workflowText(path, settings, deps).catch((error) => {
+    const text = await workflowText(path, settings.github, deps.requests).catch((error) => {
         // The stop or the deadline, met while the file came through GitHub's API; anything else leaves it unread.
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ)
             throw error;
@@ -71,8 +67,7 @@ async function diagnoseWorkflow(settings, deps, evidence) {
         `a manual run, or the bot itself: give every job that updates this bot the concurrency group ${group}.`);
 }
 /** The workflow file's text: from the workspace when it is checked out, else from the repository at the workflow's commit. */
-async function workflowText(path, settings, deps) {
-    const { github } = settings;
+async function workflowText(path, github, requests) {
     const local = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(github.workspace, path);
     const found = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.stat)(local).catch(() => undefined);
     if (found?.isFile())
@@ -81,7 +76,7 @@ async function workflowText(path, settings, deps) {
     if (github.token === undefined || github.repository === undefined || commit === undefined)
         return undefined;
     const { readRepositoryFile } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
-    const bytes = await readRepositoryFile({ token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl }, deps.requests);
+    const bytes = await readRepositoryFile({ token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl }, requests);
     return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined;
 }
 

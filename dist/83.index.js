@@ -7,6 +7,7 @@ export const modules = {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   VOTE_OUTCOMES: () => (/* binding */ VOTE_OUTCOMES),
 /* harmony export */   announce: () => (/* binding */ announce),
 /* harmony export */   renderSummary: () => (/* binding */ renderSummary),
 /* harmony export */   reportVotes: () => (/* binding */ reportVotes),
@@ -67,23 +68,27 @@ function announce(outcome) {
     if (outcome.rateLimited > 0)
         info(`The service's rate limit answered ${outcome.rateLimited} time(s); those checks were retried.`);
 }
-function headline(outcome) {
-    const checked = outcome.votes.size;
-    const missing = [...outcome.votes.values()].filter(vote => !vote.voted).length;
-    switch (outcome.result) {
-        case 'voted':
-            return ['✅', checked === 1 ? 'voted' : `all ${checked} users voted`];
-        case 'not-voted':
-            return ['⭕', checked === 1 ? 'not voted in the last 24 hours' : `${missing} of ${checked} users have not voted in the last 24 hours`];
-        case 'dry-run':
-            return ['🧪', 'dry run: nobody checked'];
-        case 'failed':
-            return [
-                '❌',
-                `failed${outcome.error?.headline === undefined ? '' : `: ${outcome.error.headline}`}` +
-                    `${outcome.unchecked.length > 0 ? `${outcome.error?.headline === undefined ? ':' : ';'} ${outcome.unchecked.length} user(s) not checked` : ''}`
-            ];
+/**
+ * The vote check's outcomes: for each `result`, the summary headline's mark and words, by how
+ * many users were checked and how many had not voted. `npm run docs` writes them into
+ * docs/troubleshooting.md; a failure's error says what to do.
+ */
+const VOTE_OUTCOMES = {
+    voted: { mark: '✅', headline: (checked) => (checked === 1 ? 'voted' : `all ${checked} users voted`) },
+    'not-voted': {
+        mark: '⭕',
+        headline: (checked, missing) => checked === 1 ? 'not voted in the last 24 hours' : `${missing} of ${checked} users have not voted in the last 24 hours`
+    },
+    'dry-run': { mark: '🧪', headline: () => 'dry run: nobody checked' },
+    failed: {
+        mark: '❌',
+        headline: (_checked, _missing, unchecked, why) => `failed${why === undefined ? '' : `: ${why}`}${unchecked === 0 ? '' : `${why === undefined ? ':' : ';'} ${unchecked} user(s) not checked`}`
     }
+};
+function headline(outcome) {
+    const { mark, headline } = VOTE_OUTCOMES[outcome.result];
+    const missing = [...outcome.votes.values()].filter(vote => !vote.voted).length;
+    return [mark, headline(outcome.votes.size, missing, outcome.unchecked.length, outcome.error?.headline)];
 }
 /** The summary section, as HTML. */
 function renderSummary(settings, outcome, outputsFailure) {

@@ -16,31 +16,23 @@ export const modules = {
 const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
-/**
- * Counts application commands as the bot's listing should show them: each distinct
- * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
- * chat-input command. Throws an ActionError naming the first malformed element.
- */
+/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
 function countCommands(list, countSubcommands) {
     const seen = new Map();
     let count = 0;
     for (const { label, value } of list.entries) {
-        const command = checkCommand(value, label, list.origin);
-        const key = `${command.type}:${command.name}`;
-        const times = seen.get(key) ?? 0;
-        seen.set(key, times + 1);
-        if (times > 0)
+        const { name, type, options } = checkCommand(value, label, list.origin);
+        const key = `${type}:${name}`;
+        const times = (seen.get(key)?.times ?? 0) + 1;
+        seen.set(key, { type, name, times });
+        if (times > 1)
             continue;
-        count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1;
+        count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
     }
-    // One warning for all duplicates: a manifest built twice over would otherwise fill the
-    // annotations (GitHub shows ten per step) with one line per command.
-    const duplicates = [...seen]
-        .filter(([, times]) => times > 1)
-        .map(([key, times]) => {
-        const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)];
-        return `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`;
-    });
+    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+    const duplicates = [...seen.values()]
+        .filter(({ times }) => times > 1)
+        .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`);
     const SHOWN = 20;
     const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : '';
     const warnings = duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`];
@@ -71,11 +63,7 @@ function checkCommand(value, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/**
- * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
- * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
- * input's nesting.
- */
+/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -101,11 +89,7 @@ function optionType(option, label, origin) {
     }
     return type;
 }
-/**
- * A value for a message: a number or a short string as written, anything else by its kind. Never
- * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
- * value nested deep enough would overflow the stack.
- */
+/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
 function quote(value) {
     if (typeof value === 'number' || typeof value === 'boolean')
         return String(value);
@@ -130,7 +114,7 @@ function kind(value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   fillFromDiscord: () => (/* binding */ fillFromDiscord)
 /* harmony export */ });
-/* unused harmony exports DISCORD_POLICY, readDiscordCounts */
+/* unused harmony export DISCORD_POLICY */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1517);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
@@ -153,116 +137,88 @@ const DISCORD_POLICY = {
     retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx],
     maxBodyBytes: 4 * 1024 * 1024
 };
-/** Fills in the counts still missing from Discord (counts.ts decides whether any is). */
+/**
+ * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given) from Discord,
+ * with only the calls needed: the server count from `/applications/@me` (`approximate_guild_count`, the figure
+ * the service checks server counts against), the command count from the global commands.
+ */
 async function fillFromDiscord(inputs, counts, deps) {
-    if (inputs.discordToken === undefined)
-        return counts;
-    const { command, server } = counts;
+    const token = inputs.discordToken;
+    let { command, server, warnings } = counts;
     deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`);
-    const discord = await readDiscordCounts({
-        apiUrl: inputs.discordApiUrl,
-        token: inputs.discordToken,
-        needServers: server === undefined,
-        needCommands: command === undefined,
-        countSubcommands: inputs.countSubcommands
-    }, deps.requests).catch((error) => {
+    const get = (path) => discordGet(`${inputs.discordApiUrl}${path}`, path, token, deps.requests);
+    try {
+        const app = ((await get('/applications/@me')) ?? {});
+        if (server === undefined) {
+            const count = app['approximate_guild_count'];
+            if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
+            }
+            // Checked like the input: the service refuses more with a 400, so nothing is sent.
+            if (count > _limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z) {
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Discord reports an approximate_guild_count of ${count}, above the service's maximum server count of ${_limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z}; ` +
+                    'nothing was sent. Set server-count to send a count yourself.');
+            }
+            server = { value: count, source: 'Discord (approximate_guild_count)', read: true };
+        }
+        if (command === undefined) {
+            const id = app['id'];
+            if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
+            }
+            const list = await get(`/applications/${id}/commands`);
+            if (!Array.isArray(list))
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
+            const entries = list.map((value, i) => ({ label: `[${i}]`, value }));
+            const commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)({ origin: "Discord's global commands", entries }, inputs.countSubcommands);
+            command = { value: commands.count, source: 'Discord (global commands)', read: true };
+            warnings = [...warnings, ...commands.warnings];
+        }
+    }
+    catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ)
             error.headline ??= 'Discord counts unreadable';
         throw error;
-    });
-    return {
-        command: command ?? (discord.commands && { value: discord.commands.count, source: 'Discord (global commands)', read: true }),
-        server: server ??
-            (discord.servers === undefined ? undefined : { value: discord.servers, source: 'Discord (approximate_guild_count)', read: true }),
-        warnings: [...counts.warnings, ...(discord.commands?.warnings ?? [])]
+    }
+    return { command, server, warnings };
+}
+async function discordGet(url, path, token, requests) {
+    // The User-Agent is in the form Discord requires of bots' HTTP clients.
+    const headers = {
+        Authorization: `Bot ${token}`,
+        Accept: 'application/json',
+        'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
     };
-}
-/**
- * Reads what the listing needs from Discord: the server count from `/applications/@me`
- * (`approximate_guild_count`, the figure the service checks server counts against), and
- * the command count from the application's global commands. Only the calls needed.
- */
-async function readDiscordCounts(plan, requests) {
-    const application = await discordGet(plan, '/applications/@me', requests);
-    const app = (typeof application === 'object' && application !== null ? application : {});
-    let servers;
-    if (plan.needServers) {
-        const count = app['approximate_guild_count'];
-        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no approximate_guild_count; the server count cannot be read from Discord.");
-        }
-        // Checked like the input: the service refuses more with a 400, so nothing is sent.
-        if (count > _limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Discord reports an approximate_guild_count of ${count}, above the service's maximum server count of ${_limits_js__WEBPACK_IMPORTED_MODULE_6__/* .SERVER_COUNT_MAX */ .Z}; ` +
-                'nothing was sent. Set server-count to send a count yourself.');
-        }
-        servers = count;
-    }
-    let commands;
-    if (plan.needCommands) {
-        const id = app['id'];
-        if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.");
-        }
-        const list = await discordGet(plan, `/applications/${id}/commands`, requests);
-        if (!Array.isArray(list))
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord's list of global commands was not a JSON array.");
-        const origin = "Discord's global commands";
-        commands = (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)({ origin, entries: list.map((value, i) => ({ label: `[${i}]`, value })) }, plan.countSubcommands);
-    }
-    return { servers, commands };
-}
-async function discordGet(plan, path, requests) {
-    let answer;
-    try {
-        answer = await requests.send({
-            method: 'GET',
-            url: `${plan.apiUrl}${path}`,
-            headers: {
-                Authorization: `Bot ${plan.token}`,
-                Accept: 'application/json',
-                // The form Discord requires of bots' HTTP clients.
-                'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
-            }
-        }, DISCORD_POLICY, { refuse: refuseBan });
-    }
-    catch (error) {
+    const answer = await requests.send({ method: 'GET', url, headers }, DISCORD_POLICY, { refuse: refuseBan }).catch((error) => {
         if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error, headline: 'Discord unreachable' });
         }
         throw error;
-    }
+    });
     if (answer.status === 200 && answer.json !== undefined)
         return answer.json;
-    const refused = answer.status === 401 || answer.status === 403;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(explainDiscordFailure(answer, path), { headline: refused ? 'Discord token refused' : undefined });
+    const message = answer.json?.message;
+    const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${(0,_text_js__WEBPACK_IMPORTED_MODULE_3__/* .excerpt */ .Kb)(message)}")` : ''}`;
+    if (answer.status === 401 || answer.status === 403) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +
+            'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.', { headline: 'Discord token refused' });
+    }
+    if (answer.status === 429)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`);
+    if (answer.status >= 500)
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${said}. Nothing was sent to the service; check discord-api-url.`);
 }
 /**
  * A 429 without Discord's rate-limit headers comes from Cloudflare, not from a rate limit:
  * the runner's IP address is banned for a while, and retrying makes it longer.
  */
 function refuseBan(answer) {
-    if (answer.status !== 429)
-        return undefined;
-    const limited = Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after');
-    if (limited)
+    if (answer.status !== 429 || Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after'))
         return undefined;
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
         'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +
         'counts as inputs for now.', { headline: 'Discord rate limit (IP ban)' });
-}
-function explainDiscordFailure(answer, path) {
-    const message = answer.json?.message;
-    const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${(0,_text_js__WEBPACK_IMPORTED_MODULE_3__/* .excerpt */ .Kb)(message)}")` : ''}`;
-    if (answer.status === 401 || answer.status === 403) {
-        return (`${said}: the discord-token is invalid. Store the bot's token from the Bot page of the Discord Developer ` +
-            'Portal in the secret (reset it there if it was leaked). Nothing was sent to the service.');
-    }
-    if (answer.status === 429)
-        return `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`;
-    if (answer.status >= 500)
-        return `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`;
-    return `${said}. Nothing was sent to the service; check discord-api-url.`;
 }
 
 

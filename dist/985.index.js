@@ -23,45 +23,41 @@ __webpack_require__.r(__webpack_exports__);
 
 /** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
 const VOTE_POLICY = { ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW, name: 'a vote check', attempts: 3, retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx] };
-const MIN_429_WAIT_MS = 1_000;
-/** How long a spent window without a `RateLimit-Reset` is given before the next try. */
-const UNKNOWN_RESET_WAIT_MS = 1_000;
+/** A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again after this. */
+const MIN_WAIT_MS = 1_000;
 /** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
 const MAX_DATE_MS = 8.64e15;
 /**
- * The vote-check mode: checks each user's vote, one check at a time on one kept-alive
- * connection, paced by the service's rate limit (the live service allows 100 checks per 5
- * minutes per bot). Checks in a row are enough: a round trip (tens of milliseconds) is nothing
- * against a window of 5 minutes, so checking in parallel would only reach the limit sooner and
- * then wait as long; and with one check at a time each answer's `RateLimit-Remaining` is
- * exact, so the pacing needs no counting of checks in flight. When an answer says the window
- * is spent the next check waits for its `RateLimit-Reset`; a 429 is waited out (`Retry-After`
- * or `retry_after`, at least a second) and the same user checked again. Waiting is bounded by
- * `rateLimitWaitMs` in all; what is not checked by then is reported, not guessed. The first
- * failure, or a stop, ends the run: nothing more is sent, and the users not checked are listed.
+ * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced by the service's rate
+ * limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks would only reach the limit sooner and then
+ * wait as long, and one at a time each answer's `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs`
+ * in all; what is not checked by then is reported, not guessed. The first failure, or a stop, ends the run.
  * A dry run checks nobody, but checks the key when it has one.
  */
 async function runVotes(plan, deps) {
-    const none = {
+    const { apiKey } = plan;
+    const outcome = (result, fields = {}) => ({
+        result,
         votes: new Map(),
         status: undefined,
         rateLimited: 0,
         unchecked: [],
         keyCheck: undefined,
         error: undefined,
-        at: new Date(deps.requests.clock.now())
-    };
-    if (plan.dryRun || plan.apiKey === undefined) {
+        at: new Date(deps.requests.clock.now()),
+        ...fields
+    });
+    if (plan.dryRun || apiKey === undefined) {
         deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`);
-        if (plan.apiKey === undefined)
-            return { ...none, result: 'dry-run' };
+        if (apiKey === undefined)
+            return outcome('dry-run');
+        const at = new Date(deps.requests.clock.now());
         try {
-            const keyCheck = await (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .checkKey */ .yR)({ ...plan, apiKey: plan.apiKey }, deps);
-            return { ...none, result: 'dry-run', keyCheck };
+            return outcome('dry-run', { keyCheck: await (0,_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .checkKey */ .yR)({ ...plan, apiKey }, deps), at });
         }
         catch (error) {
             if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ)
-                return { ...none, result: 'failed', error };
+                return outcome('failed', { error, at });
             throw error;
         }
     }
@@ -70,19 +66,12 @@ async function runVotes(plan, deps) {
     let failure;
     for (const userId of plan.userIds) {
         try {
-            const answer = await checkOne({ ...plan, apiKey: plan.apiKey }, userId, pacer, deps.requests);
+            const url = `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`;
+            const answer = await deps.requests.send({ method: 'GET', url, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .keyedHeaders */ .hk)(apiKey) }, VOTE_POLICY, { gate: pacer });
             votes.set(userId, readVote(answer, userId, plan));
         }
         catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko) {
-                const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : '';
-                failure = new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${error.message} ${votes.size} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`);
-            }
-            else if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ)
-                failure = error;
-            // Anything else is a bug: reported as one by main.ts, as in stats mode.
-            else
-                throw error;
+            failure = failureOf(error, userId, votes.size);
             break;
         }
     }
@@ -95,34 +84,25 @@ async function runVotes(plan, deps) {
     if (result === 'not-voted' && plan.failIfNotVoted) {
         failure = new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`);
     }
-    // The last answer's status, a 429 or a 5xx that was retried included.
-    return {
-        result,
-        votes,
-        status: pacer.lastStatus,
-        rateLimited: pacer.rateLimited,
-        unchecked,
-        keyCheck: undefined,
-        error: failure,
-        at: new Date(deps.requests.clock.now())
-    };
+    return outcome(result, { votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, error: failure });
 }
-/** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
-async function checkOne(plan, userId, pacer, requests) {
-    try {
-        return await requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .keyedHeaders */ .hk)(plan.apiKey) }, VOTE_POLICY, { gate: pacer });
+/** The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as one (as in stats mode). */
+function failureOf(error, userId, answered) {
+    if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko) {
+        const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : '';
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${error.message} ${answered} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`);
     }
-    catch (error) {
-        if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
-            throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`);
+    if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
+        return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`);
     }
+    if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ)
+        return error;
+    throw error;
 }
 /** Reads one answer: 204 is "voted" (the original description), 200 JSON says it in `voted`. */
 function readVote(answer, userId, plan) {
     if (answer.status === 204)
         return { voted: true, votes: null, lastVote: null };
-    // The one reading of the vote route's answer, shared with the key check (service.ts).
     const body = answer.json;
     if (answer.status === 200 && (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .isVoteAnswer */ .ZV)(body)) {
         const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null;
@@ -145,40 +125,27 @@ function headerNumber(answer, name) {
     return typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
 }
 /**
- * Paces checks sent one at a time by the rate-limit headers of their answers: every attempt
- * (retries included) is admitted by acquire() and its answer read by settle(). After an
- * answer that leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next
- * attempt waits until the window ends; waits add up against `maxWaitMs`, end at the step's
- * deadline, and end at once when the run is stopped.
+ * Paces checks by the rate-limit headers of their answers (retries included). After an answer that leaves nothing in the
+ * window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until the window ends; waits add up against `maxWaitMs`.
  */
 class HeaderPacer {
     requests;
     maxWaitMs;
     /** 429 answers met. */
     rateLimited = 0;
-    /** The status of the last answer, a 429 included. */
     lastStatus;
     /** No attempt goes out before this time. */
     holdUntil = 0;
-    /**
-     * When the current window ends: the earliest end any of its answers gave. A reset in whole
-     * seconds is rounded up, never early, so each answer's end is at or after the real one and
-     * the earliest is the closest; unknown (infinite) until an answer tells.
-     */
+    /** When the current window ends: the earliest end its answers gave (a reset in whole seconds is rounded up, never early). */
     windowEndsAt = Number.POSITIVE_INFINITY;
     lastRemaining = Number.NaN;
-    /** Time spent waiting for the rate limit. */
     waited = 0;
     constructor(requests, maxWaitMs) {
         this.requests = requests;
         this.maxWaitMs = maxWaitMs;
     }
-    now() {
-        return this.requests.clock.now();
-    }
-    /** Waits until the window allows the next attempt. */
     async acquire() {
-        const wait = this.holdUntil - this.now();
+        const wait = this.holdUntil - this.requests.clock.now();
         if (wait <= 0)
             return;
         if (this.waited + wait > this.maxWaitMs) {
@@ -188,12 +155,11 @@ class HeaderPacer {
         this.waited += wait;
         await this.requests.sleep(wait, VOTE_POLICY);
     }
-    /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
     settle(_ticket, answer) {
         if (answer === undefined)
             return;
         this.lastStatus = answer.status;
-        const now = this.now();
+        const now = this.requests.clock.now();
         const [remaining, reset] = [headerNumber(answer, 'ratelimit-remaining'), headerNumber(answer, 'ratelimit-reset')];
         // A new window began: the one known has ended, or more checks are left than the last answer said.
         if (now >= this.windowEndsAt || remaining > this.lastRemaining)
@@ -204,12 +170,10 @@ class HeaderPacer {
         const refused = answer.status === 429;
         if (!refused && remaining !== 0)
             return;
-        // Spent. Without a reset time, look again in a second.
-        let until = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : now + UNKNOWN_RESET_WAIT_MS;
+        let until = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : now + MIN_WAIT_MS;
         if (refused) {
             this.rateLimited += 1;
-            // At least a second, whatever the answer asks: a 429 must never be answered at once.
-            until = Math.max(until, now + Math.max(MIN_429_WAIT_MS, (0,_http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer) ?? 0));
+            until = Math.max(until, now + Math.max(MIN_WAIT_MS, (0,_http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer) ?? 0));
         }
         this.holdUntil = Math.max(this.holdUntil, until);
     }

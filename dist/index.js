@@ -10,9 +10,8 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /* harmony export */   lZ: () => (/* binding */ ActionError)
 /* harmony export */ });
 /**
- * An expected failure: its message is written for the person reading the workflow log
- * (what went wrong and what to do), so the action prints it as one `::error::` line and
- * never a stack trace.
+ * An expected failure: its message is written for the person reading the workflow log (what went wrong and what to do),
+ * so the action prints it as one `::error::` line and never a stack trace.
  */
 class ActionError extends Error {
     /** Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller may add it. */
@@ -33,9 +32,8 @@ class InputError extends ActionError {
     }
 }
 /**
- * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit).
- * The abort reason of the run's one AbortSignal: every request and wait ends with it, and
- * nothing new is sent after it.
+ * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit). The abort reason of the run's
+ * one AbortSignal: every request and wait ends with it, and nothing new is sent after it.
  */
 class StoppedError extends ActionError {
     signal;
@@ -73,20 +71,13 @@ class StoppedError extends ActionError {
 
 
 /**
- * The least time the stats update is sent with. Each attempt is cut to the step's time left
- * (`timeout`), so a short `timeout` (at or below `request-timeout`) still sends the update with
- * what the record read left of it. Under a second, though, no real request (a TCP and a TLS
- * handshake, then the exchange, over the internet) can finish: one sent then would almost surely
- * be cut off after the service may have read it, an outcome no one can know, for an update
- * the service allows once per 6 hours. So below this it is not sent at all.
+ * The least time the stats update is sent with. Under a second no real request (handshakes, then the exchange) can
+ * finish: it would be cut off after the service may have read it, an outcome no one can know, for an update allowed once per 6 hours.
  */
 const MIN_ATTEMPT_MS = 1_000;
 /**
- * The defaults every request builds its policy on: reads retry any network failure, with a
- * backoff of half a second doubling to five, honour a Retry-After of up to a minute, and keep
- * 64 KB of an answer. Each caller owns its policy, next to the request it sends (the record in
- * stats/record.ts, the update in stats/update.ts, the key check in keys.ts, the vote checks,
- * Discord and GitHub in theirs): this client knows no caller by name.
+ * The defaults every policy builds on: reads retry any network failure, back off from half a second doubling to five,
+ * honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each caller owns its policy, next to its request.
  */
 const READ_DEFAULTS = {
     retryNetwork: 'any',
@@ -119,9 +110,8 @@ const GATED_429_LIMIT = 10;
 class DeadlineError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ {
 }
 /**
- * The one request helper: every request goes through it, under the step's deadline and the
- * run's stop signal. Once the signal fires (SIGINT/SIGTERM), the request in flight is cut off,
- * a wait ends at once, and nothing new is sent: each ends with the signal's StoppedError.
+ * Every request goes through here, under the step's deadline and the run's stop signal. Once the signal fires
+ * (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is sent: each ends with its StoppedError.
  */
 class Requests {
     limits;
@@ -134,10 +124,7 @@ class Requests {
         this.signal = signal;
         this.deadlineAt = clock.now() + limits.totalMs;
     }
-    /**
-     * Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already
-     * sent, with the status of its answer when that had arrived.
-     */
+    /** Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its answer's status if it came. */
     throwIfStopped(inFlight = false, answeredStatus) {
         if (!this.signal.aborted)
             return;
@@ -145,13 +132,10 @@ class Requests {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko(reason instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko ? reason.signal : String(reason), inFlight, answeredStatus);
     }
     /**
-     * Sends a request under its policy. Returns the last answer, which may be a failure for
-     * the caller to explain, or throws the last NetworkError (or StoppedError once the run was
-     * stopped). `refuse` stops the retries of an answer that must not be retried; a `gate`
-     * admits each attempt and waits out 429s.
+     * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to explain), or throws the
+     * last NetworkError or the StoppedError. `refuse` ends the retries of an answer; a `gate` admits each attempt and waits out 429s.
      */
-    async send(request, policy, options = {}) {
-        const { gate, refuse } = options;
+    async send(request, policy, { refuse, gate } = {}) {
         let limited = 0;
         for (let failures = 0;;) {
             this.throwIfStopped();
@@ -159,27 +143,21 @@ class Requests {
             this.throwIfStopped();
             let answer;
             try {
-                const { maxBodyBytes, idleMarginMs } = policy;
-                const timeoutMs = this.attemptTimeout(policy);
-                answer = await (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .send */ .tN)({ ...request, timeoutMs, maxBodyBytes, idleMarginMs, signal: this.signal });
+                answer = await (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .send */ .tN)({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes, signal: this.signal });
             }
             catch (error) {
-                if (gate)
-                    gate.settle(ticket, undefined);
-                // Cut off by the stop signal: in flight when the request may have reached the server,
-                // answered when its status line had come.
+                gate?.settle(ticket, undefined);
+                // Cut off by a stop: in flight when it may have reached the server, answered when its status line came.
                 const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
-                this.throwIfStopped(network === undefined || network.delivered, network?.answered?.status);
-                if (!(error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr))
+                this.throwIfStopped(network?.delivered ?? true, network?.answered?.status);
+                if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered))
                     throw error;
-                const retry = policy.retryNetwork === 'any' || !error.delivered;
-                if (!retry || ++failures >= policy.attempts)
+                if (++failures >= policy.attempts)
                     throw error;
                 await this.sleep(this.backoff(failures, policy), policy);
                 continue;
             }
-            if (gate)
-                gate.settle(ticket, answer);
+            gate?.settle(ticket, answer);
             if (!policy.retryStatuses.includes(answer.status))
                 return answer;
             const refused = refuse?.(answer);
@@ -212,7 +190,6 @@ class Requests {
         await this.clock.sleep(ms, this.signal);
         this.throwIfStopped();
     }
-    /** Time left before the step's deadline. */
     remainingMs() {
         return this.deadlineAt - this.clock.now();
     }
@@ -251,25 +228,21 @@ class Requests {
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
 
 /**
- * The request failed without an answer. `delivered` tells whether the request may have
- * reached the server: false only when the connection itself could not be made, which is
- * what decides whether a non-idempotent request may be sent again.
+ * The request failed without an answer. `delivered`: whether it may have reached the server; false only when the
+ * connection could not be made, which decides whether a PATCH may go again.
  */
 class NetworkError extends Error {
     code;
     delivered;
-    /**
-     * The final status line (and headers, when they could be parsed) that arrived before the
-     * failure: the server received the request and answered; only the rest was lost. An interim
-     * 1xx answer is not one: after it the server's decision is still unknown.
-     */
     answered;
-    constructor(message, code, delivered, answered) {
+    constructor(message, code, delivered, 
+    /** The final (not 1xx) status line, and headers when parsed, that came before the failure: the server answered. */
+    answered) {
         super(message);
-        this.name = 'NetworkError';
         this.code = code;
         this.delivered = delivered;
         this.answered = answered;
+        this.name = 'NetworkError';
     }
 }
 const DEFAULT_MAX_BODY = 64 * 1024;
@@ -284,57 +257,12 @@ const CONNECT_ERRORS = new Set([
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     'ERR_TLS_CERT_ALTNAME_INVALID'
 ]);
+const directAgents = {};
 /**
- * Connections are kept alive and reused within a run: one per host, as the requests go one at
- * a time (the record read and the PATCH, the Discord calls, the vote checks). Over the internet each new connection costs a TCP and a TLS
- * handshake, two round trips, before the request can go. An idle kept-alive socket does
- * not hold the process: Node's agent unrefs it, so the run still ends with its work.
- *
- * A server closes a connection that stays idle past its keep-alive timeout (the service:
- * `Keep-Alive: timeout=5`). A request sent as that close crosses it meets a reset with no
- * way to tell whether the server read it. So a connection is reused only with a margin of
- * that timeout left (the timeout the server announced, else the service's 5 s); past the
- * margin it is closed and the request opens a fresh one.
- */
-const ASSUMED_KEEP_ALIVE_MS = 5_000;
-/** The default margin: a read that still meets a reset is retried under its policy. */
-const READ_MARGIN_MS = 1_000;
-/** When each kept-alive socket last finished an answer, and the idle timeout its server announced. */
-const lastAnswer = new WeakMap();
-/** The idle timeout a `Keep-Alive: timeout=N` header announces, in ms. */
-function announcedKeepAlive(header) {
-    const seconds = /(?:^|[\s,])timeout=(\d+)/i.exec(String(header ?? ''))?.[1];
-    return seconds === undefined ? ASSUMED_KEEP_ALIVE_MS : Number(seconds) * 1000;
-}
-/**
- * Closes the agent's idle sockets that have `marginMs` or less of their server's idle
- * timeout left, so that the next request opens a fresh connection instead. Each is
- * destroyed, then taken out of the agent's free list at once ('agentRemove', as Node's
- * documentation shows; the agent drops only a socket no longer writable from that list),
- * rather than when its close event comes, so that no request can be given one of them.
- */
-function closeTiredSockets(agent, marginMs) {
-    const now = Date.now();
-    // A proxy's tunnel agent keeps no free sockets, and has no list.
-    for (const free of Object.values(agent.freeSockets ?? {})) {
-        for (const socket of [...(free ?? [])]) {
-            const last = lastAnswer.get(socket);
-            if (last !== undefined && now - last.at < last.keepAliveMs - marginMs)
-                continue;
-            socket.destroy();
-            socket.emit('agentRemove');
-        }
-    }
-}
-/**
- * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a
- * run's start) only for https, and @actions/http-client only when a proxy variable is set.
- * It picks the agent then: tunnelled through HTTPS_PROXY / HTTP_PROXY, or direct for hosts
- * NO_PROXY names and for loopback, as self-hosted runners behind a proxy need. The client is
- * made without keep-alive, so it makes a tunnel agent (the `tunnel` package) for each request,
- * through the proxy the environment names when the request is made. A tunnel agent closes its
- * tunnel as soon as no request waits for it, so through a proxy each request has its own
- * tunnel either way. `tunnels` holds the CONNECT requests that agent makes (see trackTunnels).
+ * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only for
+ * https, @actions/http-client only when a proxy variable is set. Direct agents keep connections alive,
+ * sparing a handshake per request (Node unrefs an idle socket, so it does not hold the process). Through
+ * a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
  */
 async function route(url) {
     const secure = url.protocol === 'https:';
@@ -350,18 +278,9 @@ async function route(url) {
     return { transport, agent, tunnels: trackTunnels(agent) };
 }
 /**
- * The CONNECT requests a tunnel agent makes, kept so that the exchange can end them.
- *
- * The `tunnel` package's agent opens a tunnel with a CONNECT request of its own
- * (`TunnelingAgent.prototype.createSocket`: `self.request(connectOptions)`, with the `request`
- * function it keeps on the agent, http.request or https.request), and gives the client request
- * no socket until the proxy has answered it. So destroying the client request does not end a
- * CONNECT the proxy never answers: its socket stays open, and keeps the process alive past the
- * step's deadline and a stop signal, until the proxy closes it (minutes or hours later). The
- * agent's `request` is wrapped to keep each CONNECT request it makes; the exchange destroys
- * them when it fails (an error, its deadline, a stop). Destroying one whose tunnel opened is a
- * no-op: Node marks a CONNECT request destroyed once it hands over its socket, which the client
- * request then holds and destroys itself. The agent is this request's own (see route).
+ * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`), kept so
+ * that a failed exchange destroys them: the client request has no socket until the proxy answers, so
+ * destroying it would leave a CONNECT open, holding the process past the deadline or a stop.
  */
 function trackTunnels(agent) {
     const made = [];
@@ -373,12 +292,10 @@ function trackTunnels(agent) {
     };
     return made;
 }
-const directAgents = {};
 /** Sends one request and reads its answer, bounded in time and size. */
 async function send(request) {
     const url = new URL(request.url);
     const { transport, agent, tunnels } = await route(url);
-    closeTiredSockets(agent, request.idleMarginMs ?? READ_MARGIN_MS);
     const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
     const headers = { ...request.headers };
     if (body !== undefined)
@@ -403,7 +320,7 @@ async function send(request) {
             // A tunnel still being opened ends with the exchange (see trackTunnels).
             for (const connect of tunnels)
                 connect.destroy();
-            const failure = toNetworkError(error, url, connected, request.timeoutMs);
+            const failure = toNetworkError(error, url.host, connected, request.timeoutMs);
             reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered));
         };
         const req = transport.request(url, { method: request.method, headers, agent }, res => {
@@ -419,48 +336,31 @@ async function send(request) {
                 resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, truncated, json: parseJson(text, truncated) });
             };
             res.on('data', (chunk) => {
-                const room = maxBody - kept;
-                if (chunk.length > room) {
-                    truncated = true;
-                    chunks.push(chunk.subarray(0, room));
-                    kept = maxBody;
-                    finish();
-                    res.destroy();
-                    return;
-                }
-                chunks.push(chunk);
+                chunks.push(chunk.subarray(0, maxBody - kept));
                 kept += chunk.length;
-            });
-            // Node takes the socket off the answer when it goes back to the agent, at the answer's end.
-            const socket = res.socket;
-            res.on('end', () => {
-                lastAnswer.set(socket, { at: Date.now(), keepAliveMs: announcedKeepAlive(res.headers['keep-alive']) });
+                if (kept <= maxBody)
+                    return;
+                truncated = true;
                 finish();
+                res.destroy();
             });
+            res.on('end', finish);
             res.on('error', fail);
             res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' })));
         });
-        const timer = setTimeout(() => {
-            fail(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' }));
-            req.destroy();
-        }, request.timeoutMs);
-        const abort = () => {
-            fail(Object.assign(new Error('stopped'), { code: 'ABORT_ERR' }));
+        const cut = (code) => {
+            fail(Object.assign(new Error(code), { code }));
             req.destroy();
         };
+        const timer = setTimeout(() => cut('ETIMEDOUT'), request.timeoutMs);
+        const abort = () => cut('ABORT_ERR');
         if (request.signal?.aborted)
             abort();
         else
             request.signal?.addEventListener('abort', abort);
-        // Connected: the request may reach the server from then on. A reused connection counts as
-        // connected from the start: a failure on it may come after the server read the request (it
-        // closed the connection while the request was under way). A fresh https connection counts
-        // only once its TLS handshake is done ('secureConnect'), whatever its TCP state: through a
-        // proxy the tunnel agent hands over a TLS socket wrapped around the tunnel's socket, which is
-        // not `connecting` although its handshake has not begun. A fresh http connection counts once
-        // it connects; one that is not connecting is a proxy's open tunnel, through which the
-        // request goes at once. Through a proxy the request gets no socket until the proxy has opened
-        // the tunnel, so a CONNECT that never completes leaves it unconnected: nothing was sent.
+        // Connected: the request may reach the server from then on. A reused socket at once; a fresh https
+        // one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a fresh http
+        // one once it connects, or at once on an open tunnel. A CONNECT that never completes gives no socket.
         req.on('socket', socket => {
             if (req.reusedSocket)
                 connected = true;
@@ -470,8 +370,7 @@ async function send(request) {
                 socket.once('connect', () => (connected = true));
             else
                 connected = true;
-            // The final status line, seen as it arrives: when the headers after it overflow the
-            // parser, the request fails without a response object, yet the server did answer.
+            // The final status line as it arrives: when the headers after it overflow the parser, the request fails, yet the server answered.
             const sniff = statusSniffer(status => {
                 socket.off('data', sniff);
                 answered ??= { status, headers: {} };
@@ -487,38 +386,21 @@ async function send(request) {
 /** Enough of a line to read `HTTP/1.1 200`. */
 const STATUS_LINE_START = 16;
 /**
- * Reads the status lines of an answer from its bytes as they arrive, and calls `final` with
- * the first final one (200 and up). An interim answer (`100 Continue`, `103 Early Hints`) is
- * not the answer: the request may still fail before the final one, and then the server's
- * decision is unknown. Interim answers, their headers and the final status line can arrive in
- * one chunk or cut anywhere across several, so each line start is read, whatever the chunks.
+ * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive: after
+ * an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere across chunks.
  */
 function statusSniffer(final) {
-    /** The start of the current line (up to STATUS_LINE_START characters), and whether it was read. */
     let line = '';
-    let read = false;
-    let done = false;
     return chunk => {
-        const text = chunk.toString('latin1');
-        let from = 0;
-        while (!done) {
-            const end = text.indexOf('\n', from);
-            if (!read) {
-                line += text.slice(from, Math.min(end === -1 ? text.length : end, from + STATUS_LINE_START - line.length));
-                if (line.length >= STATUS_LINE_START || end !== -1) {
-                    read = true;
-                    const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line);
-                    if (status !== null && Number(status[1]) >= 200) {
-                        done = true;
-                        final(Number(status[1]));
-                    }
-                }
-            }
-            if (end === -1)
-                break;
-            line = '';
-            read = false;
-            from = end + 1;
+        const pieces = chunk.toString('latin1').split('\n');
+        for (const [i, piece] of pieces.entries()) {
+            line = (line + piece).slice(0, STATUS_LINE_START);
+            const ended = i < pieces.length - 1;
+            const status = ended || line.length === STATUS_LINE_START ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1]) : NaN;
+            if (status >= 200)
+                return final(status);
+            if (ended)
+                line = '';
         }
     };
 }
@@ -532,22 +414,16 @@ function parseJson(text, truncated) {
         return undefined;
     }
 }
-/**
- * A short message of our own for a failed exchange. Library errors are not passed on as
- * they are: some quote request options, and a request option may hold a secret.
- */
-function toNetworkError(error, url, connected, timeoutMs) {
+/** A short message of our own for a failed exchange: a library's may quote request options, which may hold a secret. */
+function toNetworkError(error, where, connected, timeoutMs) {
     const given = error?.code;
     const code = given === undefined ? undefined : String(given);
-    const where = url.host;
-    // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not
-    // 200): the request never reached the service. Only the status is taken from them.
+    // The proxy agent's words when the proxy refuses the tunnel: only the status is taken.
     const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(error instanceof Error ? error.message : '');
     if (refused) {
-        const status = Number(refused[1]);
-        const advice = status === 407
+        const advice = refused[1] === '407'
             ? 'it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
-            : `it answered ${status}: check the proxy's rules for ${where}, or set NO_PROXY for it`;
+            : `it answered ${refused[1]}: check the proxy's rules for ${where}, or set NO_PROXY for it`;
         return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false);
     }
     if (code === 'ETIMEDOUT') {
@@ -562,17 +438,13 @@ function toNetworkError(error, url, connected, timeoutMs) {
                 : `its TLS certificate was not accepted (${code})`;
         return new NetworkError(`could not connect to ${where}: ${reason}`, code, false);
     }
-    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
         return new NetworkError(`could not reach ${where} (${code})`, code, connected);
-    }
     return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected);
 }
 /**
- * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
- * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
- * `RateLimit-Remaining: 0`). On any
- * other answer `RateLimit-Reset` only describes the limiter's window, not a wait: a 5xx
- * carrying it is retried after a backoff, not held back for the window.
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless `limiterReset: false`)
+ * `RateLimit-Reset` when the limiter is spent (a 429, or `RateLimit-Remaining: 0`): otherwise it only describes the window.
  */
 function retryAfterMs(answer, options = {}) {
     const body = answer.json;
@@ -591,15 +463,12 @@ function retryAfterMs(answer, options = {}) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8112);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9614);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
-// The run is over once run() resolves: the report is written (outputs with synchronous file
-// writes, the job summary awaited). Ending the process then, rather than when nothing keeps
-// its event loop busy, is a backstop: a socket a library left open (a proxy that never
-// answers) must not hold the step until its time limit. Only stdout and stderr are waited for:
-// to a pipe, as the runner reads them, Node writes asynchronously on POSIX (a write is queued
-// while the reader is behind). process.exit() keeps process.exitCode (1 once the step failed).
+// The run is over once run() resolves (outputs written synchronously, the summary awaited). Ending the process then is a
+// backstop: a socket a library left open (a proxy that never answers) must not hold the step until its time limit. Only
+// stdout and stderr are waited for: to a pipe, Node writes asynchronously on POSIX. process.exit() keeps process.exitCode.
 await Promise.all([process.stdout, process.stderr].map(stream => new Promise(resolve => stream.write('', resolve))));
 process.exit();
 
@@ -612,6 +481,8 @@ __webpack_async_result__();
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $K: () => (/* binding */ keyAnswerOf),
+/* harmony export */   KM: () => (/* binding */ KEY_ANSWERS),
 /* harmony export */   Ku: () => (/* binding */ keyHeadline),
 /* harmony export */   YH: () => (/* binding */ keyAdvice),
 /* harmony export */   yR: () => (/* binding */ checkKey)
@@ -625,14 +496,14 @@ __webpack_async_result__();
 
 
 
-/**
- * The key and the bot, in both modes: the advice for an answer about them (401, 404, 410: one
- * home for each), the headline's words for it, and the key check that spends no update.
- */
+/** The key and the bot, in both modes: what an answer about them means, and the key check that spends no update. */
 /** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
 const FIFTH_STRIKE = /revoked due to spamming/i;
+const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. ` +
+    'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats job ' +
+    `for this bot in one concurrency group (discord-place-stats-${botId}).`;
 /**
- * What to do after an answer about the key or the bot, or undefined for any other status.
+ * The answers about the key or the bot, in both modes: the headline's words and what to do.
  *
  * The service's route code revokes a key only at the fifth update refused as early within 6
  * hours: it answers that update "Your API key has been revoked due to spamming…", and every
@@ -641,35 +512,42 @@ const FIFTH_STRIKE = /revoked due to spamming/i;
  * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
  * revoked: it is answered 401, like a mistyped key or another bot's key.
  */
-function keyAdvice(status, serviceText, botId) {
-    switch (status) {
-        case 401:
-            return ("The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, " +
-                "regenerated or deleted on the bot's manage page since (the old key then stops working), or another bot's " +
-                "key (each bot has its own). Copy the current key from this bot's manage page on discord.place into the secret.");
-        case 404:
-            return `The service lists no bot with ID ${botId}. Check bot-id, and that the bot is listed on discord.place.`;
-        case 410: {
-            const when = serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
-                ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
-                : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.';
-            return (`${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
-                'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
-                `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`);
-        }
-        default:
-            return undefined;
+const KEY_ANSWERS = {
+    401: {
+        headline: 'API key refused',
+        advice: () => "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, regenerated or " +
+            "deleted on the bot's manage page since (the old key then stops working), or another bot's key (each bot has its own). " +
+            "Copy the current key from this bot's manage page on discord.place into the secret."
+    },
+    404: {
+        headline: 'bot not listed on discord.place',
+        advice: (f) => `The service lists no bot with ID ${f.botId}. Check bot-id, and that the bot is listed on discord.place.`
+    },
+    '410-fifth': {
+        headline: 'API key revoked (strikes)',
+        advice: (f) => revoked('This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.', f.botId)
+    },
+    410: {
+        headline: 'API key revoked (strikes)',
+        advice: (f) => revoked('The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an ' +
+            'earlier one; a revoked key stays revoked.', f.botId)
     }
+};
+/** Which answer about the key or the bot a status is (401, 404, 410), else undefined. */
+function keyAnswerOf(status, serviceText) {
+    if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText))
+        return '410-fifth';
+    return status === 401 || status === 404 || status === 410 ? status : undefined;
+}
+/** What to do after an answer about the key or the bot, or undefined for any other status. */
+function keyAdvice(status, serviceText, botId) {
+    const answer = keyAnswerOf(status, serviceText);
+    return answer === undefined ? undefined : KEY_ANSWERS[answer].advice({ botId });
 }
 /** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
 function keyHeadline(status) {
-    if (status === 401)
-        return 'API key refused';
-    if (status === 404)
-        return 'bot not listed on discord.place';
-    if (status === 410)
-        return 'API key revoked (strikes)';
-    return undefined;
+    const answer = keyAnswerOf(status, undefined);
+    return answer === undefined ? undefined : KEY_ANSWERS[answer].headline;
 }
 /**
  * The key check of a run that sends nothing: a second try after a 5xx or a lost connection,
@@ -731,10 +609,8 @@ async function checkKey(plan, deps) {
 /* harmony export */   Z: () => (/* binding */ SERVER_COUNT_MAX)
 /* harmony export */ });
 /**
- * The service's documented ranges for the counts (the OpenAPI document's `minimum`/`maximum`),
- * at the top of src/ so that settings (which refuses inputs out of range) and the stats mode
- * (which checks counts read from a manifest or Discord) both read them without an import that
- * runs back up.
+ * The service's documented maxima for the counts (its OpenAPI document), here so that settings (inputs) and the stats mode
+ * (counts read from a manifest or Discord) both read them without an import that runs back up.
  */
 const COMMAND_COUNT_MAX = 1_000;
 const SERVER_COUNT_MAX = 10_000_000;
@@ -742,7 +618,7 @@ const SERVER_COUNT_MAX = 10_000_000;
 
 /***/ }),
 
-/***/ 8112:
+/***/ 9614:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -763,6 +639,8 @@ var src_settings = __nccwpck_require__(8750);
 var src_summary = __nccwpck_require__(1577);
 // EXTERNAL MODULE: ./src/text.ts
 var src_text = __nccwpck_require__(8992);
+// EXTERNAL MODULE: ./src/keys.ts
+var keys = __nccwpck_require__(7847);
 ;// CONCATENATED MODULE: ./src/stats/window.ts
 /**
  * The service's 6-hour window and what a public record says of it: the arithmetic every stats
@@ -795,7 +673,190 @@ function acceptsFrom(read) {
     return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
 }
 
+;// CONCATENATED MODULE: ./src/stats/outcome.ts
+
+
+
+const HOUR = 60 * 60 * 1000;
+const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
+const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
+const then = (f, lead) => (f.next === undefined ? '' : `${lead}${f.next}`);
+const young = (f) => f.age === undefined ? '' : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
+/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
+const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
+function failure(headline, advice) {
+    return {
+        result: 'failed',
+        mark: '❌',
+        headline: () => headline,
+        says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
+    };
+}
+function strike(cause, overlap = false) {
+    return {
+        result: 'cooldown',
+        mark: '🛑',
+        headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
+        says: f => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
+            `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
+            `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
+    };
+}
+function skipped(mark, headline, reason) {
+    return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` };
+}
+/** Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in a dry run. */
+const REASONS = {
+    recent: f => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
+        `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
+    unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
+        'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
+    unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
+    nothing: () => 'no count was left to send (see the warning).'
+};
+const KEYS = Object.fromEntries(Object.entries(keys/* KEY_ANSWERS */.KM).map(([answer, { headline, advice }]) => [`key-${answer}`, failure(headline, advice)]));
+const STATS_OUTCOMES = {
+    updated: {
+        result: 'updated',
+        mark: '✅',
+        headline: f => `updated${then(f, ', next update from ')}`,
+        says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
+    },
+    'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
+    'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
+    'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
+    'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
+    'rate-limited': {
+        result: 'rate-limited',
+        mark: '⏸️',
+        headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
+        says: f => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
+            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
+    },
+    deferred: {
+        result: 'deferred',
+        mark: '⏸️',
+        headline: f => `deferred, the listing ${f.age} old`,
+        says: f => `Stats update deferred: ${f.failure}.${young(f)} The update was not repeated; the next run will try again.`
+    },
+    stale: {
+        result: 'failed',
+        mark: '❌',
+        headline: f => `no update for ${f.age}`,
+        says: f => `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
+            `failed too: ${f.failure}. The update was not repeated; the next run will try again.`
+    },
+    'dry-run': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would send',
+        says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
+    },
+    'dry-run-not-due': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would not send',
+        says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
+    },
+    'strike-overlap': strike(f => `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
+        'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
+        `bot in one concurrency group (${group(f)}) so that they queue.`, true),
+    'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
+        '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
+    'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
+        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
+    'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
+        `record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
+    'server-count-refused': failure('count refused by discord.place', f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+        `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
+        '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'),
+    'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
+    ...KEYS,
+    redirect: failure('redirect not followed', () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."),
+    'service-failed': failure('discord.place failed on its side', () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
+        'could count as an early one); the next run will try again.'),
+    unexpected: {
+        ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
+        headline: f => `unexpected answer (${f.status})`
+    },
+    unreachable: {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'discord.place unreachable',
+        says: f => `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+    },
+    'no-answer': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
+            "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+    },
+    'no-answer-twice': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
+    }
+};
+/**
+ * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
+ * for a 400 whether a server count was refused) or else the error's own.
+ */
+function outcomeOf(outcome) {
+    switch (outcome.result) {
+        case 'skipped':
+            return { recent: 'too-soon', unverified: 'not-verified', unchecked: 'record-unchecked', nothing: 'no-count' }[outcome.skip];
+        case 'dry-run':
+            return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
+        case 'cooldown':
+            return `strike-${outcome.strikeCause ?? 'unknown'}`;
+        case 'failed':
+            return undefined;
+        default:
+            return outcome.result;
+    }
+}
+/** Which outcome the service's failing answer to the update is. */
+function failureOf(status, said, withServerCount) {
+    if (status === 400)
+        return withServerCount && !/command/i.test(said ?? '') ? 'server-count-refused' : 'count-refused';
+    const key = (0,keys/* keyAnswerOf */.$K)(status, said);
+    if (key !== undefined)
+        return `key-${key}`;
+    if (status >= 300 && status < 400)
+        return 'redirect';
+    return status >= 500 ? 'service-failed' : 'unexpected';
+}
+/** A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a sentence names it. */
+function factsOf(outcome, more = {}) {
+    const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
+    const facts = {
+        botId: '',
+        body: JSON.stringify(outcome.body),
+        withCommands: outcome.body.command_count !== undefined,
+        next: outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at),
+        last: last === undefined ? undefined : (0,src_summary/* when */.z7)(last, outcome.at),
+        status: String(outcome.status),
+        said: outcome.answer,
+        overlap: outcome.overlap === undefined ? undefined : (0,src_summary/* utc */.n$)(outcome.overlap, outcome.at),
+        age: outcome.staleAfter === undefined || last === undefined
+            ? undefined
+            : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
+        staleAfter: String(outcome.staleAfter),
+        failure: outcome.failure ?? '',
+        reason: '',
+        workflow: undefined,
+        stopped: undefined,
+        ...more
+    };
+    return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) };
+}
+
 ;// CONCATENATED MODULE: ./src/stats/report.ts
+
 
 
 
@@ -842,6 +903,9 @@ function writeOutputs(outcome) {
         core/* setOutput */.uH('status', outcome.status);
     if (outcome.nextUpdateAt !== undefined)
         core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
+    const last = outcome.result === 'updated' ? outcome.at : outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
+    if (last !== undefined)
+        core/* setOutput */.uH('last-updated-at', last.toISOString());
 }
 /**
  * The annotation that explains the outcome, first among its kind, then the other warnings:
@@ -867,92 +931,36 @@ function announce(outcome) {
 }
 /** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
 function outcomeLine(outcome) {
-    const next = outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at);
-    const body = JSON.stringify(outcome.body);
-    const said = outcome.answer === undefined ? '' : `: "${outcome.answer}"`;
+    const id = outcomeOf(outcome);
+    const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome));
     switch (outcome.result) {
-        case 'updated':
-            return { kind: 'info', title: 'Stats updated', text: `Stats updated (${body}). The next update is accepted from ${next}.` };
         case 'skipped':
-            return { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${whyNotSent(outcome)}` };
+            return { kind: 'notice', title: 'Stats not sent', text };
+        case 'rate-limited':
+            return { kind: 'warning', title: 'Update turned away by the rate limit (no strike)', text };
+        case 'deferred':
+            return { kind: 'warning', title: 'Stats update deferred', text };
         case 'cooldown':
             // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
-            return {
-                kind: 'info',
-                title: 'Update refused: strike counted',
-                text: 'The service refused the update as too early: a strike was counted.'
-            };
-        case 'rate-limited':
-            return {
-                kind: 'warning',
-                title: 'Update turned away by the rate limit (no strike)',
-                text: `The service's request limiter turned the update away (429${said}) before looking at it: nothing was stored and ` +
-                    `no strike was counted. ${next === undefined ? 'Try again in 30 minutes.' : `Try again from ${next}.`}`
-            };
-        case 'dry-run':
-            return {
-                kind: 'info',
-                title: 'Dry run',
-                text: `Dry run: nothing sent. ${outcome.skip === undefined ? `A real run would send ${body}.` : `A real run would not send: ${whyNotSent(outcome)}`}`
-            };
+            return { kind: 'info', title: '', text: 'The service refused the update as too early: a strike was counted.' };
         case 'failed':
             return {
                 kind: 'info',
-                title: 'Failed',
+                title: '',
                 text: outcome.delivery === 'not-sent'
                     ? 'The run failed before any stats update was sent; the error says why.'
                     : 'The stats update failed; the error says why.'
             };
-    }
-}
-/** Why no update was sent (or would be), for a skipped run or a dry run. */
-function whyNotSent(outcome) {
-    switch (outcome.skip) {
-        case 'recent': {
-            const read = outcome.record?.ok ? outcome.record.record : undefined;
-            const last = read === undefined ? undefined : lastUpdate(read);
-            return (`the counts were updated less than 6 hours ago${last === undefined ? '' : ` (${(0,src_summary/* when */.z7)(last, outcome.at)})`}, and the ` +
-                `service accepts one update per 6 hours. The next update is accepted from ${outcome.nextUpdateAt === undefined ? 'a later run' : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at)}.`);
-        }
-        case 'unverified':
-            return ('discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: ' +
-                'an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
-                'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the ' +
-                'risk of a strike.');
-        case 'unchecked':
-            return "the bot's public record could not be checked (see the warning); the next run will try again.";
-        case 'nothing':
-            return 'no count was left to send (see the warning).';
-        case undefined:
-            return 'nothing was due.';
+        default:
+            return { kind: 'info', title: '', text };
     }
 }
 /** The headline's mark and words. */
 function headline(outcome) {
-    const next = outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at);
-    switch (outcome.result) {
-        case 'updated':
-            return ['✅', `updated${next === undefined ? '' : `, next update from ${next}`}`];
-        case 'skipped':
-            if (outcome.skip === 'recent')
-                return ['⏭️', `not sent: too soon${next === undefined ? '' : `, next update from ${next}`}`];
-            if (outcome.skip === 'nothing')
-                return ['⚠️', 'not sent: no count to send'];
-            if (outcome.skip === 'unverified')
-                return ['⏸️', 'not sent: the bot is not verified yet'];
-            return ['⚠️', "not sent: the bot's record could not be checked"];
-        case 'cooldown':
-            return ['🛑', `refused: strike counted${outcome.overlap === undefined ? '' : ' (another run updated first)'}`];
-        case 'rate-limited':
-            return ['⏸️', `turned away by the rate limit, no strike${next === undefined ? '' : `; try again from ${next}`}`];
-        case 'dry-run':
-            return [
-                '🧪',
-                outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send'
-            ];
-        case 'failed':
-            return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`];
-    }
+    const id = outcomeOf(outcome);
+    if (id === undefined)
+        return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`];
+    return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))];
 }
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 function renderSummary(settings, outcome, outputsFailure) {
@@ -1088,8 +1096,6 @@ function signed(delta) {
 
 // EXTERNAL MODULE: ./src/http/transport.ts
 var transport = __nccwpck_require__(1517);
-// EXTERNAL MODULE: ./src/keys.ts
-var keys = __nccwpck_require__(7847);
 // EXTERNAL MODULE: ./src/service.ts
 var service = __nccwpck_require__(448);
 // EXTERNAL MODULE: ./src/version.ts + 1 modules
@@ -1102,6 +1108,11 @@ var version = __nccwpck_require__(1013);
 
 
 
+/**
+ * Reading the bot's public record (`GET /bots/{id}`, no key), for the cooldown check before an
+ * update, the re-read after a strike and the delivery check after a failure; what a record
+ * says of the 6-hour window is window.ts.
+ */
 /**
  * The record keeps the key safe, so it is read patiently: 5xx and network failures are retried
  * here, and the read limiter's 429 is waited out by readPublicRecord, which knows how much of
@@ -1299,8 +1310,6 @@ function asDate(value) {
 
 
 
-
-
 /** What the stats route's answers mean, and what the person reading the log should do. */
 /**
  * Which of the service's two 429s an answer is. The request limiter (2 counted requests per
@@ -1323,84 +1332,6 @@ function answerFromStatusLine(error) {
     if (error.answered === undefined)
         return undefined;
     return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined };
-}
-/** The headline's few words for an update the service answered with a failure. */
-function failureHeadline(status) {
-    const key = (0,keys/* keyHeadline */.Ku)(status);
-    if (key !== undefined)
-        return key;
-    if (status === 400)
-        return 'count refused by discord.place';
-    if (status >= 300 && status < 400)
-        return 'redirect not followed';
-    if (status >= 500)
-        return 'discord.place failed on its side';
-    return `unexpected answer (${status})`;
-}
-/** One line for a refused update: what the service said, and what to do about it. */
-function explainFailure(answer, serviceText, plan) {
-    const said = `the service answered ${answer.status}${serviceText === undefined ? '' : ` with "${serviceText}"`}`;
-    const advice = adviceFor(answer.status, serviceText, plan);
-    return `Stats update failed: ${said}. ${advice}`;
-}
-function adviceFor(status, serviceText, plan) {
-    switch (status) {
-        case 400:
-            if (plan.body.server_count !== undefined && !/command/i.test(serviceText ?? '')) {
-                return ('The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and ' +
-                    `refuses the whole update: nothing was stored${plan.body.command_count === undefined ? '' : ', the command count neither'}. ` +
-                    'Send the count your bot sees (its guild cache), or leave server-count out and set discord-token to read it from Discord.');
-            }
-            return 'Check command-count (0 to 1000) and server-count (0 to 10000000).';
-        case 401:
-        case 404:
-        case 410:
-            return (0,keys/* keyAdvice */.YH)(status, serviceText, plan.botId);
-        default:
-            if (status >= 300 && status < 400) {
-                return ('A redirect is not followed: a request carrying the API key never goes to another address. ' +
-                    "Set base-url to the service's own address.");
-            }
-            if (status >= 500) {
-                return ('The service failed on its side; nothing in the workflow needs to change. The update was not repeated ' +
-                    '(a second update could count as an early one); the next run will try again.');
-            }
-            return 'This answer was not expected; the update was not repeated. Check base-url and the service status.';
-    }
-}
-/**
- * The error of an update the service refused as too early: a strike was counted, five within
- * 6 hours revoke the key, and the likely cause with what to change. `stopped` says what a stop
- * (or the deadline) cut short after the refusal: the strike stands all the same.
- */
-function strikeMessage(refusal, botId, stopped, workflow) {
-    const said = refusal.answer === undefined ? '' : `: "${refusal.answer}"`;
-    const next = refusal.nextUpdateAt === undefined
-        ? 'When the next update is accepted is unknown.'
-        : `The next update is accepted from ${(0,src_summary/* when */.z7)(refusal.nextUpdateAt, refusal.at)}.`;
-    const stop = stopped === undefined ? '' : ` ${stopped}`;
-    return (`Stats update refused as too early (429${said}): the service counted a strike against the API key, and 5 strikes ` +
-        `within 6 hours revoke it. ${strikeCause(refusal, botId)}${workflow === undefined ? '' : ` ${workflow}`} ${next} ` +
-        `The update was not retried.${stop}`);
-}
-/** The likely cause of a strike, and what to change. */
-function strikeCause(refusal, botId) {
-    const group = `concurrency: group: discord-place-stats-${botId}, cancel-in-progress: false`;
-    switch (refusal.strikeCause) {
-        case 'overlap':
-            return (`Likely cause: overlapping runs. Another run updated the counts at ${(0,src_summary/* utc */.n$)(refusal.overlap, refusal.at)}, after this run ` +
-                "read the bot's record: runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job " +
-                `of every workflow for this bot in one concurrency group (${group}) so that they queue.`);
-        case 'unverified':
-            return ('Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update ' +
-                'within 6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.');
-        case 'unchecked':
-            return ('Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the ' +
-                'last update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.');
-        case 'unknown':
-            return ('Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read ' +
-                `the record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group}).`);
-    }
 }
 /**
  * After the 6-hour refusal (a strike): reads the record again, for when the next update is
@@ -1465,11 +1396,11 @@ function whatWasSent(delivery, status, dryRun) {
 ;// CONCATENATED MODULE: ./src/stats/counts.ts
 
 /**
- * The counts known before any request to the service: the inputs, then the command manifest
- * (read and checked first, so a bad manifest fails before anything is sent). The manifest
- * module is loaded only when a run uses it.
+ * The counts known before any request to the service: the inputs, then the command manifest (read
+ * first, so a bad one fails before anything is sent; its module is loaded only when a run uses it).
  */
 async function localCounts(inputs, deps) {
+    const fromInput = (value, input) => value === undefined ? undefined : { value, source: `input ${input}`, read: false };
     const command = fromInput(inputs.commandCount, 'command-count');
     const server = fromInput(inputs.serverCount, 'server-count');
     if (command !== undefined || inputs.commandsFile === undefined)
@@ -1487,31 +1418,22 @@ async function localCounts(inputs, deps) {
 function needsDiscord(inputs, counts) {
     return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined);
 }
-/**
- * Fills in from Discord's API whichever count is still missing. Asked only when the update
- * will be sent: a run that the record shows will be skipped must not depend on Discord.
- */
+/** Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a skip never depends on Discord. */
 async function withDiscordCounts(inputs, counts, deps) {
-    if (!needsDiscord(inputs, counts))
-        return counts;
     const { fillFromDiscord } = await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 5943));
     return fillFromDiscord(inputs, counts, deps);
 }
 /**
- * Leaves out a command count of 0 that a source read while the listing shows commands (or the
- * listing is unknown): a bot that registers its commands per server has no global commands,
- * and a manifest that lists none is a build step that failed. Sent, either would erase the
- * listing's count. A `command-count: 0` input is the user's own word and is kept.
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or is unknown):
+ * a bot with per-server commands has no global ones, a manifest listing none is a failed build step, and
+ * either would erase the listing's count. A `command-count: 0` input is the user's own word and is kept.
  */
 function withoutErasure(counts, listing) {
-    const command = counts.command;
-    if (command === undefined || !command.read || command.value !== 0)
-        return counts;
+    const { command } = counts;
     const listed = listing?.commands;
-    if (listed === 0)
+    if (command === undefined || !command.read || command.value !== 0 || listed === 0)
         return counts;
     const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`;
-    // The fix that helps differs by source: a bot with per-server commands needs its manifest counted.
     const fix = command.source.startsWith('Discord')
         ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
             'deploy script sends, to count those.'
@@ -1519,9 +1441,6 @@ function withoutErasure(counts, listing) {
     const warning = `The command count was left out: ${command.source} found no commands, and ${shown}; sending 0 would erase the ` +
         `count on the listing. ${fix} (command-count: 0 sends zero on purpose.)`;
     return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] };
-}
-function fromInput(value, input) {
-    return value === undefined ? undefined : { value, source: `input ${input}`, read: false };
 }
 
 ;// CONCATENATED MODULE: ./src/stats/delivery.ts
@@ -1587,6 +1506,8 @@ async function confirmDelivery(plan, deps, error, sentAt) {
 
 
 
+
+const HOUR_MS = 60 * 60 * 1000;
 /**
  * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
  * it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is sent again only
@@ -1594,11 +1515,6 @@ async function confirmDelivery(plan, deps, error, sentAt) {
  * handshake), never after any answer; after a failure that may have delivered it (a reset or a
  * timeout once the request was out), only when a fresh read of the public record shows it did
  * not arrive (delivery.ts). It is sent with at least MIN_ATTEMPT_MS of the step's time left.
- *
- * It reuses the record read's connection only while that one has been idle under 2 s of the
- * service's 5 s keep-alive: a reset as the server closes an idle connection cannot tell whether
- * the PATCH arrived. The margin covers the round trip by which the server's idle clock runs
- * ahead of ours; in a run the PATCH follows the read within milliseconds, so it costs nothing.
  */
 const STATS_POLICY = {
     ...client/* READ_DEFAULTS */.qW,
@@ -1606,8 +1522,7 @@ const STATS_POLICY = {
     attempts: 2,
     retryStatuses: [],
     retryNetwork: 'undelivered',
-    minAttemptMs: client/* MIN_ATTEMPT_MS */.iD,
-    idleMarginMs: 3_000
+    minAttemptMs: client/* MIN_ATTEMPT_MS */.iD
 };
 /**
  * The stats mode: reads the counts given and the manifest, then the public record (the
@@ -1615,13 +1530,7 @@ const STATS_POLICY = {
  * check skips an update the service would refuse as early; when the record cannot be read for
  * a reason that may pass, nothing is sent (a blind update is a strike whenever the last one was
  * recent). A run that sends nothing still checks the key, with a request that spends no update.
- *
- * The PATCH is never repeated after an answer (a received status line is one): an update
- * the service refuses as early is a strike against the key, and 5 strikes within 6 hours
- * revoke it (410). The request policy (http/client.ts) sends it again only when the connection
- * failed before it could reach the service; after a failure that may have delivered it, a
- * fresh read of the record decides (delivery.ts), once.
- *
+ * The PATCH is never repeated after an answer (a received status line is one): see STATS_POLICY.
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 async function runStats(settings, deps) {
@@ -1652,23 +1561,20 @@ async function decide(settings, deps, progress) {
             return notSent(settings, deps, progress, held.skip, held.nextUpdateAt);
         }
     }
-    const { record } = progress;
-    const { dryRun } = settings;
-    const from = record?.ok ? acceptsFrom(record) : undefined;
     // The update is due: now, and only now, Discord is asked for what it fills in.
-    const listing = record?.ok ? record.record : undefined;
+    const { record } = progress;
     if (needsDiscord(settings, progress.counts)) {
         progress.counts = await withDiscordCounts(settings, progress.counts, deps);
         logCounts(progress.counts, deps, 'Discord');
     }
-    progress.counts = withoutErasure(progress.counts, listing);
+    progress.counts = withoutErasure(progress.counts, record?.ok ? record.record : undefined);
     progress.body = bodyOf(progress.counts);
     if (progress.body.command_count === undefined && progress.body.server_count === undefined) {
         return notSent(settings, deps, progress, 'nothing', undefined);
     }
     // A dry run of a due update still says from when the record accepts one (already passed).
-    if (dryRun)
-        return notSent(settings, deps, progress, undefined, from);
+    if (settings.dryRun)
+        return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined);
     return send(settings, deps, progress);
 }
 /**
@@ -1689,13 +1595,7 @@ async function notSent(settings, deps, progress, skip, nextUpdateAt) {
         if (read.shown !== undefined)
             progress.warnings.push(read.shown);
     }
-    return {
-        ...base(deps, progress),
-        result: settings.dryRun ? 'dry-run' : 'skipped',
-        skip,
-        nextUpdateAt,
-        keyCheck
-    };
+    return { ...base(deps, progress), result: settings.dryRun ? 'dry-run' : 'skipped', skip, nextUpdateAt, keyCheck };
 }
 /** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
 async function send(settings, deps, progress) {
@@ -1719,15 +1619,17 @@ async function send(settings, deps, progress) {
                 deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`);
                 return settle(settings, deps, progress, cut);
             }
-            if (!error.delivered) {
-                throw new errors/* ActionError */.lZ(`Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`, { headline: 'discord.place unreachable' });
+            if (!error.delivered || resent) {
+                // Nothing reached the service, or the resend that the record allowed got no answer either.
+                if (error.delivered)
+                    progress.delivery = 'no-answer';
+                const lost = { ...base(deps, progress), result: 'failed', failure: error.message };
+                const judged = judgedByAge(settings, lost);
+                if (judged !== undefined)
+                    return judged;
+                throw update_failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message);
             }
             progress.delivery = 'no-answer';
-            if (resent) {
-                throw new errors/* ActionError */.lZ(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`, {
-                    headline: 'no answer to the update'
-                });
-            }
             const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt);
             if (delivery === 'resend') {
                 deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.');
@@ -1738,8 +1640,7 @@ async function send(settings, deps, progress) {
                 progress.delivery = 'arrived';
                 return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
             }
-            throw new errors/* ActionError */.lZ(`Stats update failed: ${error.message}. The update may have reached the service, so it was not sent again: a second ` +
-                "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed.", { headline: 'no answer to the update' });
+            throw update_failure(settings.botId, base(deps, progress), 'no-answer', error.message);
         }
         return settle(settings, deps, progress, answer);
     }
@@ -1774,7 +1675,8 @@ async function settle(settings, deps, progress, answer) {
         const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined;
         const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
         const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
-        return { ...answered, result: 'rate-limited', nextUpdateAt };
+        const limited = { ...answered, result: 'rate-limited', nextUpdateAt };
+        return judgedByAge(settings, limited) ?? limited;
     }
     if (answer.status === 429) {
         const refusal = await afterRefusal(settings, deps, progress.record);
@@ -1784,15 +1686,43 @@ async function settle(settings, deps, progress, answer) {
         const read = refusal.stopped === undefined && strikeCause !== 'unverified'
             ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
             : {};
-        return { ...outcome, error: new errors/* ActionError */.lZ(strikeMessage(outcome, settings.botId, refusal.stopped ?? read.cut, read.shown)) };
+        const facts = factsOf(outcome, { botId: settings.botId, stopped: refusal.stopped ?? read.cut, workflow: read.shown });
+        return { ...outcome, error: new errors/* ActionError */.lZ(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts)) };
     }
+    const id = failureOf(answer.status, text, progress.body.server_count !== undefined);
+    const judged = id === 'service-failed'
+        ? judgedByAge(settings, { ...answered, result: 'failed', failure: answeredWith(answer.status, text) })
+        : undefined;
+    return judged ?? { ...answered, result: 'failed', error: update_failure(settings.botId, answered, id) };
+}
+/**
+ * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
+ * request limiter, no connection after the record was read, no answer to the resend that a
+ * re-read allowed because the update had not arrived) on a listing younger than
+ * stale-after hours leaves the step green with its warning (`deferred`, or `rate-limited`); on
+ * an older one the step fails, saying how long the listing has gone without an update. Off,
+ * or the listing's age unknown: undefined, and the run ends as it would without.
+ */
+function judgedByAge(settings, outcome) {
+    const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
+    if (settings.staleAfter === undefined || last === undefined)
+        return undefined;
+    const judged = { ...outcome, staleAfter: settings.staleAfter };
+    if (outcome.at.getTime() - last.getTime() < settings.staleAfter * HOUR_MS) {
+        return outcome.result === 'rate-limited' ? judged : { ...judged, result: 'deferred' };
+    }
+    const facts = factsOf(judged);
     return {
-        ...answered,
+        ...judged,
         result: 'failed',
-        error: new errors/* ActionError */.lZ(explainFailure(answer, text, { botId: settings.botId, body: progress.body }), {
-            headline: failureHeadline(answer.status)
-        })
+        error: new errors/* ActionError */.lZ(STATS_OUTCOMES.stale.says(facts), { headline: STATS_OUTCOMES.stale.headline(facts) })
     };
+}
+/** The error of a failing outcome, in the table's words: its message and its headline's. */
+function update_failure(botId, outcome, id, why = '') {
+    const facts = factsOf(outcome, { botId, failure: why });
+    const { says, headline } = STATS_OUTCOMES[id];
+    return new errors/* ActionError */.lZ(says(facts), { headline: headline(facts) });
 }
 /**
  * What the workflow that ran the step shows, with its reader loaded only now; `cut` says why it
@@ -1835,6 +1765,8 @@ function base(deps, progress) {
         overlap: undefined,
         strikeCause: undefined,
         keyCheck: undefined,
+        failure: undefined,
+        staleAfter: undefined,
         warnings: progress.warnings,
         error: undefined,
         at: now(deps)
@@ -1866,12 +1798,9 @@ var secrets = __nccwpck_require__(7194);
 /** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
 const log = (line) => core/* info */.pq((0,src_text/* logText */.kc)(line));
 /**
- * The action: settings, then the mode (stats or vote-check), then the mode's report: outputs,
- * annotations and its job summary section. The one place that decides whether the step fails.
- *
- * A cancelled workflow or a runner's time limit ends the step with a signal (SIGINT, then
- * SIGTERM). It fires the run's one AbortSignal: the request in flight is cut off, a wait ends,
- * nothing new is sent, and the mode reports exactly what it had sent and what was answered.
+ * The action: settings, then the mode (stats or vote-check), then the mode's report (outputs, annotations, job summary).
+ * The one place that decides whether the step fails. A cancelled workflow or a runner's time limit ends the step with
+ * SIGINT, then SIGTERM: it fires the run's one AbortSignal, and the mode reports exactly what it had sent and what was answered.
  */
 async function run() {
     const stop = new AbortController();
@@ -1934,31 +1863,24 @@ function failureMessage(error) {
 /* unused harmony exports FRAGMENT, addSecret, clearSecrets, maskSecret */
 /**
  * The one owner of secrets: `registerSecret` masks a secret for the runner and remembers every
- * form of it, in one call; `redact` removes them from any text that came from outside (an
- * answer's error text, a library's error message) before that text is cut, escaped or printed.
+ * form of it; `redact` removes them from any text that came from outside before that text is
+ * cut, escaped or printed (text.ts).
  *
- * The runner masks only the exact values registered with `::add-mask::`, and an escaped copy in
- * the job summary is not masked at all. So every form a program produces of each secret is
- * replaced here, and so is any run of at least FRAGMENT characters copied from one: a service
- * that quotes the first half of a key has still leaked half a key. A form deliberately disguised
- * (other invisible characters, fullwidth letters) is out of scope: only a party that already
- * holds the secret could write it (SECURITY.md).
+ * The runner masks only the exact values registered, and not an escaped copy in the job summary.
+ * So every form a program produces of each secret is replaced here, and so is any run of at least
+ * FRAGMENT characters copied from one: a service that quotes half a key has leaked half a key. A
+ * form deliberately disguised (other invisible characters, fullwidth letters) is out of scope:
+ * only a party that already holds the secret could write it (SECURITY.md).
  *
- * Two passes mark spans of the text to replace:
- * - the text as it is, against the forms as they are (raw, URL- and JSON-encoded, HTML- and
- *   Markdown-escaped, base64);
- * - the text as `read` reads it (escapes decoded, case folded, cuts left out), against the
- *   same forms read alike, plus the byte encodings (hex, base64 at each alignment).
- * Both are linear in the text: this runs on every log line and on answers of up to a megabyte.
- *
- * Every text the action shows passes through `redact` first (text.ts). Plain module state, the
- * runner's mask handed in, so every mode and the HTTP layer use it alike.
+ * Two passes, both linear in the text (it may be a megabyte): the text as it is, against the
+ * forms as they are; and the text as `read` reads it (escapes decoded, case folded, cuts left
+ * out), against the same forms read alike, plus the byte encodings (hex, base64 at each alignment).
  */
 /** The shortest piece of a secret that counts as a leak on its own. */
 const FRAGMENT = 10;
 /** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
 const MIN_WHOLE = 4;
-/** The forms as they are, for the text as it is; and as `read` reads them, for the text read so. */
+/** Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as they are and as `read` reads them. */
 const asIs = { whole: new Set(), pieces: new Set() };
 const asRead = { whole: new Set(), pieces: new Set() };
 function remember(forms, form) {
@@ -1968,9 +1890,8 @@ function remember(forms, form) {
         forms.pieces.add(form.slice(i, i + FRAGMENT));
 }
 /**
- * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
- * (as it is, URL- or JSON-encoded), for the runner's masks; the other forms are left to
- * `redact`, and so is any piece of a secret: a mask is set for the whole secret only.
+ * Remembers every form of a secret for `redact`. Returns the forms a log line could carry (as it
+ * is, URL- or JSON-encoded) for the runner's masks, which are set for the whole secret only.
  */
 function addSecret(secret) {
     if (secret.length === 0)
@@ -1993,9 +1914,8 @@ function addSecret(secret) {
     return [...new Set(logged)];
 }
 /**
- * The base64 characters that depend on the secret's bytes alone, with 0, 1 or 2 bytes of
- * other text before it (the characters that also hold a neighbour's bits differ from copy to
- * copy), in the standard and the URL-safe alphabet.
+ * The base64 characters that depend on the secret's bytes alone (not a neighbour's bits), with 0,
+ * 1 or 2 bytes of other text before it, in the standard and the URL-safe alphabet.
  */
 function base64Interiors(bytes) {
     const interiors = [];
@@ -2008,28 +1928,22 @@ function base64Interiors(bytes) {
 }
 /** Forgets every secret (tests only). */
 function clearSecrets() {
-    for (const forms of [asIs, asRead]) {
-        forms.whole.clear();
-        forms.pieces.clear();
-    }
+    for (const set of [asIs.whole, asIs.pieces, asRead.whole, asRead.pieces])
+        set.clear();
 }
 /** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
 function redact(text) {
-    if (text === '' || [asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0))
+    if ([asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0))
         return text;
     // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
     const marks = new Int32Array(text.length + 1);
-    let any = false;
     const mark = (from, to) => {
         marks[from] += 1;
         marks[to] -= 1;
-        any = true;
     };
     find(asIs, text, mark);
     const reading = read(text);
     find(asRead, reading.text, (from, to) => mark(reading.start[from], reading.end[to - 1]));
-    if (!any)
-        return text;
     let out = '';
     let depth = 0;
     let from = 0;
@@ -2073,7 +1987,6 @@ function read(text) {
     const start = new Int32Array(size);
     const end = new Int32Array(size);
     let out = '';
-    /** `char`, read from the span `from` to `to`. */
     const add = (char, from, to) => {
         if (CUT.test(char))
             return;
@@ -2082,7 +1995,6 @@ function read(text) {
         end.fill(to, out.length, out.length + lower.length);
         out += lower;
     };
-    /** `chars` as they are, from `from` on, each character its own span. */
     const plain = (chars, from) => {
         const lower = chars.toLowerCase();
         if (lower.length !== chars.length) {
@@ -2113,10 +2025,9 @@ function read(text) {
     return { text: out, start, end };
 }
 /**
- * A secret as people paste it, taken apart: a variable name in front (a `.env` line,
- * `DISCORD_TOKEN=…`), quotes around it, a scheme word (`Bot …`, `Bearer …`). `value` is what is
- * left; `extra` says in words what does not belong in a secret, what was around it and what is
- * left inside it (a key or token never holds quotes, `=` or white space).
+ * A secret as people paste it, taken apart: `NAME=` in front (a `.env` line), quotes around it, a
+ * scheme word (`Bot …`, `Bearer …`). `extra` says in words what was around it and what is left
+ * inside it that a key or token never holds (quotes, `=`, white space).
  */
 function unwrapSecret(text) {
     const extra = [];
@@ -2138,12 +2049,7 @@ function unwrapSecret(text) {
 }
 /** Shorter lines of a secret are not masked on their own: they could be common words. */
 const MIN_MASKED_PART = 8;
-/**
- * Masks a secret as a whole, never a common word in it. A secret pasted with more than itself
- * (quotes, `NAME=`, a scheme word: unwrapSecret) is also masked without it, and each line of a multi-line value
- * that is long enough on its own, because the runner masks line by line. A refused value is
- * still a secret, so this runs before any validation.
- */
+/** Masks a secret whole (never a word in it), without what was pasted around it, and each long line: the runner masks by line. */
 function maskSecret(secret, mask) {
     if (secret === '')
         return;
@@ -2157,23 +2063,14 @@ function maskSecret(secret, mask) {
     for (const part of parts)
         mask(part);
 }
-/**
- * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
- * the password and the whole user:password pair, as written and decoded.
- */
+/** A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password, as written and decoded. */
 function proxyCredentials(env) {
     const found = new Set();
     for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
         const value = env[name];
-        if (!value)
+        if (!value || !URL.canParse(value))
             continue;
-        let url;
-        try {
-            url = new URL(value);
-        }
-        catch {
-            continue;
-        }
+        const url = new URL(value);
         if (url.password === '')
             continue;
         for (const text of [url.password, `${url.username}:${url.password}`]) {
@@ -2189,10 +2086,8 @@ function proxyCredentials(env) {
     return [...found];
 }
 /**
- * The one call that makes a secret safe: masks it for the runner (`setSecret`, i.e.
- * `core.setSecret`: the whole value, a token without its scheme word, each long line) and
- * remembers every form of it for `redact`. Called for every secret the moment it is read,
- * before any validation or log line.
+ * The one call that makes a secret safe: masks it for the runner (`core.setSecret`) and remembers
+ * every form of it for `redact`. A refused value is still a secret: called before any validation.
  */
 function registerSecret(secret, setSecret) {
     maskSecret(secret, part => {
@@ -2217,11 +2112,7 @@ function registerSecret(secret, setSecret) {
 /* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1013);
 
 
-/**
- * What both modes know of the service's answers: the headers a keyed request carries, and the
- * service's own words in an answer. What an answer about the key means, and the key check,
- * live in keys.ts.
- */
+/** What both modes know of the service: a keyed request's headers, its own words in an answer (the key check: keys.ts). */
 /** Headers of a request that carries the key: the bare key, no scheme word (the service's rule). */
 function keyedHeaders(apiKey) {
     return { Authorization: apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_1__/* .USER_AGENT */ ._O };
@@ -2270,64 +2161,51 @@ function isVoteAnswer(json) {
 
 
 const DEFAULT_BASE_URL = 'https://api.discord.place';
-/**
- * Set by the project's reusable workflow (.github/workflows/stats.yml) on its step: inside it,
- * GITHUB_WORKFLOW_REF names the caller's workflow, so the step could not tell otherwise.
- */
+/** Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the caller's workflow. */
 const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW';
-/**
- * Reads and validates every input, masking the secrets before anything else happens.
- * The only caller of `core.getInput` in the action.
- */
+/** Reads and validates every input, masking the secrets first: the only caller of `core.getInput`. */
 function readSettings() {
     return parseSettings(_actions_core__WEBPACK_IMPORTED_MODULE_4__/* .getInput */ .V4, secret => (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .registerSecret */ .cl)(secret, _actions_core__WEBPACK_IMPORTED_MODULE_4__/* .setSecret */ .Pq), process.env);
 }
 /**
- * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation,
- * so that no later message can print them. Throws an InputError for the first bad input.
+ * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation, so that
+ * no later message can print them. Throws an InputError for the first bad input.
  */
 function parseSettings(raw, mask, env = {}) {
-    const seen = {};
     try {
-        return parseAll(raw, mask, env, seen);
+        return parseAll(raw, mask, env);
     }
     catch (error) {
-        // The failed run's headline names the bot when its ID was already read.
-        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
-            error.botId ??= seen.botId;
+        // The failed run's headline names the bot when its ID is valid (it is read first).
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ && SNOWFLAKE.test(raw('bot-id')))
+            error.botId ??= raw('bot-id');
         throw error;
     }
 }
-function parseAll(raw, mask, env, seen) {
+function parseAll(raw, mask, env) {
     const apiKey = raw('api-key');
     const discordToken = raw('discord-token');
     const githubToken = parseGitHubToken(raw('github-token'));
     for (const secret of [apiKey, discordToken, githubToken, ...(0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .proxyCredentials */ .FF)(env)])
         if (secret !== '')
             mask(secret);
-    // Every other input is echoed in messages, so none may carry a line break or other control
-    // character (a line break followed by `::` would be read by the runner as a workflow command).
+    // Every other input is echoed in messages: none may carry a line break (`::` after one is a workflow command).
     const get = oneLineInputs(raw);
-    // The bot first: every later refusal's headline can name it.
     const botId = parseSnowflake('bot-id', get('bot-id'));
-    seen.botId = botId;
     const mode = parseMode(get('mode'));
     const dryRun = parseBoolean('dry-run', get('dry-run'));
     const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'));
-    const baseUrl = parseBaseUrl(get('base-url'));
+    const baseUrl = parseServiceUrl('base-url', get('base-url'), DEFAULT_BASE_URL);
     if (apiKey === '' && !dryRun) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is empty', "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
             "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks.");
     }
     refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId);
-    const key = apiKey === ''
-        ? undefined
-        : headerSafe('api-key', apiKey, "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.");
+    const key = headerSafe('api-key', apiKey, "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.");
     const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS);
     const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS);
-    // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
-    // that sets only a short timeout would meet a refusal it never asked for: the request time is
-    // cut to the step's instead, and the log says so.
+    // request-timeout has a default (30 s): a workflow that sets only a short timeout is not refused
+    // for it, the request time is cut to the step's, and the log says so.
     const notes = [];
     if (requestTimeoutMs > timeoutMs) {
         notes.push(`request-timeout (${requestTimeoutMs / 1000} s) is longer than timeout (${timeoutMs / 1000} s), ` +
@@ -2344,27 +2222,30 @@ function parseAll(raw, mask, env, seen) {
     };
     if (mode === 'stats') {
         refuseOtherMode(get, VOTE_INPUTS, 'vote-check');
-        return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) });
+        return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, githubToken) });
     }
     refuseOtherMode(get, STATS_INPUTS, 'stats');
-    return Object.freeze({ ...common, mode, ...parseVoteInputs(get) });
+    const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'));
+    const userIds = parseUserIds(get('user-id'));
+    const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's");
+    return Object.freeze({ ...common, mode, userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 });
 }
-/** Inputs that belong to one mode. */
-const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands'];
+const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands', 'stale-after'];
 const VOTE_INPUTS = ['user-id', 'fail-if-not-voted'];
-/**
- * An input of the other mode is most likely a mistake (a copied step, a wrong mode), so it
- * is refused rather than ignored. Booleans count as set when true.
- */
+/** An input of the other mode is most likely a mistake (a copied step), so it is refused, not ignored; a false boolean is unset. */
 function refuseOtherMode(get, inputs, mode) {
     for (const input of inputs) {
         const value = get(input);
-        if (value === '' || value === 'false' || value === 'False' || value === 'FALSE')
+        if (value === '' || FALSE.includes(value))
             continue;
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`);
     }
 }
-function parseStatsInputs(get, env) {
+function parseStatsInputs(get, env, githubToken) {
+    const staleAfter = get('stale-after');
+    if (staleAfter !== '' && !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('stale-after', `must be a whole number of hours from 7 to 720, got ${show(staleAfter)}`, 'Write it like 48, a few schedule periods long, or leave it empty.');
+    }
     const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'));
     const commandCount = parseCount('command-count', get('command-count'), _limits_js__WEBPACK_IMPORTED_MODULE_5__/* .COMMAND_COUNT_MAX */ .T);
     const serverCount = parseCount('server-count', get('server-count'), _limits_js__WEBPACK_IMPORTED_MODULE_5__/* .SERVER_COUNT_MAX */ .Z);
@@ -2372,7 +2253,8 @@ function parseStatsInputs(get, env) {
     if (commandsFile !== '' && commandCount !== undefined) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('commands-file', "cannot be combined with 'command-count': both give the command count", 'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.');
     }
-    const token = parseDiscordToken(get('discord-token'));
+    // A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets).
+    const token = headerSafe('discord-token', get('discord-token'), 'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.');
     const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10');
     if (countSubcommands && commandsFile === '' && token === undefined) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('count-subcommands', 'is true, but it only applies to counts read from commands-file or discord-token', 'Set commands-file or discord-token, or remove count-subcommands.');
@@ -2382,10 +2264,8 @@ function parseStatsInputs(get, env) {
             'count to send. Set at least one of them, for example command-count: 42.', { headline: 'no count to send' });
     }
     const workspace = env['GITHUB_WORKSPACE'] || process.cwd();
-    const githubToken = parseGitHubToken(get('github-token'));
-    if (githubToken !== '')
-        headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.');
     return {
+        staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
         commandCount,
         serverCount,
         commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.resolve)(workspace, commandsFile) },
@@ -2393,7 +2273,7 @@ function parseStatsInputs(get, env) {
         discordToken: token,
         discordApiUrl,
         github: Object.freeze({
-            token: githubToken === '' ? undefined : githubToken,
+            token: headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.'),
             workspace,
             repository: env['GITHUB_REPOSITORY'] || undefined,
             sha: env['GITHUB_SHA'] || undefined,
@@ -2410,81 +2290,62 @@ const MAX_TIMEOUT_SECONDS = 6 * 3_600;
 function seconds(input, raw, fallback, max) {
     if (raw === '')
         return fallback * 1000;
-    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!(value >= 1 && value <= max)) {
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`, `Write it like ${fallback}.`);
     }
-    return value * 1000;
+    return Number(raw) * 1000;
 }
 /** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
 const MAX_USERS = 1_000;
 const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600;
-function parseVoteInputs(get) {
-    const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'));
-    const userIds = parseUserIds(get('user-id'));
-    const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's");
-    return { userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 };
-}
 /** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
 function parseUserIds(raw) {
     const ids = raw.split(/[\s,]+/).filter(id => id !== '');
     if (ids.length === 0) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', 'is empty, and mode: vote-check needs at least one user', 'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.');
     }
-    ids.forEach((id, i) => {
-        if (!/^\d{17,20}$/.test(id)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', `has ${show(id)} (entry ${i + 1}), which is not a Discord user ID of 17 to 20 digits`, 'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.');
-        }
-    });
+    const bad = ids.findIndex(id => !SNOWFLAKE.test(id));
+    if (bad >= 0) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', `has ${show(ids[bad])} (entry ${bad + 1}), which is not a Discord user ID of 17 to 20 digits`, 'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.');
+    }
     const unique = [...new Set(ids)];
     if (unique.length > MAX_USERS) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('user-id', `lists ${unique.length} users, more than the ${MAX_USERS} one run checks`, 'Split the users over several steps or runs.');
     }
     return Object.freeze(unique);
 }
-/** Inputs whose value may span lines: user IDs may be separated by newlines. Secrets are checked by headerSafe. */
+/** User IDs may be separated by newlines; secrets are checked by headerSafe. */
 const MULTILINE_INPUTS = new Set(['user-id', 'api-key', 'discord-token', 'github-token']);
 function oneLineInputs(get) {
     return name => {
         const value = get(name);
-        if (MULTILINE_INPUTS.has(name))
-            return value;
-        const bad = value.search(_text_js__WEBPACK_IMPORTED_MODULE_3__/* .CONTROL_CHARACTER */ .gW);
+        const bad = MULTILINE_INPUTS.has(name) ? -1 : value.search(_text_js__WEBPACK_IMPORTED_MODULE_3__/* .CONTROL_CHARACTER */ .gW);
         if (bad >= 0) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(name, `contains a line break or another control character (at character ${bad + 1})`, 'Give the value on one line, without control characters; in YAML, quote it or use a plain scalar.');
         }
         return value;
     };
 }
-/**
- * Local runners (`@github/local-action`, act without a token) pass action.yml's default
- * `${{ github.token }}` as it is written, unexpanded: that is no token, not a malformed one.
- */
+/** Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded: that is no token. */
 function parseGitHubToken(raw) {
     return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw;
 }
 function parseMode(raw) {
-    if (raw === 'stats')
-        return 'stats';
-    if (raw === 'vote-check')
-        return 'vote-check';
+    if (raw === 'stats' || raw === 'vote-check')
+        return raw;
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('mode', `must be "stats" or "vote-check", got ${show(raw)}`, 'Use mode: stats to update the counts, or mode: vote-check to check votes.');
 }
-/** A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets). */
-function parseDiscordToken(token) {
-    if (token === '')
-        return undefined;
-    return headerSafe('discord-token', token, 'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.');
-}
+const FALSE = ['false', 'False', 'FALSE'];
 /** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
 function parseBoolean(input, raw) {
     if (['true', 'True', 'TRUE'].includes(raw))
         return true;
-    if (['false', 'False', 'FALSE'].includes(raw))
+    if (FALSE.includes(raw))
         return false;
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be true or false, got ${show(raw)}`, `Write ${input}: true or ${input}: false.`);
 }
 /** A Discord ID: 17 to 20 decimal digits (the OpenAPI document's DiscordSnowflake). */
+const SNOWFLAKE = /^\d{17,20}$/;
 function parseSnowflake(input, raw) {
     if (raw === '') {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).");
@@ -2493,15 +2354,12 @@ function parseSnowflake(input, raw) {
     if (/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(raw) && !/^\d+$/.test(raw)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `looks like a number that YAML rounded (${show(raw)})`, `YAML read this as a number: put the ID in quotes, for example ${input}: '123456789012345678'.`);
     }
-    if (!/^\d{17,20}$/.test(raw)) {
+    if (!SNOWFLAKE.test(raw)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be a Discord ID of 17 to 20 digits, got ${show(raw)}`, "Copy the bot's Application ID from the Discord Developer Portal or from its page on discord.place.");
     }
     return raw;
 }
-/**
- * A count as plain decimal digits within the service's range. No `parseInt`, no
- * `Number` on anything but digits: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded.
- */
+/** A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded. */
 function parseCount(input, raw, max, whose = "the service's") {
     if (raw === '')
         return undefined;
@@ -2510,37 +2368,29 @@ function parseCount(input, raw, max, whose = "the service's") {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `must be ${range} written in plain digits, got ${show(raw)}`, 'Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.');
     }
     const value = Number(raw);
-    if (value > max) {
+    if (value > max)
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`);
-    }
     return value;
 }
-/** The shape of a discord.place API key: 64 hexadecimal digits. */
 const PLACE_KEY = /^[0-9a-f]{64}$/i;
-/**
- * The bot ID a Discord bot token names, or undefined when the text is not shaped like one: three
- * dot-separated base64url parts, the first of them a 17 to 20 digit ID in base64.
- */
+/** The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for another shape. */
 function tokenBotId(text) {
     const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text);
     if (parts === null)
         return undefined;
     const id = Buffer.from(parts[1], 'base64url').toString('latin1');
-    return /^\d{17,20}$/.test(id) ? id : undefined;
+    return SNOWFLAKE.test(id) ? id : undefined;
 }
-/** What each secret's refusal asks the person to store. */
+/** What each secret's refusal asks the person to store, in the order they are checked. */
 const STORE_ALONE = {
     'api-key': "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
     'discord-token': 'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',
     'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
 };
 /**
- * A secret that belongs elsewhere is never sent: a Discord bot token given as api-key (secrets
- * swapped, or the wrong secret named), the same secret as discord-token or github-token, a
- * discord.place key given as discord-token, or another bot's token. The checks read the value as
- * people paste it (quotes, `NAME=`, a scheme word around it), so a quoted Discord token is named
- * as one; then anything around a secret is refused, since a key or token never holds quotes, `=`
- * or white space. Before any request; the value is never shown.
+ * A secret that belongs elsewhere (swapped, the same in two inputs, another bot's token) is never
+ * sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
+ * so a quoted Discord token is named as one; then anything around a secret is refused.
  */
 function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     const api = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(apiKey);
@@ -2567,52 +2417,36 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     if (named !== undefined && named !== botId) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's", `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`);
     }
-    for (const [input, found] of [
-        ['api-key', api],
-        ['discord-token', discord],
-        ['github-token', github]
-    ]) {
-        if (found.extra.length > 0) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `holds more than the secret (${found.extra.join(' and ')}), so nothing was sent`, STORE_ALONE[input]);
-        }
+    const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github };
+    for (const [input, fix] of Object.entries(STORE_ALONE)) {
+        const { extra } = unwrapped[input];
+        if (extra.length > 0)
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `holds more than the secret (${extra.join(' and ')}), so nothing was sent`, fix);
     }
 }
-/**
- * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused
- * by the HTTP stack or, worse, split the header. Its value is never shown, only where.
- */
+/** A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or split the header. */
 function headerSafe(input, secret, fix) {
+    if (secret === '')
+        return undefined;
     const bad = [...secret].findIndex(ch => !/^[\x21-\x7e]$/.test(ch));
     if (bad >= 0) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`, fix);
     }
     return secret;
 }
-/** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */
-function parseBaseUrl(raw) {
-    return parseServiceUrl('base-url', raw, DEFAULT_BASE_URL);
-}
-/**
- * An API base address that a secret will be sent to: absolute, https unless the host is
- * loopback (a secret never crosses a network in clear text), no credentials, query or fragment.
- */
+/** An API base address a secret is sent to: absolute, https unless the host is loopback, no credentials, query or fragment. */
 function parseServiceUrl(input, raw, standard) {
     const fix = `Use ${standard} (the default) or the https address of a compatible service.`;
     if (raw === '')
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', fix);
-    let url;
-    try {
-        url = new URL(raw);
-    }
-    catch {
+    if (!URL.canParse(raw))
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is not an absolute URL: ${show(raw)}`, fix);
-    }
+    const url = new URL(raw);
     if (url.username !== '' || url.password !== '') {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`);
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses ${show(url.protocol)}, not https`, fix);
-    }
     if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses plain http to ${url.host}, which would send a secret unencrypted`, 'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.');
     }
@@ -2949,10 +2783,8 @@ var src_text = __nccwpck_require__(8992);
 
 
 /**
- * The job summary's plumbing, shared by both modes' reports: each writes one section, built
- * with @actions/core's summary builder (HTML, which GitHub renders as it is), under a size
- * that the runner keeps. Over 1 MiB the runner drops the whole summary, so every quoted text
- * is cut, and the section as a whole is capped with a note.
+ * The job summary's plumbing, shared by both modes' reports: each writes one section of HTML (GitHub renders it as it is),
+ * under a size the runner keeps. Over 1 MiB the runner drops the whole summary: every quoted text is cut, and the section capped.
  */
 /** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
 const MAX_SECTION_CHARS = 256 * 1024;
@@ -2965,10 +2797,7 @@ function botTitle(botId, name, baseUrl) {
 function markedParagraph(mark, label, message) {
     return `<p>${mark} <strong>${label}</strong> ${(0,src_text/* htmlMessage */.JR)((0,src_text/* bounded */.Mm)(message, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`;
 }
-/**
- * Writes the section and adds it to the job summary; a missing summary file (a local run)
- * is not an error, and a summary that cannot be written is one warning, never a crash.
- */
+/** Writes the section to the job summary: no summary file (a local run) is no error, and a failed write one warning, never a crash. */
 async function writeSection(build) {
     if (!process.env['GITHUB_STEP_SUMMARY']) {
         core/* debug */.Yz('No job summary written: GITHUB_STEP_SUMMARY is not set.');
@@ -2989,10 +2818,7 @@ async function writeSection(build) {
         core/* warning */.$e((0,src_text/* annotationText */.xr)(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`));
     }
 }
-/**
- * The section of a run that failed before its mode began (bad input): what went wrong, under a
- * headline that names the bot when its ID was read and says why in a few words.
- */
+/** The section of a run that failed before its mode began (bad input), under a headline naming the bot once its ID was read. */
 function failureSection(summary, message, botId, headline) {
     const who = botId === undefined ? 'discord.place' : (0,src_text/* html */.qy)(`Bot ${botId}`);
     summary.addRaw(`<h3>❌ ${who}: failed${headline === undefined ? '' : `: ${(0,src_text/* html */.qy)(headline)}`}</h3>\n`, false);
@@ -3008,9 +2834,8 @@ function headlineWith(outputsFailure, [mark, words]) {
         : ['❌', `${words}; the step failed: its outputs could not be written`];
 }
 /**
- * Runs a report's output writes. Outputs that cannot be written (GITHUB_OUTPUT unwritable) must
- * not turn a finished run into a crash: the step fails with one clear error, and the summary is
- * still written. Returns that error, if any.
+ * Runs a report's output writes. Outputs that cannot be written must not turn a finished run into a crash: the step fails
+ * with one clear error (returned), and the summary is still written.
  */
 function writeOutputsSafely(write) {
     try {
@@ -3022,13 +2847,8 @@ function writeOutputsSafely(write) {
             'later steps will not see them. Check that the runner can write its temporary files (disk space, permissions).');
     }
 }
-/*
- * The figures and times a person reads in the summary and the log.
- */
-/**
- * `1,260`: thousands separated, as a bot page shows them. Written out rather than with
- * toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run.
- */
+// The figures and times a person reads in the summary and the log.
+/** `1,260`, as a bot page shows it. Not toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run. */
 function number(value) {
     const digits = String(Math.abs(Math.trunc(value)));
     return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`;
@@ -3040,9 +2860,8 @@ function utc(date, now) {
     return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`;
 }
 /**
- * `5 h 3 min after this run`, `40 min before this run`, `under a minute after this run`: from
- * `now`, the time of the run. Said relative to the run, not to the reader, because a summary is
- * read later: "in 6 h" read the next morning would be untrue.
+ * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to the reader, because a
+ * summary is read later: "in 6 h" read the next morning would be untrue.
  */
 function relative(date, now) {
     const ms = date.getTime() - now.getTime();
@@ -3082,83 +2901,60 @@ function when(date, now) {
 
 /**
  * Every way text is made safe to print: a log line (one line, inert to the runner), an
- * annotation, an excerpt of an answer, the job summary's HTML. Secrets are removed first, always
- * (secrets.ts), then control characters and the runner's command syntax are made harmless. The
- * figures and times a person reads are formatted by the summary module.
+ * annotation, an excerpt of an answer, the job summary's HTML. Secrets are redacted first, always
+ * (secrets.ts), before anything is cut or escaped: a cut must not leave a piece of a secret that
+ * redaction no longer recognises, and the runner does not mask an escaped copy.
  */
-/**
- * Text for one log line: secrets redacted, and no line break or other control character, so
- * that no part of it can begin a line of its own, where the runner would read `::…` as a
- * workflow command; nor `##[` anywhere in it (see `neutraliseCommands`).
- */
-function logLine(text) {
-    const line = neutraliseCommands((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(CONTROL_RUNS, ' '));
-    // The runner reads a line that begins with `::` (after spaces) as a command, so such a line
-    // is shown with its colons apart.
-    return /^\s*::/.test(line) ? line.replace('::', ': :') : line;
-}
-/** The longest message or warning printed, or quoted in the summary. */
-const MAX_MESSAGE_CHARS = 4_000;
-/** A log line: redacted, on one line, inert to the runner, of bounded length. */
-function logText(text) {
-    return bounded(logLine(text), MAX_MESSAGE_CHARS);
-}
-/**
- * An annotation or the failure message (`::warning::`, `::notice::`, `::error::`): redacted,
- * inert to the runner, of bounded length. Redacted before it is cut, so that a cut leaves no
- * piece of a secret that redaction would no longer recognise.
- */
-function annotationText(text) {
-    return bounded(safeText(text), MAX_MESSAGE_CHARS);
-}
-/**
- * Text from outside for an annotation or a failure message: secrets redacted and no `##[`.
- * Line breaks are kept: the toolkit escapes them inside the `::error::` command, so they cannot
- * begin a line of their own.
- */
-function safeText(text) {
-    return neutraliseCommands(visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)));
-}
+/** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g');
 /** C0 and C1 control characters other than the tab and the line ends: never printed raw. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+/** The longest message or warning printed, or quoted in the summary. */
+const MAX_MESSAGE_CHARS = 4_000;
 /**
- * Text from outside with its control characters shown as escapes (`\x1b`), never raw: an
- * escape sequence would recolour or rewrite the log as a terminal shows it, and a NUL or a BEL
- * means nothing to a reader. The tab and the line ends stay where a line allows them.
+ * Text for one log line: no line break or other control character, so that no part of it can
+ * begin a line of its own, where the runner would read `::…` as a workflow command; nor `##[`.
+ */
+function logLine(text) {
+    const line = neutraliseCommands((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(CONTROL_RUNS, ' '));
+    // The runner reads a line that begins with `::` (after spaces) as a command.
+    return /^\s*::/.test(line) ? line.replace('::', ': :') : line;
+}
+/** A log line of bounded length. */
+function logText(text) {
+    return bounded(logLine(text), MAX_MESSAGE_CHARS);
+}
+/** An annotation or the failure message (`::error::` and the like), of bounded length. */
+function annotationText(text) {
+    return bounded(safeText(text), MAX_MESSAGE_CHARS);
+}
+/** Text for an annotation: line breaks are kept, since the toolkit escapes them inside the command. */
+function safeText(text) {
+    return neutraliseCommands(visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)));
+}
+/**
+ * Control characters shown as escapes (`\x1b`): an escape sequence would recolour or rewrite
+ * the log as a terminal shows it. The tab and the line ends stay where a line allows them.
  */
 function visibleControls(text) {
     return text.replace(RAW_CONTROL, char => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 /**
- * The runner also reads its legacy syntax, `##[command]value`, wherever `##[` appears in a line,
- * not only at its start (actions/runner, ActionCommand.TryParse). A visible space keeps such text
- * readable and inert: replaced left to right, the result holds no `##[` of its own.
+ * The runner also reads its legacy syntax, `##[command]value`, wherever `##[` appears in a line
+ * (actions/runner, ActionCommand.TryParse). Replaced left to right, the result holds no `##[`.
  */
 function neutraliseCommands(text) {
-    return text.includes('##[') ? text.replace(/##\[/g, '# #[') : text;
+    return text.replace(/##\[/g, '# #[');
 }
-/** C0 and C1 control characters (line breaks, tabs, escapes) and the Unicode line separators. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTER.source}+`, 'g');
-/*
- * Text made safe to show: for a message (one line, cut short), for the job summary (HTML,
- * escaped), and the figures and times a person reads. Secrets are redacted before anything is
- * cut or escaped: a cut must not leave a piece of a secret that redaction no longer
- * recognises, and an escaped copy is not masked by the runner.
- */
-/** Text from outside, for a message: redacted, on one line, cut to `max` characters. */
+/** Text from outside, for a message: on one line, cut to `max` characters. */
 function excerpt(text, max = 200) {
     const oneLine = visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\s+/g, ' ').trim());
     return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }
-/**
- * Text cut to `max` characters, saying how much was left out: for messages and summary lines
- * that quote input or answers of any size (the runner drops a summary over 1 MiB whole).
- * Redacted before it is cut, whoever calls it: a cut through a secret would leave a piece
- * that redaction no longer recognises.
- */
+/** Text cut to `max` characters, saying how much was left out (the runner drops a summary over 1 MiB whole). */
 function bounded(text, max) {
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
     if (clean.length <= max)
@@ -3166,22 +2962,14 @@ function bounded(text, max) {
     return `${clean.slice(0, max)}… (${clean.length - max} more characters not shown)`;
 }
 /**
- * HTML-escaped text, redacted first, on one line: for the job summary, whose sections are HTML.
- * A section is one HTML block to GitHub's Markdown renderer; a blank line in quoted text would
- * end it, and what follows would be read as Markdown (a heading, a link).
+ * HTML-escaped text on one line, for the job summary: a blank line would end the summary's HTML
+ * block, and what follows would be read as Markdown.
  */
 function html(text) {
-    return visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/[\r\n]+/g, ' '))
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/"/g, '&quot;')
-        .replace(/'/g, '&#39;');
+    return visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/[\r\n]+/g, ' ')).replace(/[&<>"']/g, char => HTML_ESCAPES[char]);
 }
-/**
- * A message of the action's own for the summary: HTML-escaped, with its `code` spans shown as
- * code (the messages name inputs and values that way), and no line breaks.
- */
+const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** A message of the action's own for the summary, its `code` spans (inputs, values) shown as code. */
 function htmlMessage(text) {
     return html(text.replace(/\s+/g, ' ').trim()).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
@@ -3204,16 +2992,13 @@ __nccwpck_require__.d(__webpack_exports__, {
   _O: () => (/* binding */ USER_AGENT)
 });
 
-// UNUSED EXPORTS: ACTION_NAME
-
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = /*#__PURE__*/JSON.parse('{"UU":"discord-place-bot-stats","rE":"1.0.0"}');
 ;// CONCATENATED MODULE: ./src/version.ts
 
 /** The action's name and version, as sent in the User-Agent: package.json's, read when the bundle is built. */
-const ACTION_NAME = package_namespaceObject.UU;
 const ACTION_VERSION = package_namespaceObject.rE;
-const USER_AGENT = `${ACTION_NAME}/${ACTION_VERSION}`;
+const USER_AGENT = `${package_namespaceObject.UU}/${ACTION_VERSION}`;
 /** Where the action is published; Discord asks bots' HTTP clients to name theirs. */
 const PROJECT_URL = 'https://github.com/marketplace/actions/discord-place-bot-stats';
 

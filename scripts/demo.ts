@@ -9,7 +9,7 @@
  * optionally COMMAND_COUNT, SERVER_COUNT, BASE_URL, DRY_RUN, COOLDOWN_CHECK), without a scenario.
  */
 import { pathToFileURL } from 'node:url'
-import type { RunResult } from '../test/support/action.js'
+import type { RunOptions, RunResult } from '../test/support/action.js'
 import type { BotSeed } from '../test/support/emulator.js'
 
 const HOUR = 60 * 60 * 1000
@@ -106,16 +106,20 @@ export interface ScenarioRun {
   requests: string[]
 }
 
-/** Runs a scenario: the emulator seeded for its day, the bundle on `node` with its inputs and files. */
-export async function runScenario(scenario: Scenario, node: string): Promise<ScenarioRun> {
-  const { runAction } = await import('../test/support/action.js')
+/** A step's run: the bundle on Node 24 (npm start), or main.ts in process (its test). */
+export type StepRunner = (options: RunOptions) => Promise<RunResult | undefined>
+
+/** Runs a scenario: the emulator seeded for its day, then the step with its inputs and files. */
+export async function runScenario(scenario: Scenario, run: StepRunner): Promise<ScenarioRun> {
   const { ServiceEmulator } = await import('../test/support/emulator.js')
   const emulator = await ServiceEmulator.start({
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }]
   })
   try {
-    const inputs = { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs }
-    const result = await runAction({ inputs, files: scenario.files, node, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
+    const result = await run({
+      inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs },
+      files: scenario.files
+    })
     return { result, requests: emulator.requests.map(r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`) }
   } finally {
     await emulator.close()
@@ -129,33 +133,32 @@ function stoppedRun(error: unknown): undefined {
 }
 
 // Run as a script (npm start), not imported by its test.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv[2])
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main(process.argv[2])
 
-async function main(arg = 'updated'): Promise<void> {
+/** The script: `arg` a scenario's name, `--list`, or nothing (the live service with BOT_ID and API_KEY, else `updated`). Returns the exit code. */
+export async function main(arg = 'updated'): Promise<number> {
   if (arg === '--list') {
     for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
-    return
+    return 0
   }
   const scenario = SCENARIOS.find(s => s.name === arg)
   if (scenario === undefined) {
     console.error(`Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`)
-    process.exitCode = 2
-    return
+    return 2
   }
   const env = process.env
   const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
   if (live && process.argv[2] !== undefined) {
     console.error('BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.')
-    process.exitCode = 2
-    return
+    return 2
   }
   // Loaded only for a run (it looks for Node 24 as it loads), so --list answers at once.
   const { NODE24, runAction } = await import('../test/support/action.js')
   if (NODE24 === undefined) {
     console.error('No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.')
-    process.exitCode = 1
-    return
+    return 1
   }
+  const onNode24: StepRunner = options => runAction({ ...options, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
   let run: ScenarioRun
   if (live) {
     const inputs = {
@@ -168,18 +171,17 @@ async function main(arg = 'updated'): Promise<void> {
       'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
     }
     console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
-    const given = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
-    run = { result: await runAction({ inputs: given, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun), requests: [] }
+    run = { result: await onNode24({ inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== '')) }), requests: [] }
   } else {
     console.log(`${scenario.name}: ${scenario.shows}.`)
-    run = await runScenario(scenario, NODE24)
+    run = await runScenario(scenario, onNode24)
   }
   if (run.result === undefined) {
     console.error(`${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`)
-    process.exitCode = 1
-    return
+    return 1
   }
   show(run.result, live ? undefined : run.requests)
+  return run.result.code ?? 1
 }
 
 function show(result: RunResult, requests: string[] | undefined): void {
@@ -192,7 +194,6 @@ function show(result: RunResult, requests: string[] | undefined): void {
   if (requests === undefined) section('Log', result.log)
   else section('Requests the service received', requests)
   section('Exit code', [`${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`])
-  process.exitCode = result.code ?? 1
 }
 
 function section(title: string, lines: string[]): void {

@@ -16,10 +16,10 @@
 // description it refuses would need another release. It sets the version in package.json and
 // its lock (the bundle reads it from there for the User-Agent), turns the changelog's
 // "Unreleased" section into the version's (or keeps a section already written for it),
-// rebuilds dist/, runs the tests, commits, and tags vX.Y.Z and the moving major tag vX, and
-// says which commit both point to. With --push it pushes the commit and both tags (the major
-// tag with --force, as it moves); the release workflow then checks the tag again, attests
-// dist/ with build provenance and publishes the GitHub release, whose notes name the commit.
+// rebuilds dist/, runs the tests, commits, tags vX.Y.Z and says which commit it points to. With
+// --push it pushes the commit and the tag; the release workflow then checks the tag again,
+// attests dist/ and drafts the release. The major tag vX moves only once the maintainer has
+// published it (.github/workflows/major-tag.yml).
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -155,18 +155,14 @@ function main() {
   run('npm', ['run', 'bundle'])
   run('npm', ['test'])
 
-  const major = `v${version.split('.')[0]}`
   git('add', '-A')
   git('commit', '-m', `Release v${version}`)
   git('tag', '-a', `v${version}`, '-m', `v${version}`)
-  git('tag', '-f', major, `v${version}^{}`)
   const commit = git('rev-parse', `v${version}^{commit}`)
-  console.log(`Tagged v${version} and moved ${major}: both point to commit ${commit}.`)
+  console.log(`Tagged v${version}: it points to commit ${commit}.`)
   console.log(`Pinned, the release is: uses: ${repository}@${commit} # v${version}`)
-  if (flag('--push')) {
-    git('push', 'origin', 'HEAD', `v${version}`)
-    git('push', '--force', 'origin', major)
-  }
+  if (flag('--push')) git('push', 'origin', 'HEAD', `v${version}`)
+  console.log('Once pushed, the release workflow drafts the release: publish it, then run major-tag.yml (its job summary says how).')
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main()

@@ -1,7 +1,6 @@
 /**
- * An expected failure: its message is written for the person reading the workflow log
- * (what went wrong and what to do), so the action prints it as one `::error::` line and
- * never a stack trace.
+ * An expected failure: its message is written for the person reading the workflow log (what went wrong and what to do),
+ * so the action prints it as one `::error::` line and never a stack trace.
  */
 export class ActionError extends Error {
   /** Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller may add it. */
@@ -25,9 +24,8 @@ export class InputError extends ActionError {
 }
 
 /**
- * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit).
- * The abort reason of the run's one AbortSignal: every request and wait ends with it, and
- * nothing new is sent after it.
+ * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit). The abort reason of the run's
+ * one AbortSignal: every request and wait ends with it, and nothing new is sent after it.
  */
 export class StoppedError extends ActionError {
   constructor(

@@ -3,16 +3,18 @@ import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from './http
 import { type HttpAnswer, NetworkError } from './http/transport.js'
 import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
 
-/**
- * The key and the bot, in both modes: the advice for an answer about them (401, 404, 410: one
- * home for each), the headline's words for it, and the key check that spends no update.
- */
+/** The key and the bot, in both modes: what an answer about them means, and the key check that spends no update. */
 
 /** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
 const FIFTH_STRIKE = /revoked due to spamming/i
 
+const revoked = (when: string, botId: string): string =>
+  `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. ` +
+  'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats job ' +
+  `for this bot in one concurrency group (discord-place-stats-${botId}).`
+
 /**
- * What to do after an answer about the key or the bot, or undefined for any other status.
+ * The answers about the key or the bot, in both modes: the headline's words and what to do.
  *
  * The service's route code revokes a key only at the fifth update refused as early within 6
  * hours: it answers that update "Your API key has been revoked due to spamming…", and every
@@ -21,38 +23,53 @@ const FIFTH_STRIKE = /revoked due to spamming/i
  * strikes, whatever its text. A key the owner regenerated or deleted on the manage page is not
  * revoked: it is answered 401, like a mistyped key or another bot's key.
  */
-export function keyAdvice(status: number, serviceText: string | undefined, botId: string): string | undefined {
-  switch (status) {
-    case 401:
-      return (
-        "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, " +
-        "regenerated or deleted on the bot's manage page since (the old key then stops working), or another bot's " +
-        "key (each bot has its own). Copy the current key from this bot's manage page on discord.place into the secret."
+export const KEY_ANSWERS = {
+  401: {
+    headline: 'API key refused',
+    advice: () =>
+      "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, regenerated or " +
+      "deleted on the bot's manage page since (the old key then stops working), or another bot's key (each bot has its own). " +
+      "Copy the current key from this bot's manage page on discord.place into the secret."
+  },
+  404: {
+    headline: 'bot not listed on discord.place',
+    advice: (f: { botId: string }) =>
+      `The service lists no bot with ID ${f.botId}. Check bot-id, and that the bot is listed on discord.place.`
+  },
+  '410-fifth': {
+    headline: 'API key revoked (strikes)',
+    advice: (f: { botId: string }) =>
+      revoked('This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.', f.botId)
+  },
+  410: {
+    headline: 'API key revoked (strikes)',
+    advice: (f: { botId: string }) =>
+      revoked(
+        'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an ' +
+          'earlier one; a revoked key stays revoked.',
+        f.botId
       )
-    case 404:
-      return `The service lists no bot with ID ${botId}. Check bot-id, and that the bot is listed on discord.place.`
-    case 410: {
-      const when =
-        serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
-          ? 'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.'
-          : 'The service revoked the key after five updates were refused as early within 6 hours (strikes), on this run or an earlier one; a revoked key stays revoked.'
-      return (
-        `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the ` +
-        'api-key secret. Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, ' +
-        `and put every stats job for this bot in one concurrency group (discord-place-stats-${botId}).`
-      )
-    }
-    default:
-      return undefined
   }
+}
+
+export type KeyAnswer = keyof typeof KEY_ANSWERS
+
+/** Which answer about the key or the bot a status is (401, 404, 410), else undefined. */
+export function keyAnswerOf(status: number, serviceText: string | undefined): KeyAnswer | undefined {
+  if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText)) return '410-fifth'
+  return status === 401 || status === 404 || status === 410 ? status : undefined
+}
+
+/** What to do after an answer about the key or the bot, or undefined for any other status. */
+export function keyAdvice(status: number, serviceText: string | undefined, botId: string): string | undefined {
+  const answer = keyAnswerOf(status, serviceText)
+  return answer === undefined ? undefined : KEY_ANSWERS[answer].advice({ botId })
 }
 
 /** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
 export function keyHeadline(status: number): string | undefined {
-  if (status === 401) return 'API key refused'
-  if (status === 404) return 'bot not listed on discord.place'
-  if (status === 410) return 'API key revoked (strikes)'
-  return undefined
+  const answer = keyAnswerOf(status, undefined)
+  return answer === undefined ? undefined : KEY_ANSWERS[answer].headline
 }
 
 /**

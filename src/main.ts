@@ -12,12 +12,9 @@ import { annotationText, logText } from './text.js'
 const log = (line: string): void => core.info(logText(line))
 
 /**
- * The action: settings, then the mode (stats or vote-check), then the mode's report: outputs,
- * annotations and its job summary section. The one place that decides whether the step fails.
- *
- * A cancelled workflow or a runner's time limit ends the step with a signal (SIGINT, then
- * SIGTERM). It fires the run's one AbortSignal: the request in flight is cut off, a wait ends,
- * nothing new is sent, and the mode reports exactly what it had sent and what was answered.
+ * The action: settings, then the mode (stats or vote-check), then the mode's report (outputs, annotations, job summary).
+ * The one place that decides whether the step fails. A cancelled workflow or a runner's time limit ends the step with
+ * SIGINT, then SIGTERM: it fires the run's one AbortSignal, and the mode reports exactly what it had sent and what was answered.
  */
 export async function run(): Promise<void> {
   const stop = new AbortController()

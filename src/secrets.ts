@@ -1,24 +1,17 @@
 /**
  * The one owner of secrets: `registerSecret` masks a secret for the runner and remembers every
- * form of it, in one call; `redact` removes them from any text that came from outside (an
- * answer's error text, a library's error message) before that text is cut, escaped or printed.
+ * form of it; `redact` removes them from any text that came from outside before that text is
+ * cut, escaped or printed (text.ts).
  *
- * The runner masks only the exact values registered with `::add-mask::`, and an escaped copy in
- * the job summary is not masked at all. So every form a program produces of each secret is
- * replaced here, and so is any run of at least FRAGMENT characters copied from one: a service
- * that quotes the first half of a key has still leaked half a key. A form deliberately disguised
- * (other invisible characters, fullwidth letters) is out of scope: only a party that already
- * holds the secret could write it (SECURITY.md).
+ * The runner masks only the exact values registered, and not an escaped copy in the job summary.
+ * So every form a program produces of each secret is replaced here, and so is any run of at least
+ * FRAGMENT characters copied from one: a service that quotes half a key has leaked half a key. A
+ * form deliberately disguised (other invisible characters, fullwidth letters) is out of scope:
+ * only a party that already holds the secret could write it (SECURITY.md).
  *
- * Two passes mark spans of the text to replace:
- * - the text as it is, against the forms as they are (raw, URL- and JSON-encoded, HTML- and
- *   Markdown-escaped, base64);
- * - the text as `read` reads it (escapes decoded, case folded, cuts left out), against the
- *   same forms read alike, plus the byte encodings (hex, base64 at each alignment).
- * Both are linear in the text: this runs on every log line and on answers of up to a megabyte.
- *
- * Every text the action shows passes through `redact` first (text.ts). Plain module state, the
- * runner's mask handed in, so every mode and the HTTP layer use it alike.
+ * Two passes, both linear in the text (it may be a megabyte): the text as it is, against the
+ * forms as they are; and the text as `read` reads it (escapes decoded, case folded, cuts left
+ * out), against the same forms read alike, plus the byte encodings (hex, base64 at each alignment).
  */
 
 /** The shortest piece of a secret that counts as a leak on its own. */
@@ -27,14 +20,10 @@ export const FRAGMENT = 10
 /** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
 const MIN_WHOLE = 4
 
-/** Forms shorter than FRAGMENT (matched whole), and every FRAGMENT-character window of the others. */
-interface Forms {
-  readonly whole: Set<string>
-  readonly pieces: Set<string>
-}
-/** The forms as they are, for the text as it is; and as `read` reads them, for the text read so. */
-const asIs: Forms = { whole: new Set(), pieces: new Set() }
+/** Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as they are and as `read` reads them. */
+const asIs = { whole: new Set<string>(), pieces: new Set<string>() }
 const asRead: Forms = { whole: new Set(), pieces: new Set() }
+type Forms = typeof asIs
 
 function remember(forms: Forms, form: string): void {
   if (form.length >= MIN_WHOLE && form.length < FRAGMENT) forms.whole.add(form)
@@ -42,9 +31,8 @@ function remember(forms: Forms, form: string): void {
 }
 
 /**
- * Remembers a secret (every form of it) for `redact`. Returns the forms a log line could carry
- * (as it is, URL- or JSON-encoded), for the runner's masks; the other forms are left to
- * `redact`, and so is any piece of a secret: a mask is set for the whole secret only.
+ * Remembers every form of a secret for `redact`. Returns the forms a log line could carry (as it
+ * is, URL- or JSON-encoded) for the runner's masks, which are set for the whole secret only.
  */
 export function addSecret(secret: string): string[] {
   if (secret.length === 0) return []
@@ -66,9 +54,8 @@ export function addSecret(secret: string): string[] {
 }
 
 /**
- * The base64 characters that depend on the secret's bytes alone, with 0, 1 or 2 bytes of
- * other text before it (the characters that also hold a neighbour's bits differ from copy to
- * copy), in the standard and the URL-safe alphabet.
+ * The base64 characters that depend on the secret's bytes alone (not a neighbour's bits), with 0,
+ * 1 or 2 bytes of other text before it, in the standard and the URL-safe alphabet.
  */
 function base64Interiors(bytes: Buffer): string[] {
   const interiors: string[] = []
@@ -82,27 +69,21 @@ function base64Interiors(bytes: Buffer): string[] {
 
 /** Forgets every secret (tests only). */
 export function clearSecrets(): void {
-  for (const forms of [asIs, asRead]) {
-    forms.whole.clear()
-    forms.pieces.clear()
-  }
+  for (const set of [asIs.whole, asIs.pieces, asRead.whole, asRead.pieces]) set.clear()
 }
 
 /** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
 export function redact(text: string): string {
-  if (text === '' || [asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0)) return text
+  if ([asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0)) return text
   // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
   const marks = new Int32Array(text.length + 1)
-  let any = false
   const mark = (from: number, to: number): void => {
     marks[from]! += 1
     marks[to]! -= 1
-    any = true
   }
   find(asIs, text, mark)
   const reading = read(text)
   find(asRead, reading.text, (from, to) => mark(reading.start[from]!, reading.end[to - 1]!))
-  if (!any) return text
   let out = ''
   let depth = 0
   let from = 0
@@ -148,7 +129,6 @@ function read(text: string): { text: string; start: Int32Array; end: Int32Array 
   const start = new Int32Array(size)
   const end = new Int32Array(size)
   let out = ''
-  /** `char`, read from the span `from` to `to`. */
   const add = (char: string, from: number, to: number): void => {
     if (CUT.test(char)) return
     const lower = char.toLowerCase()
@@ -156,7 +136,6 @@ function read(text: string): { text: string; start: Int32Array; end: Int32Array 
     end.fill(to, out.length, out.length + lower.length)
     out += lower
   }
-  /** `chars` as they are, from `from` on, each character its own span. */
   const plain = (chars: string, from: number): void => {
     const lower = chars.toLowerCase()
     if (lower.length !== chars.length) {
@@ -185,10 +164,9 @@ function read(text: string): { text: string; start: Int32Array; end: Int32Array 
 }
 
 /**
- * A secret as people paste it, taken apart: a variable name in front (a `.env` line,
- * `DISCORD_TOKEN=…`), quotes around it, a scheme word (`Bot …`, `Bearer …`). `value` is what is
- * left; `extra` says in words what does not belong in a secret, what was around it and what is
- * left inside it (a key or token never holds quotes, `=` or white space).
+ * A secret as people paste it, taken apart: `NAME=` in front (a `.env` line), quotes around it, a
+ * scheme word (`Bot …`, `Bearer …`). `extra` says in words what was around it and what is left
+ * inside it that a key or token never holds (quotes, `=`, white space).
  */
 export function unwrapSecret(text: string): { value: string; extra: string[] } {
   const extra: string[] = []
@@ -210,12 +188,7 @@ export function unwrapSecret(text: string): { value: string; extra: string[] } {
 /** Shorter lines of a secret are not masked on their own: they could be common words. */
 const MIN_MASKED_PART = 8
 
-/**
- * Masks a secret as a whole, never a common word in it. A secret pasted with more than itself
- * (quotes, `NAME=`, a scheme word: unwrapSecret) is also masked without it, and each line of a multi-line value
- * that is long enough on its own, because the runner masks line by line. A refused value is
- * still a secret, so this runs before any validation.
- */
+/** Masks a secret whole (never a word in it), without what was pasted around it, and each long line: the runner masks by line. */
 export function maskSecret(secret: string, mask: (secret: string) => void): void {
   if (secret === '') return
   const parts = new Set([secret])
@@ -225,21 +198,13 @@ export function maskSecret(secret: string, mask: (secret: string) => void): void
   for (const part of parts) mask(part)
 }
 
-/**
- * The credentials of a proxy the action will use (`https_proxy=http://user:password@host`):
- * the password and the whole user:password pair, as written and decoded.
- */
+/** A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password, as written and decoded. */
 export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
   const found = new Set<string>()
   for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
     const value = env[name]
-    if (!value) continue
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      continue
-    }
+    if (!value || !URL.canParse(value)) continue
+    const url = new URL(value)
     if (url.password === '') continue
     for (const text of [url.password, `${url.username}:${url.password}`]) {
       found.add(text)
@@ -254,10 +219,8 @@ export function proxyCredentials(env: Readonly<Record<string, string | undefined
 }
 
 /**
- * The one call that makes a secret safe: masks it for the runner (`setSecret`, i.e.
- * `core.setSecret`: the whole value, a token without its scheme word, each long line) and
- * remembers every form of it for `redact`. Called for every secret the moment it is read,
- * before any validation or log line.
+ * The one call that makes a secret safe: masks it for the runner (`core.setSecret`) and remembers
+ * every form of it for `redact`. A refused value is still a secret: called before any validation.
  */
 export function registerSecret(secret: string, setSecret: (form: string) => void): void {
   maskSecret(secret, part => {

@@ -2,11 +2,7 @@ import type { HttpAnswer } from './http/transport.js'
 import { excerpt } from './text.js'
 import { USER_AGENT } from './version.js'
 
-/**
- * What both modes know of the service's answers: the headers a keyed request carries, and the
- * service's own words in an answer. What an answer about the key means, and the key check,
- * live in keys.ts.
- */
+/** What both modes know of the service: a keyed request's headers, its own words in an answer (the key check: keys.ts). */
 
 /** Headers of a request that carries the key: the bare key, no scheme word (the service's rule). */
 export function keyedHeaders(apiKey: string): Record<string, string> {

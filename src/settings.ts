@@ -5,7 +5,6 @@ import { proxyCredentials, registerSecret, unwrapSecret } from './secrets.js'
 import { CONTROL_CHARACTER } from './text.js'
 import { COMMAND_COUNT_MAX, SERVER_COUNT_MAX } from './limits.js'
 
-/** What every run needs, whatever the mode. */
 interface CommonSettings {
   readonly botId: string
   /** Absent only in a dry run without a key. */
@@ -21,10 +20,11 @@ interface CommonSettings {
   readonly notes: readonly string[]
 }
 
-/** `mode: stats`: where the counts come from, and how the update is sent. */
 export interface StatsSettings extends CommonSettings {
   readonly mode: 'stats'
   readonly cooldownCheck: boolean
+  /** Hours a listing may go without an update before a passing failure of the service fails the step; undefined: off. */
+  readonly staleAfter: number | undefined
   readonly commandCount: number | undefined
   readonly serverCount: number | undefined
   /** The commands-file input as given (for messages) and resolved against the workspace. */
@@ -37,7 +37,6 @@ export interface StatsSettings extends CommonSettings {
   readonly github: GitHubContext
 }
 
-/** `mode: vote-check`: whose votes to check. */
 export interface VoteSettings extends CommonSettings {
   readonly mode: 'vote-check'
   /** The users to check, de-duplicated. */
@@ -54,22 +53,18 @@ export type Mode = Settings['mode']
 
 export const DEFAULT_BASE_URL = 'https://api.discord.place'
 
-/**
- * Set by the project's reusable workflow (.github/workflows/stats.yml) on its step: inside it,
- * GITHUB_WORKFLOW_REF names the caller's workflow, so the step could not tell otherwise.
- */
+/** Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the caller's workflow. */
 export const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW'
 
 /** Where the workflow runs: what a manifest fallback needs to read the repository. */
 export interface GitHubContext {
   readonly token: string | undefined
   readonly workspace: string
-  /** `owner/name` and the commit of the run, when known. */
   readonly repository: string | undefined
   readonly sha: string | undefined
   /** GitHub's REST API: GITHUB_API_URL, which GitHub Enterprise Server sets to its own. */
   readonly apiUrl: string
-  /** The step runs in the project's reusable workflow (stats.yml marks it), so advice speaks to its caller. */
+  /** In the project's reusable workflow, advice speaks to its caller. */
   readonly inReusableWorkflow: boolean
   /** The workflow that ran the step (`owner/repo/path@ref`), its commit, and the job: read after a strike. */
   readonly workflowRef?: string | undefined
@@ -80,54 +75,40 @@ export interface GitHubContext {
 /** Reads one input by name, trimmed; `''` when unset. */
 export type InputReader = (name: string) => string
 
-/**
- * Reads and validates every input, masking the secrets before anything else happens.
- * The only caller of `core.getInput` in the action.
- */
+type Env = Readonly<Record<string, string | undefined>>
+
+/** Reads and validates every input, masking the secrets first: the only caller of `core.getInput`. */
 export function readSettings(): Settings {
   return parseSettings(core.getInput, secret => registerSecret(secret, core.setSecret), process.env)
 }
 
 /**
- * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation,
- * so that no later message can print them. Throws an InputError for the first bad input.
+ * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation, so that
+ * no later message can print them. Throws an InputError for the first bad input.
  */
-export function parseSettings(
-  raw: InputReader,
-  mask: (secret: string) => void,
-  env: Readonly<Record<string, string | undefined>> = {}
-): Settings {
-  const seen: { botId?: string } = {}
+export function parseSettings(raw: InputReader, mask: (secret: string) => void, env: Env = {}): Settings {
   try {
-    return parseAll(raw, mask, env, seen)
+    return parseAll(raw, mask, env)
   } catch (error) {
-    // The failed run's headline names the bot when its ID was already read.
-    if (error instanceof ActionError) error.botId ??= seen.botId
+    // The failed run's headline names the bot when its ID is valid (it is read first).
+    if (error instanceof ActionError && SNOWFLAKE.test(raw('bot-id'))) error.botId ??= raw('bot-id')
     throw error
   }
 }
 
-function parseAll(
-  raw: InputReader,
-  mask: (secret: string) => void,
-  env: Readonly<Record<string, string | undefined>>,
-  seen: { botId?: string }
-): Settings {
+function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): Settings {
   const apiKey = raw('api-key')
   const discordToken = raw('discord-token')
   const githubToken = parseGitHubToken(raw('github-token'))
   for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)]) if (secret !== '') mask(secret)
-  // Every other input is echoed in messages, so none may carry a line break or other control
-  // character (a line break followed by `::` would be read by the runner as a workflow command).
+  // Every other input is echoed in messages: none may carry a line break (`::` after one is a workflow command).
   const get = oneLineInputs(raw)
 
-  // The bot first: every later refusal's headline can name it.
   const botId = parseSnowflake('bot-id', get('bot-id'))
-  seen.botId = botId
   const mode = parseMode(get('mode'))
   const dryRun = parseBoolean('dry-run', get('dry-run'))
   const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'))
-  const baseUrl = parseBaseUrl(get('base-url'))
+  const baseUrl = parseServiceUrl('base-url', get('base-url'), DEFAULT_BASE_URL)
   if (apiKey === '' && !dryRun) {
     throw new InputError(
       'api-key',
@@ -137,19 +118,15 @@ function parseAll(
     )
   }
   refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId)
-  const key =
-    apiKey === ''
-      ? undefined
-      : headerSafe(
-          'api-key',
-          apiKey,
-          "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
-        )
+  const key = headerSafe(
+    'api-key',
+    apiKey,
+    "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
+  )
   const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
   const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
-  // One request cannot outlast the whole step. request-timeout has a default (30 s), so a workflow
-  // that sets only a short timeout would meet a refusal it never asked for: the request time is
-  // cut to the step's instead, and the log says so.
+  // request-timeout has a default (30 s): a workflow that sets only a short timeout is not refused
+  // for it, the request time is cut to the step's, and the log says so.
   const notes: string[] = []
   if (requestTimeoutMs > timeoutMs) {
     notes.push(
@@ -168,32 +145,38 @@ function parseAll(
   }
   if (mode === 'stats') {
     refuseOtherMode(get, VOTE_INPUTS, 'vote-check')
-    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env) })
+    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, githubToken) })
   }
   refuseOtherMode(get, STATS_INPUTS, 'stats')
-  return Object.freeze({ ...common, mode, ...parseVoteInputs(get) })
+  const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
+  const userIds = parseUserIds(get('user-id'))
+  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's")
+  return Object.freeze({ ...common, mode, userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 })
 }
 
-type StatsInputs = Omit<StatsSettings, keyof CommonSettings | 'mode' | 'cooldownCheck'>
-type VoteInputs = Omit<VoteSettings, keyof CommonSettings | 'mode'>
-
-/** Inputs that belong to one mode. */
-const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands']
+const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands', 'stale-after']
 const VOTE_INPUTS = ['user-id', 'fail-if-not-voted']
 
-/**
- * An input of the other mode is most likely a mistake (a copied step, a wrong mode), so it
- * is refused rather than ignored. Booleans count as set when true.
- */
+/** An input of the other mode is most likely a mistake (a copied step), so it is refused, not ignored; a false boolean is unset. */
 function refuseOtherMode(get: InputReader, inputs: string[], mode: Mode): void {
   for (const input of inputs) {
     const value = get(input)
-    if (value === '' || value === 'false' || value === 'False' || value === 'FALSE') continue
+    if (value === '' || FALSE.includes(value)) continue
     throw new InputError(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`)
   }
 }
 
-function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string | undefined>>): StatsInputs {
+type StatsInputs = Omit<StatsSettings, keyof CommonSettings | 'mode' | 'cooldownCheck'>
+
+function parseStatsInputs(get: InputReader, env: Env, githubToken: string): StatsInputs {
+  const staleAfter = get('stale-after')
+  if (staleAfter !== '' && !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)) {
+    throw new InputError(
+      'stale-after',
+      `must be a whole number of hours from 7 to 720, got ${show(staleAfter)}`,
+      'Write it like 48, a few schedule periods long, or leave it empty.'
+    )
+  }
   const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'))
   const commandCount = parseCount('command-count', get('command-count'), COMMAND_COUNT_MAX)
   const serverCount = parseCount('server-count', get('server-count'), SERVER_COUNT_MAX)
@@ -205,7 +188,12 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
       'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
     )
   }
-  const token = parseDiscordToken(get('discord-token'))
+  // A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets).
+  const token = headerSafe(
+    'discord-token',
+    get('discord-token'),
+    'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
+  )
   const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
   if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
@@ -222,9 +210,8 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
     )
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
-  const githubToken = parseGitHubToken(get('github-token'))
-  if (githubToken !== '') headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.')
   return {
+    staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
     commandCount,
     serverCount,
     commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: resolve(workspace, commandsFile) },
@@ -232,7 +219,7 @@ function parseStatsInputs(get: InputReader, env: Readonly<Record<string, string 
     discordToken: token,
     discordApiUrl,
     github: Object.freeze({
-      token: githubToken === '' ? undefined : githubToken,
+      token: headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.'),
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined,
@@ -250,23 +237,15 @@ const MAX_TIMEOUT_SECONDS = 6 * 3_600
 /** A duration input in whole seconds, at least 1; the default when unset. */
 function seconds(input: string, raw: string, fallback: number, max: number): number {
   if (raw === '') return fallback * 1000
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
-  if (!(value >= 1 && value <= max)) {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
     throw new InputError(input, `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`, `Write it like ${fallback}.`)
   }
-  return value * 1000
+  return Number(raw) * 1000
 }
 
 /** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
 const MAX_USERS = 1_000
 const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
-
-function parseVoteInputs(get: InputReader): VoteInputs {
-  const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
-  const userIds = parseUserIds(get('user-id'))
-  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's")
-  return { userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 }
-}
 
 /** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
 function parseUserIds(raw: string): readonly string[] {
@@ -278,15 +257,14 @@ function parseUserIds(raw: string): readonly string[] {
       'Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.'
     )
   }
-  ids.forEach((id, i) => {
-    if (!/^\d{17,20}$/.test(id)) {
-      throw new InputError(
-        'user-id',
-        `has ${show(id)} (entry ${i + 1}), which is not a Discord user ID of 17 to 20 digits`,
-        'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.'
-      )
-    }
-  })
+  const bad = ids.findIndex(id => !SNOWFLAKE.test(id))
+  if (bad >= 0) {
+    throw new InputError(
+      'user-id',
+      `has ${show(ids[bad]!)} (entry ${bad + 1}), which is not a Discord user ID of 17 to 20 digits`,
+      'Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.'
+    )
+  }
   const unique = [...new Set(ids)]
   if (unique.length > MAX_USERS) {
     throw new InputError(
@@ -298,14 +276,13 @@ function parseUserIds(raw: string): readonly string[] {
   return Object.freeze(unique)
 }
 
-/** Inputs whose value may span lines: user IDs may be separated by newlines. Secrets are checked by headerSafe. */
+/** User IDs may be separated by newlines; secrets are checked by headerSafe. */
 const MULTILINE_INPUTS = new Set(['user-id', 'api-key', 'discord-token', 'github-token'])
 
 function oneLineInputs(get: InputReader): InputReader {
   return name => {
     const value = get(name)
-    if (MULTILINE_INPUTS.has(name)) return value
-    const bad = value.search(CONTROL_CHARACTER)
+    const bad = MULTILINE_INPUTS.has(name) ? -1 : value.search(CONTROL_CHARACTER)
     if (bad >= 0) {
       throw new InputError(
         name,
@@ -317,17 +294,13 @@ function oneLineInputs(get: InputReader): InputReader {
   }
 }
 
-/**
- * Local runners (`@github/local-action`, act without a token) pass action.yml's default
- * `${{ github.token }}` as it is written, unexpanded: that is no token, not a malformed one.
- */
+/** Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded: that is no token. */
 function parseGitHubToken(raw: string): string {
   return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw
 }
 
 function parseMode(raw: string): Mode {
-  if (raw === 'stats') return 'stats'
-  if (raw === 'vote-check') return 'vote-check'
+  if (raw === 'stats' || raw === 'vote-check') return raw
   throw new InputError(
     'mode',
     `must be "stats" or "vote-check", got ${show(raw)}`,
@@ -335,24 +308,18 @@ function parseMode(raw: string): Mode {
   )
 }
 
-/** A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets). */
-function parseDiscordToken(token: string): string | undefined {
-  if (token === '') return undefined
-  return headerSafe(
-    'discord-token',
-    token,
-    'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
-  )
-}
+const FALSE = ['false', 'False', 'FALSE']
 
 /** YAML 1.2 core-schema booleans, as `core.getBooleanInput` takes them, with a one-line error. */
 function parseBoolean(input: string, raw: string): boolean {
   if (['true', 'True', 'TRUE'].includes(raw)) return true
-  if (['false', 'False', 'FALSE'].includes(raw)) return false
+  if (FALSE.includes(raw)) return false
   throw new InputError(input, `must be true or false, got ${show(raw)}`, `Write ${input}: true or ${input}: false.`)
 }
 
 /** A Discord ID: 17 to 20 decimal digits (the OpenAPI document's DiscordSnowflake). */
+const SNOWFLAKE = /^\d{17,20}$/
+
 function parseSnowflake(input: string, raw: string): string {
   if (raw === '') {
     throw new InputError(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).")
@@ -365,7 +332,7 @@ function parseSnowflake(input: string, raw: string): string {
       `YAML read this as a number: put the ID in quotes, for example ${input}: '123456789012345678'.`
     )
   }
-  if (!/^\d{17,20}$/.test(raw)) {
+  if (!SNOWFLAKE.test(raw)) {
     throw new InputError(
       input,
       `must be a Discord ID of 17 to 20 digits, got ${show(raw)}`,
@@ -375,10 +342,7 @@ function parseSnowflake(input: string, raw: string): string {
   return raw
 }
 
-/**
- * A count as plain decimal digits within the service's range. No `parseInt`, no
- * `Number` on anything but digits: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded.
- */
+/** A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded. */
 function parseCount(input: string, raw: string, max: number, whose = "the service's"): number | undefined {
   if (raw === '') return undefined
   const range = `a whole number from 0 to ${max}`
@@ -390,27 +354,21 @@ function parseCount(input: string, raw: string, max: number, whose = "the servic
     )
   }
   const value = Number(raw)
-  if (value > max) {
-    throw new InputError(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`)
-  }
+  if (value > max) throw new InputError(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`)
   return value
 }
 
-/** The shape of a discord.place API key: 64 hexadecimal digits. */
 const PLACE_KEY = /^[0-9a-f]{64}$/i
 
-/**
- * The bot ID a Discord bot token names, or undefined when the text is not shaped like one: three
- * dot-separated base64url parts, the first of them a 17 to 20 digit ID in base64.
- */
+/** The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for another shape. */
 export function tokenBotId(text: string): string | undefined {
   const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text)
   if (parts === null) return undefined
   const id = Buffer.from(parts[1]!, 'base64url').toString('latin1')
-  return /^\d{17,20}$/.test(id) ? id : undefined
+  return SNOWFLAKE.test(id) ? id : undefined
 }
 
-/** What each secret's refusal asks the person to store. */
+/** What each secret's refusal asks the person to store, in the order they are checked. */
 const STORE_ALONE = {
   'api-key': "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
   'discord-token':
@@ -419,12 +377,9 @@ const STORE_ALONE = {
 } as const
 
 /**
- * A secret that belongs elsewhere is never sent: a Discord bot token given as api-key (secrets
- * swapped, or the wrong secret named), the same secret as discord-token or github-token, a
- * discord.place key given as discord-token, or another bot's token. The checks read the value as
- * people paste it (quotes, `NAME=`, a scheme word around it), so a quoted Discord token is named
- * as one; then anything around a secret is refused, since a key or token never holds quotes, `=`
- * or white space. Before any request; the value is never shown.
+ * A secret that belongs elsewhere (swapped, the same in two inputs, another bot's token) is never
+ * sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
+ * so a quoted Discord token is named as one; then anything around a secret is refused.
  */
 function refuseMisplacedSecrets(apiKey: string, discordToken: string, githubToken: string, botId: string): void {
   const api = unwrapSecret(apiKey)
@@ -472,22 +427,16 @@ function refuseMisplacedSecrets(apiKey: string, discordToken: string, githubToke
       `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`
     )
   }
-  for (const [input, found] of [
-    ['api-key', api],
-    ['discord-token', discord],
-    ['github-token', github]
-  ] as const) {
-    if (found.extra.length > 0) {
-      throw new InputError(input, `holds more than the secret (${found.extra.join(' and ')}), so nothing was sent`, STORE_ALONE[input])
-    }
+  const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github }
+  for (const [input, fix] of Object.entries(STORE_ALONE)) {
+    const { extra } = unwrapped[input as keyof typeof STORE_ALONE]
+    if (extra.length > 0) throw new InputError(input, `holds more than the secret (${extra.join(' and ')}), so nothing was sent`, fix)
   }
 }
 
-/**
- * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused
- * by the HTTP stack or, worse, split the header. Its value is never shown, only where.
- */
-function headerSafe(input: string, secret: string, fix: string): string {
+/** A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or split the header. */
+function headerSafe(input: string, secret: string, fix: string): string | undefined {
+  if (secret === '') return undefined
   const bad = [...secret].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
   if (bad >= 0) {
     throw new InputError(input, `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`, fix)
@@ -495,30 +444,16 @@ function headerSafe(input: string, secret: string, fix: string): string {
   return secret
 }
 
-/** The service's base address: absolute, https unless loopback, no credentials, query or fragment. */
-function parseBaseUrl(raw: string): string {
-  return parseServiceUrl('base-url', raw, DEFAULT_BASE_URL)
-}
-
-/**
- * An API base address that a secret will be sent to: absolute, https unless the host is
- * loopback (a secret never crosses a network in clear text), no credentials, query or fragment.
- */
+/** An API base address a secret is sent to: absolute, https unless the host is loopback, no credentials, query or fragment. */
 function parseServiceUrl(input: string, raw: string, standard: string): string {
   const fix = `Use ${standard} (the default) or the https address of a compatible service.`
   if (raw === '') throw new InputError(input, 'is empty', fix)
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new InputError(input, `is not an absolute URL: ${show(raw)}`, fix)
-  }
+  if (!URL.canParse(raw)) throw new InputError(input, `is not an absolute URL: ${show(raw)}`, fix)
+  const url = new URL(raw)
   if (url.username !== '' || url.password !== '') {
     throw new InputError(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`)
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
-  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new InputError(
       input,

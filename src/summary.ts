@@ -4,10 +4,8 @@ import { redact } from './secrets.js'
 import { annotationText, bounded, html, htmlLink, htmlMessage, MAX_MESSAGE_CHARS } from './text.js'
 
 /**
- * The job summary's plumbing, shared by both modes' reports: each writes one section, built
- * with @actions/core's summary builder (HTML, which GitHub renders as it is), under a size
- * that the runner keeps. Over 1 MiB the runner drops the whole summary, so every quoted text
- * is cut, and the section as a whole is capped with a note.
+ * The job summary's plumbing, shared by both modes' reports: each writes one section of HTML (GitHub renders it as it is),
+ * under a size the runner keeps. Over 1 MiB the runner drops the whole summary: every quoted text is cut, and the section capped.
  */
 
 /** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
@@ -24,10 +22,7 @@ export function markedParagraph(mark: string, label: string, message: string): s
   return `<p>${mark} <strong>${label}</strong> ${htmlMessage(bounded(message, MAX_MESSAGE_CHARS))}</p>\n`
 }
 
-/**
- * Writes the section and adds it to the job summary; a missing summary file (a local run)
- * is not an error, and a summary that cannot be written is one warning, never a crash.
- */
+/** Writes the section to the job summary: no summary file (a local run) is no error, and a failed write one warning, never a crash. */
 export async function writeSection(build: (summary: typeof core.summary) => void): Promise<void> {
   if (!process.env['GITHUB_STEP_SUMMARY']) {
     core.debug('No job summary written: GITHUB_STEP_SUMMARY is not set.')
@@ -48,10 +43,7 @@ export async function writeSection(build: (summary: typeof core.summary) => void
   }
 }
 
-/**
- * The section of a run that failed before its mode began (bad input): what went wrong, under a
- * headline that names the bot when its ID was read and says why in a few words.
- */
+/** The section of a run that failed before its mode began (bad input), under a headline naming the bot once its ID was read. */
 export function failureSection(summary: typeof core.summary, message: string, botId?: string, headline?: string): void {
   const who = botId === undefined ? 'discord.place' : html(`Bot ${botId}`)
   summary.addRaw(`<h3>❌ ${who}: failed${headline === undefined ? '' : `: ${html(headline)}`}</h3>\n`, false)
@@ -69,9 +61,8 @@ export function headlineWith(outputsFailure: string | undefined, [mark, words]: 
 }
 
 /**
- * Runs a report's output writes. Outputs that cannot be written (GITHUB_OUTPUT unwritable) must
- * not turn a finished run into a crash: the step fails with one clear error, and the summary is
- * still written. Returns that error, if any.
+ * Runs a report's output writes. Outputs that cannot be written must not turn a finished run into a crash: the step fails
+ * with one clear error (returned), and the summary is still written.
  */
 export function writeOutputsSafely(write: () => void): string | undefined {
   try {
@@ -85,14 +76,9 @@ export function writeOutputsSafely(write: () => void): string | undefined {
   }
 }
 
-/*
- * The figures and times a person reads in the summary and the log.
- */
+// The figures and times a person reads in the summary and the log.
 
-/**
- * `1,260`: thousands separated, as a bot page shows them. Written out rather than with
- * toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run.
- */
+/** `1,260`, as a bot page shows it. Not toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run. */
 export function number(value: number): string {
   const digits = String(Math.abs(Math.trunc(value)))
   return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`
@@ -106,9 +92,8 @@ export function utc(date: Date, now: Date): string {
 }
 
 /**
- * `5 h 3 min after this run`, `40 min before this run`, `under a minute after this run`: from
- * `now`, the time of the run. Said relative to the run, not to the reader, because a summary is
- * read later: "in 6 h" read the next morning would be untrue.
+ * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to the reader, because a
+ * summary is read later: "in 6 h" read the next morning would be untrue.
  */
 export function relative(date: Date, now: Date): string {
   const ms = date.getTime() - now.getTime()

@@ -18,31 +18,19 @@ export interface Policy {
   readonly maxRetryAfterMs: number
   /** Bytes of an answer kept; the rest is not read. */
   readonly maxBodyBytes: number
-  /**
-   * Sent only with at least this much of the step's time left (MIN_ATTEMPT_MS); like every
-   * attempt, it is cut to the time left. Without it, an attempt goes with any time left.
-   */
+  /** Sent only with at least this much of the step's time left (cut to it, like every attempt); else with any. */
   readonly minAttemptMs?: number
-  /** Time a reused connection must have left before its server closes it when idle (see http.ts). */
-  readonly idleMarginMs?: number
 }
 
 /**
- * The least time the stats update is sent with. Each attempt is cut to the step's time left
- * (`timeout`), so a short `timeout` (at or below `request-timeout`) still sends the update with
- * what the record read left of it. Under a second, though, no real request (a TCP and a TLS
- * handshake, then the exchange, over the internet) can finish: one sent then would almost surely
- * be cut off after the service may have read it, an outcome no one can know, for an update
- * the service allows once per 6 hours. So below this it is not sent at all.
+ * The least time the stats update is sent with. Under a second no real request (handshakes, then the exchange) can
+ * finish: it would be cut off after the service may have read it, an outcome no one can know, for an update allowed once per 6 hours.
  */
 export const MIN_ATTEMPT_MS = 1_000
 
 /**
- * The defaults every request builds its policy on: reads retry any network failure, with a
- * backoff of half a second doubling to five, honour a Retry-After of up to a minute, and keep
- * 64 KB of an answer. Each caller owns its policy, next to the request it sends (the record in
- * stats/record.ts, the update in stats/update.ts, the key check in keys.ts, the vote checks,
- * Discord and GitHub in theirs): this client knows no caller by name.
+ * The defaults every policy builds on: reads retry any network failure, back off from half a second doubling to five,
+ * honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each caller owns its policy, next to its request.
  */
 export const READ_DEFAULTS = {
   retryNetwork: 'any',
@@ -98,10 +86,15 @@ export interface Limits {
   readonly totalMs: number
 }
 
+/** What a stage of a run needs: the requests, and the log. */
+export interface Deps {
+  readonly requests: Requests
+  readonly log: (line: string) => void
+}
+
 /**
- * The one request helper: every request goes through it, under the step's deadline and the
- * run's stop signal. Once the signal fires (SIGINT/SIGTERM), the request in flight is cut off,
- * a wait ends at once, and nothing new is sent: each ends with the signal's StoppedError.
+ * Every request goes through here, under the step's deadline and the run's stop signal. Once the signal fires
+ * (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is sent: each ends with its StoppedError.
  */
 export class Requests {
   private readonly deadlineAt: number
@@ -114,10 +107,7 @@ export class Requests {
     this.deadlineAt = clock.now() + limits.totalMs
   }
 
-  /**
-   * Throws the stop reason once the run was stopped; `inFlight` when it cut off a request already
-   * sent, with the status of its answer when that had arrived.
-   */
+  /** Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its answer's status if it came. */
   throwIfStopped(inFlight = false, answeredStatus?: number): void {
     if (!this.signal.aborted) return
     const reason: unknown = this.signal.reason
@@ -125,17 +115,14 @@ export class Requests {
   }
 
   /**
-   * Sends a request under its policy. Returns the last answer, which may be a failure for
-   * the caller to explain, or throws the last NetworkError (or StoppedError once the run was
-   * stopped). `refuse` stops the retries of an answer that must not be retried; a `gate`
-   * admits each attempt and waits out 429s.
+   * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to explain), or throws the
+   * last NetworkError or the StoppedError. `refuse` ends the retries of an answer; a `gate` admits each attempt and waits out 429s.
    */
   async send<Ticket>(
     request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes' | 'signal'>,
     policy: Policy,
-    options: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
+    { refuse, gate }: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
   ): Promise<HttpAnswer> {
-    const { gate, refuse } = options
     let limited = 0
     for (let failures = 0; ;) {
       this.throwIfStopped()
@@ -143,22 +130,18 @@ export class Requests {
       this.throwIfStopped()
       let answer: HttpAnswer
       try {
-        const { maxBodyBytes, idleMarginMs } = policy
-        const timeoutMs = this.attemptTimeout(policy)
-        answer = await send({ ...request, timeoutMs, maxBodyBytes, idleMarginMs, signal: this.signal })
+        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes, signal: this.signal })
       } catch (error) {
-        if (gate) gate.settle(ticket as Ticket, undefined)
-        // Cut off by the stop signal: in flight when the request may have reached the server,
-        // answered when its status line had come.
+        gate?.settle(ticket as Ticket, undefined)
+        // Cut off by a stop: in flight when it may have reached the server, answered when its status line came.
         const network = error instanceof NetworkError ? error : undefined
-        this.throwIfStopped(network === undefined || network.delivered, network?.answered?.status)
-        if (!(error instanceof NetworkError)) throw error
-        const retry = policy.retryNetwork === 'any' || !error.delivered
-        if (!retry || ++failures >= policy.attempts) throw error
+        this.throwIfStopped(network?.delivered ?? true, network?.answered?.status)
+        if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered)) throw error
+        if (++failures >= policy.attempts) throw error
         await this.sleep(this.backoff(failures, policy), policy)
         continue
       }
-      if (gate) gate.settle(ticket as Ticket, answer)
+      gate?.settle(ticket as Ticket, answer)
       if (!policy.retryStatuses.includes(answer.status)) return answer
       const refused = refuse?.(answer)
       if (refused !== undefined) throw refused
@@ -186,7 +169,6 @@ export class Requests {
     this.throwIfStopped()
   }
 
-  /** Time left before the step's deadline. */
   remainingMs(): number {
     return this.deadlineAt - this.clock.now()
   }

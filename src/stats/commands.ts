@@ -18,30 +18,22 @@ export interface CommandList {
   readonly origin: string
 }
 
-/**
- * Counts application commands as the bot's listing should show them: each distinct
- * command (type and name) once, or with `countSubcommands` each leaf subcommand of a
- * chat-input command. Throws an ActionError naming the first malformed element.
- */
+/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
 export function countCommands(list: CommandList, countSubcommands: boolean): CommandCount {
-  const seen = new Map<string, number>()
+  const seen = new Map<string, { type: number; name: string; times: number }>()
   let count = 0
   for (const { label, value } of list.entries) {
-    const command = checkCommand(value, label, list.origin)
-    const key = `${command.type}:${command.name}`
-    const times = seen.get(key) ?? 0
-    seen.set(key, times + 1)
-    if (times > 0) continue
-    count += countSubcommands && command.type === 1 ? Math.max(1, leafSubcommands(command.options, label, list.origin)) : 1
+    const { name, type, options } = checkCommand(value, label, list.origin)
+    const key = `${type}:${name}`
+    const times = (seen.get(key)?.times ?? 0) + 1
+    seen.set(key, { type, name, times })
+    if (times > 1) continue
+    count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1
   }
-  // One warning for all duplicates: a manifest built twice over would otherwise fill the
-  // annotations (GitHub shows ten per step) with one line per command.
-  const duplicates = [...seen]
-    .filter(([, times]) => times > 1)
-    .map(([key, times]) => {
-      const [type, name] = [Number(key.slice(0, key.indexOf(':'))), key.slice(key.indexOf(':') + 1)]
-      return `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`
-    })
+  // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+  const duplicates = [...seen.values()]
+    .filter(({ times }) => times > 1)
+    .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`)
   const SHOWN = 20
   const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : ''
   const warnings =
@@ -55,13 +47,7 @@ export function countCommands(list: CommandList, countSubcommands: boolean): Com
   return { count, warnings }
 }
 
-interface CheckedCommand {
-  name: string
-  type: number
-  options: unknown[]
-}
-
-function checkCommand(value: unknown, label: string, origin: string): CheckedCommand {
+function checkCommand(value: unknown, label: string, origin: string): { name: string; type: number; options: unknown[] } {
   const where = `${origin}: ${label}`
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ActionError(`${where} is ${kind(value)}; expected a command object with a "name".`)
@@ -83,11 +69,7 @@ function checkCommand(value: unknown, label: string, origin: string): CheckedCom
   return { name, type, options }
 }
 
-/**
- * Subcommands (type 1), directly or inside groups (type 2). Two levels below the command, as
- * Discord allows (command > group > subcommand): the walk is as deep as that, whatever the
- * input's nesting.
- */
+/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
 function leafSubcommands(options: unknown[], label: string, origin: string): number {
   let leaves = 0
   options.forEach((option, i) => {
@@ -112,11 +94,7 @@ function optionType(option: unknown, label: string, origin: string): number {
   return type
 }
 
-/**
- * A value for a message: a number or a short string as written, anything else by its kind. Never
- * JSON.stringify of an object: a Discord answer is not depth-checked like a manifest, and a
- * value nested deep enough would overflow the stack.
- */
+/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
 function quote(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   if (typeof value === 'string') return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value)

@@ -1,13 +1,15 @@
+import type { Deps } from '../http/client.js'
 import { ActionError } from '../errors.js'
-import type { CountDeps, CountInputs, Counts, ResolvedCount } from './outcome.js'
+import type { CountInputs, Counts, ResolvedCount } from './outcome.js'
 import type { PublicRecord } from './window.js'
 
 /**
- * The counts known before any request to the service: the inputs, then the command manifest
- * (read and checked first, so a bad manifest fails before anything is sent). The manifest
- * module is loaded only when a run uses it.
+ * The counts known before any request to the service: the inputs, then the command manifest (read
+ * first, so a bad one fails before anything is sent; its module is loaded only when a run uses it).
  */
-export async function localCounts(inputs: CountInputs, deps: CountDeps): Promise<Counts> {
+export async function localCounts(inputs: CountInputs, deps: Deps): Promise<Counts> {
+  const fromInput = (value: number | undefined, input: string): ResolvedCount | undefined =>
+    value === undefined ? undefined : { value, source: `input ${input}`, read: false }
   const command = fromInput(inputs.commandCount, 'command-count')
   const server = fromInput(inputs.serverCount, 'server-count')
   if (command !== undefined || inputs.commandsFile === undefined) return { command, server, warnings: [] }
@@ -25,29 +27,22 @@ export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
   return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined)
 }
 
-/**
- * Fills in from Discord's API whichever count is still missing. Asked only when the update
- * will be sent: a run that the record shows will be skipped must not depend on Discord.
- */
-export async function withDiscordCounts(inputs: CountInputs, counts: Counts, deps: CountDeps): Promise<Counts> {
-  if (!needsDiscord(inputs, counts)) return counts
+/** Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a skip never depends on Discord. */
+export async function withDiscordCounts(inputs: CountInputs, counts: Counts, deps: Deps): Promise<Counts> {
   const { fillFromDiscord } = await import('./discord.js')
   return fillFromDiscord(inputs, counts, deps)
 }
 
 /**
- * Leaves out a command count of 0 that a source read while the listing shows commands (or the
- * listing is unknown): a bot that registers its commands per server has no global commands,
- * and a manifest that lists none is a build step that failed. Sent, either would erase the
- * listing's count. A `command-count: 0` input is the user's own word and is kept.
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or is unknown):
+ * a bot with per-server commands has no global ones, a manifest listing none is a failed build step, and
+ * either would erase the listing's count. A `command-count: 0` input is the user's own word and is kept.
  */
 export function withoutErasure(counts: Counts, listing: PublicRecord | undefined): Counts {
-  const command = counts.command
-  if (command === undefined || !command.read || command.value !== 0) return counts
+  const { command } = counts
   const listed = listing?.commands
-  if (listed === 0) return counts
+  if (command === undefined || !command.read || command.value !== 0 || listed === 0) return counts
   const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`
-  // The fix that helps differs by source: a bot with per-server commands needs its manifest counted.
   const fix = command.source.startsWith('Discord')
     ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
       'deploy script sends, to count those.'
@@ -56,8 +51,4 @@ export function withoutErasure(counts: Counts, listing: PublicRecord | undefined
     `The command count was left out: ${command.source} found no commands, and ${shown}; sending 0 would erase the ` +
     `count on the listing. ${fix} (command-count: 0 sends zero on purpose.)`
   return { command: undefined, server: counts.server, warnings: [...counts.warnings, warning] }
-}
-
-function fromInput(value: number | undefined, input: string): ResolvedCount | undefined {
-  return value === undefined ? undefined : { value, source: `input ${input}`, read: false }
 }

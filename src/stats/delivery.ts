@@ -1,6 +1,6 @@
 import type { NetworkError } from '../http/transport.js'
-import { DeadlineError } from '../http/client.js'
-import { type RecordDeps, readPublicRecord } from './record.js'
+import { DeadlineError, type Deps } from '../http/client.js'
+import { readPublicRecord } from './record.js'
 import { acceptsFrom, type RecordRead } from './window.js'
 
 /** How long a dropped update gets to land before the record is read again. */
@@ -20,7 +20,7 @@ const ARRIVAL_LEEWAY_MS = 60_000
  */
 export async function confirmDelivery(
   plan: { readonly baseUrl: string; readonly botId: string; readonly body: { command_count?: number; server_count?: number } },
-  deps: RecordDeps,
+  deps: Deps,
   error: NetworkError,
   sentAt: number
 ): Promise<'arrived' | 'resend' | 'unknown'> {

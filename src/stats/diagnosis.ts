@@ -6,26 +6,22 @@ import type { StatsSettings } from '../settings.js'
 
 /**
  * The largest workflow file read: several times a large workflow. Parsing cannot be cut off once
- * it starts, so the limit keeps it short: a hostile file of this size parses in well under a
- * second (about 0.3 s measured), within the step's deadline and the stop signal.
+ * it starts; a hostile file of this size parses in about 0.3 s, within the deadline and a stop.
  */
 export const MAX_WORKFLOW_BYTES = 128 * 1024
 
 /**
- * What the run already knows, which decides the one cause the file can show: `dry-run`, the set-up
- * check (what could cost a strike later); `unchecked`, a strike sent without reading the record
- * (only a schedule with cooldown-check: false explains it); `allowed`, a strike the record allowed
- * (another update came first: a missing concurrency group, or an update from elsewhere).
+ * What the run already knows, which decides the one cause the file can show: `dry-run`, what could
+ * cost a strike later; `unchecked`, a strike sent without reading the record (only a schedule
+ * explains it); `allowed`, a strike the record allowed (another update came first).
  */
 export type Evidence = 'dry-run' | 'unchecked' | 'allowed'
 
 /**
- * What the workflow that ran the step shows, in words, or undefined when it shows nothing to say.
- * The runner names the workflow (GITHUB_WORKFLOW_REF: `owner/repo/path@ref`) and the job
- * (GITHUB_JOB); the file comes from the workspace after a checkout, else through GitHub's API
- * with github-token. A file that cannot be read or parsed changes nothing. The step's deadline
- * and a stop end it with their error (StoppedError, DeadlineError): the caller says the workflow
- * was not checked. The YAML parser is loaded only here.
+ * What the workflow that ran the step (GITHUB_WORKFLOW_REF, job GITHUB_JOB) shows, in words, or
+ * undefined. The file comes from the workspace after a checkout, else through GitHub's API with
+ * github-token; one that cannot be read or parsed changes nothing. A stop or the deadline end it
+ * with their error, and the caller says the workflow was not checked.
  */
 export async function diagnoseWorkflow(
   settings: Pick<StatsSettings, 'botId' | 'cooldownCheck' | 'github'>,
@@ -41,12 +37,11 @@ export async function diagnoseWorkflow(
           'the other update came from a workflow outside that group, a manual update, or the bot itself.'
       : undefined
   }
-  const ref = /^[^/]+\/[^/]+\/(.+?)@/.exec(github.workflowRef ?? '')
-  const path = ref?.[1]
+  const path = /^[^/]+\/[^/]+\/(.+?)@/.exec(github.workflowRef ?? '')?.[1]
   if (path === undefined || github.job === undefined) return undefined
   const what = 'reading the workflow that ran this step'
   deps.requests.throwIfOver(what)
-  const text = await workflowText(path, settings, deps).catch((error: unknown) => {
+  const text = await workflowText(path, settings.github, deps.requests).catch((error: unknown) => {
     // The stop or the deadline, met while the file came through GitHub's API; anything else leaves it unread.
     if (error instanceof ActionError) throw error
     return undefined
@@ -69,12 +64,7 @@ export async function diagnoseWorkflow(
 }
 
 /** The workflow file's text: from the workspace when it is checked out, else from the repository at the workflow's commit. */
-async function workflowText(
-  path: string,
-  settings: Pick<StatsSettings, 'github'>,
-  deps: { readonly requests: Requests }
-): Promise<string | undefined> {
-  const { github } = settings
+async function workflowText(path: string, github: StatsSettings['github'], requests: Requests): Promise<string | undefined> {
   const local = join(github.workspace, path)
   const found = await stat(local).catch(() => undefined)
   if (found?.isFile()) return found.size <= MAX_WORKFLOW_BYTES ? readFile(local, 'utf8') : undefined
@@ -83,7 +73,7 @@ async function workflowText(
   const { readRepositoryFile } = await import('./github.js')
   const bytes = await readRepositoryFile(
     { token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl },
-    deps.requests
+    requests
   )
   return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined
 }

@@ -1,14 +1,13 @@
+import type { Deps } from '../http/client.js'
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { ActionError } from '../errors.js'
 import { excerpt } from '../text.js'
 import { type CommandCount, type CommandList, countCommands } from './commands.js'
-import type { CountDeps, CountInputs } from './outcome.js'
+import type { CountInputs } from './outcome.js'
 
-/** The headline of a run whose manifest is not there. */
 const NOT_FOUND = 'commands-file not found'
-
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 
@@ -18,37 +17,34 @@ export interface ManifestPlan {
   readonly path: string
   readonly countSubcommands: boolean
   readonly workspace: string
-  /** Reads the file's bytes from the repository when it is not in the workspace; absent when that cannot be tried. */
+  /** Reads the file's bytes from the repository; absent when that cannot be tried. */
   readonly fromRepository?: (pathInRepository: string) => Promise<Buffer>
-  /** Describes the repository fallback for messages, e.g. "example/bot at 0123abc". */
+  /** The repository for messages, e.g. "example/bot at 0123abc". */
   readonly repositoryLabel?: string
-  /** The step runs inside the project's reusable workflow: its caller cannot add a checkout to that job. */
+  /** In the project's reusable workflow, whose caller cannot add a checkout to the job. */
   readonly inReusableWorkflow?: boolean
 }
 
 export interface ManifestCount extends CommandCount {
-  /** Where the manifest was read: the workspace, or the repository through the GitHub API. */
   readonly readFrom: 'workspace' | 'repository'
 }
 
 /** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
-export async function manifestCount(inputs: CountInputs, deps: CountDeps): Promise<ManifestCount> {
+export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<ManifestCount> {
   const file = inputs.commandsFile!
-  const { token, repository, sha, workspace, apiUrl } = inputs.github
+  const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github
   const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
+  const label = canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined
   deps.log(`Counting the commands in ${file.path}.`)
   return countManifest({
-    given: file.given,
-    path: file.path,
+    ...file,
     countSubcommands: inputs.countSubcommands,
     workspace,
-    repositoryLabel: canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined,
-    inReusableWorkflow: inputs.github.inReusableWorkflow,
+    repositoryLabel: label,
+    inReusableWorkflow,
     fromRepository: canFallBack
       ? async path => {
-          deps.log(
-            `commands-file ${file.given} is not in the workspace; reading it from ${repository} at ${sha.slice(0, 12)} through the GitHub API.`
-          )
+          deps.log(`commands-file ${file.given} is not in the workspace; reading it from ${label} through the GitHub API.`)
           const { readRepositoryFile } = await import('./github.js')
           return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests)
         }
@@ -56,10 +52,7 @@ export async function manifestCount(inputs: CountInputs, deps: CountDeps): Promi
   })
 }
 
-/**
- * Reads a command manifest and counts it. The file comes from the workspace; when a
- * scheduled workflow has no checkout, from the repository at the run's commit.
- */
+/** Reads a command manifest from the workspace or, when a workflow has no checkout, the repository at the run's commit. */
 export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> {
   const origin = `Input 'commands-file' (${plan.given})`
   const local = await readLocal(plan, origin)
@@ -68,9 +61,8 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   const inRepository = relative(plan.workspace, plan.path)
   const outside = isOutside(plan.workspace, plan.path)
   const notFound = `${origin}: no file at ${plan.path}`
-  // A checked-out workspace holds the repository already: the file is missing because of a typo
-  // or a build step that did not write it, and the repository would not have it either.
-  if (!outside && (await isCheckedOut(plan.workspace))) {
+  // A checked-out workspace holds the repository already: a typo, or a build step that did not write the file.
+  if (!outside && (await stat(join(plan.workspace, '.git')).then(Boolean, () => false))) {
     throw new ActionError(
       `${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
         'Check the path for a typo, and that the step that writes the file runs before this one.',
@@ -86,10 +78,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
     const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
     throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND })
   }
-  let bytes: Buffer
-  try {
-    bytes = await plan.fromRepository(inRepository.split('\\').join('/'))
-  } catch (error) {
+  const bytes = await plan.fromRepository(inRepository.split('\\').join('/')).catch((error: unknown) => {
     if (error instanceof ActionError) throw error
     const reason = error instanceof Error ? error.message : String(error)
     if ((error as { network?: unknown }).network === true) {
@@ -103,27 +92,21 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
       `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
       { headline: NOT_FOUND }
     )
-  }
+  })
   if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
   return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' }
 }
 
 /**
- * The file's text, or undefined when there is no such file. The file is untrusted: it is read
- * only if it is a regular file inside the workspace once symlinks are resolved (a link must
- * not lead the action to read, and quote, a file elsewhere on the runner), it is opened without
- * blocking (opening a FIFO would otherwise wait forever for a writer), and no more than the
- * size limit is ever read, whatever the file claims its size is.
+ * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the workspace once links are
+ * resolved (or a link could make the action quote a file elsewhere), without blocking (a FIFO would wait), up to the size limit.
  */
 async function readLocal(plan: ManifestPlan, origin: string): Promise<string | undefined> {
-  let real: string
-  try {
-    real = await realpath(plan.path)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+  const real = await realpath(plan.path).catch(({ code }: NodeJS.ErrnoException) => {
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
     throw cannotRead(origin, plan.path, code)
-  }
+  })
+  if (real === undefined) return undefined
   const workspace = await realpath(plan.workspace).catch(() => plan.workspace)
   if (isOutside(workspace, real)) {
     throw new ActionError(
@@ -131,19 +114,14 @@ async function readLocal(plan: ManifestPlan, origin: string): Promise<string | u
         'Give the path of a file in the repository; a symbolic link may not point out of the workspace.'
     )
   }
-  let handle: FileHandle
+  let handle: FileHandle | undefined
   try {
     handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    throw cannotRead(origin, plan.path, (error as NodeJS.ErrnoException).code)
-  }
-  try {
     const stats = await handle.stat()
     if (stats.isDirectory()) throw new ActionError(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`)
     if (!stats.isFile()) {
       throw new ActionError(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`)
     }
-    if (stats.size > MAX_MANIFEST_BYTES) throw tooLarge(origin)
     const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1)
     if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
     return decodeManifest(bytes, origin)
@@ -151,7 +129,7 @@ async function readLocal(plan: ManifestPlan, origin: string): Promise<string | u
     if (error instanceof ActionError) throw error
     throw cannotRead(origin, plan.path, (error as NodeJS.ErrnoException).code)
   } finally {
-    await handle.close()
+    await handle?.close()
   }
 }
 
@@ -165,13 +143,6 @@ async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
     length += bytesRead
   }
   return buffer.subarray(0, length)
-}
-
-async function isCheckedOut(workspace: string): Promise<boolean> {
-  return stat(join(workspace, '.git')).then(
-    () => true,
-    () => false
-  )
 }
 
 /** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
@@ -198,12 +169,7 @@ function isOutside(root: string, path: string): boolean {
   return /^\.\.(?:[\\/]|$)/.test(inside) || isAbsolute(inside)
 }
 
-/**
- * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
- * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE
- * with a BOM). Anything else is refused, naming the encoding and the fix, rather than read as
- * garbage and quoted in an error. The same for a file from the workspace and from GitHub's API.
- */
+/** A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell 5.1's `>`); else refused by name. */
 export function decodeManifest(bytes: Buffer, origin: string): string {
   const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
   const refuse = (what: string): ActionError =>
@@ -214,23 +180,18 @@ export function decodeManifest(bytes: Buffer, origin: string): string {
   // UTF-32 first: its little-endian byte order mark, FF FE 00 00, begins with UTF-16's.
   if (bytes.length >= 4 && (bytes.readUInt32LE(0) === 0xfeff || bytes.readUInt32BE(0) === 0xfeff)) throw refuse('is UTF-32')
   if (sample.length >= 4 && zeros >= (sample.length * 3) / 4) throw refuse('looks like UTF-32 (three bytes in four are zero)')
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strictUtf8(bytes.subarray(3), origin, fix)
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
   if (bytes[0] === 0xfe && bytes[1] === 0xff) {
     // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
-    return Buffer.from(bytes.subarray(2, bytes.length & ~1))
-      .swap16()
-      .toString('utf16le')
+    const swapped = Buffer.from(bytes.subarray(2, bytes.length & ~1)).swap16()
+    return swapped.toString('utf16le')
   }
-  if (sample.length >= 4 && zeros >= sample.length / 4) {
+  if (!bom && sample.length >= 4 && zeros >= sample.length / 4) {
     throw refuse('looks like UTF-16 without a byte order mark (every other byte is zero)')
   }
-  return strictUtf8(bytes, origin, fix)
-}
-
-function strictUtf8(bytes: Buffer, origin: string, fix: string): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return new TextDecoder('utf-8', { fatal: true }).decode(bom ? bytes.subarray(3) : bytes)
   } catch {
     throw new ActionError(
       `${origin} is not UTF-8 (a legacy code page such as Windows-1252, or a binary file?), so it is not read. ${fix}`,
@@ -258,8 +219,7 @@ function tooLarge(origin: string): ActionError {
 
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
-  // A manifest that lists no commands is valid; whether its 0 is sent is the stats mode's call
-  // (counts.ts, withoutErasure), made once the listing's count is known.
+  // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call (counts.ts).
   const json = parseJson(text.replace(/^\uFEFF/, ''), origin)
   try {
     return countCommands(manifestEntries(json, origin), countSubcommands)
@@ -267,7 +227,7 @@ export function countManifestText(text: string, origin: string, countSubcommands
     const cut = error instanceof ActionError ? powerShellCut(json) : undefined
     if (cut === undefined) throw error
     throw new ActionError(
-      `${error instanceof Error ? error.message : String(error)} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
+      `${(error as ActionError).message} The manifest looks cut short by PowerShell's ConvertTo-Json, ` +
         `which writes objects deeper than its -Depth (2 by default) as text like ${excerpt(JSON.stringify(cut))}: add -Depth 20 to ConvertTo-Json.`,
       { headline: 'commands-file cut by ConvertTo-Json' }
     )
@@ -285,18 +245,16 @@ function powerShellCut(json: unknown, depth = 0): string | undefined {
   return undefined
 }
 
-/**
- * The accepted shapes, all seen in real projects: an array of command objects (what a
- * deploy script sends to Discord, or a saved GET of the commands); an object with a
- * `commands` array; an object keyed by command name whose values are command objects.
- */
+/** The shapes seen in real projects: an array of commands (as sent to Discord), an object with a `commands` array, or keyed by name. */
 function manifestEntries(json: unknown, origin: string): CommandList {
-  if (Array.isArray(json)) return { origin, entries: json.map((value, i) => ({ label: `[${i}]`, value })) }
+  const list = (items: unknown[], prefix = ''): CommandList => ({
+    origin,
+    entries: items.map((value, i) => ({ label: `${prefix}[${i}]`, value }))
+  })
+  if (Array.isArray(json)) return list(json)
   if (typeof json === 'object' && json !== null) {
     const fields = json as Record<string, unknown>
-    if (Array.isArray(fields['commands'])) {
-      return { origin, entries: fields['commands'].map((value, i) => ({ label: `commands[${i}]`, value })) }
-    }
+    if (Array.isArray(fields['commands'])) return list(fields['commands'], 'commands')
     const values = Object.entries(fields)
     if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
       return {
@@ -307,31 +265,27 @@ function manifestEntries(json: unknown, origin: string): CommandList {
     }
   }
   throw new ActionError(
-    `${origin} holds ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    `${origin} holds ${json === null ? 'null' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
       'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
   )
 }
 
-/**
- * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
- * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing
- * built on it should have to walk that deep.
- */
+/** A command manifest is about 12 levels deep (command, group, subcommand, option, choice, localisations): far deeper text is not one. */
 const MAX_DEPTH = 100
 
 /** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */
 function parseJson(text: string, origin: string): unknown {
   const deep = tooDeepAt(text)
   if (deep !== undefined) {
+    const before = text.slice(0, deep).split('\n')
     throw new ActionError(
-      `${origin} is nested more than ${MAX_DEPTH} levels deep at ${locate(text, deep)}; a command manifest is about 12 levels deep. Check the path and the file.`
+      `${origin} is nested more than ${MAX_DEPTH} levels deep at line ${before.length}, column ${before.at(-1)!.length + 1}; a command manifest is about 12 levels deep. Check the path and the file.`
     )
   }
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
-    // Node's own message says where: the position (with its line and column on Node 24), or the
-    // text around an unexpected token, which may hold line breaks and control characters: escaped.
+    // Node's message says where: a position (line and column on Node 24) or the text around a token, escaped.
     throw new ActionError(`${origin} is not valid JSON: ${excerpt(error instanceof Error ? error.message : String(error), 200)}`)
   }
 }
@@ -354,9 +308,4 @@ function tooDeepAt(text: string): number | undefined {
     }
   }
   return undefined
-}
-
-function locate(text: string, offset: number): string {
-  const before = text.slice(0, offset).split('\n')
-  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`
 }

@@ -1,13 +1,13 @@
 import type { ActionError } from '../errors.js'
-import type { Requests } from '../http/client.js'
-import type { KeyCheck } from '../keys.js'
+import { KEY_ANSWERS, type KeyAnswer, type KeyCheck, keyAnswerOf } from '../keys.js'
 import type { StatsSettings } from '../settings.js'
-import type { RecordRead } from './window.js'
+import { utc, when } from '../summary.js'
+import { lastUpdate, type RecordRead } from './window.js'
 
 /**
- * The words the stages of a stats run share: the counts (inputs, manifest, Discord), what was
- * sent, and the outcome the report renders. Types only, so that every stage imports them and
- * none imports another stage for them.
+ * What the stages of a stats run share: the counts (inputs, manifest, Discord), what was sent,
+ * and the outcome, with each outcome's words (the table below), which the report renders. No
+ * stage imports another stage for them.
  */
 
 /** A count and where it came from, so the log and the summary can say so. */
@@ -32,18 +32,13 @@ export type CountInputs = Pick<
   'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
 >
 
-export interface CountDeps {
-  readonly requests: Requests
-  readonly log: (line: string) => void
-}
-
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
 export interface StatsBody {
   command_count?: number
   server_count?: number
 }
 
-export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'dry-run' | 'failed'
+export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'deferred' | 'dry-run' | 'failed'
 
 /**
  * Why nothing was sent (or, in a dry run, why a real run would send nothing):
@@ -86,9 +81,281 @@ export interface StatsOutcome {
   /** After the 6-hour refusal: its likely cause. */
   readonly strikeCause: StrikeCause | undefined
   readonly keyCheck: KeyCheck | undefined
+  /** The service's passing failure that a deferred (or stale) run names: its answer, or the connection's failure. */
+  readonly failure: string | undefined
+  /** stale-after, in hours, when it judged this run: the summary and the line then give the listing's age. */
+  readonly staleAfter: number | undefined
   /** What the person reading the log must know about this run, each one a warning. */
   readonly warnings: readonly string[]
   readonly error: ActionError | undefined
   /** When the outcome was decided, by the runner's clock: times are shown relative to it. */
   readonly at: Date
+}
+
+const HOUR = 60 * 60 * 1000
+
+/**
+ * The stats mode's outcomes: for each, its `result`, the summary headline's mark and words, and
+ * what the run says (the log line or annotation of a run that succeeds, the error of one that
+ * fails, with its advice). This table is the one home of those words: `npm run docs` writes
+ * them into docs/troubleshooting.md.
+ */
+
+/** What a sentence may name, already in words; the docs pass placeholders such as `<time>`. Unknown is undefined. */
+export interface Facts {
+  readonly botId: string
+  /** The update's body as JSON. */
+  readonly body: string
+  readonly withCommands: boolean
+  /** When the next update is accepted, and when the counts were last updated. */
+  readonly next: string | undefined
+  readonly last: string | undefined
+  /** The answer's status, and the service's words in it. */
+  readonly status: string
+  readonly said: string | undefined
+  /** When another run updated the counts (a strike from overlapping runs). */
+  readonly overlap: string | undefined
+  /** The listing's age in hours and stale-after, when stale-after judged the run. */
+  readonly age: string | undefined
+  readonly staleAfter: string
+  /** The network failure; why a dry run would not send; what the workflow file shows; what a stop cut short. */
+  readonly failure: string
+  readonly reason: string
+  readonly workflow: string | undefined
+  readonly stopped: string | undefined
+}
+
+type Words = (facts: Facts) => string
+
+export interface Outcome {
+  readonly result: StatsResult
+  readonly mark: string
+  /** The summary headline's words after the bot's name; after "failed: " for a failure. */
+  readonly headline: Words
+  readonly says: Words
+}
+
+const group = (f: Facts): string => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`
+const quoted = (f: Facts): string => (f.said === undefined ? '' : `: "${f.said}"`)
+const then = (f: Facts, lead: string): string => (f.next === undefined ? '' : `${lead}${f.next}`)
+const young = (f: Facts): string =>
+  f.age === undefined ? '' : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`
+
+/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
+export const answeredWith = (status: number | string, said: string | undefined): string =>
+  `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`
+
+function failure(headline: string, advice: Words): Outcome {
+  return {
+    result: 'failed',
+    mark: '❌',
+    headline: () => headline,
+    says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
+  }
+}
+
+function strike(cause: Words, overlap = false): Outcome {
+  return {
+    result: 'cooldown',
+    mark: '🛑',
+    headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
+    says: f =>
+      `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
+      `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+      `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
+      `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
+  }
+}
+
+function skipped(mark: string, headline: Words, reason: Words): Outcome {
+  return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` }
+}
+
+/** Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in a dry run. */
+const REASONS = {
+  recent: f =>
+    `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
+    `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
+  unverified: () =>
+    'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
+    'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+    'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
+  unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
+  nothing: () => 'no count was left to send (see the warning).'
+} satisfies Record<string, Words>
+
+const KEYS = Object.fromEntries(
+  Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }]) => [`key-${answer}`, failure(headline, advice)])
+) as Record<`key-${KeyAnswer}`, Outcome>
+
+export const STATS_OUTCOMES = {
+  updated: {
+    result: 'updated',
+    mark: '✅',
+    headline: f => `updated${then(f, ', next update from ')}`,
+    says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
+  },
+  'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
+  'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
+  'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
+  'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
+  'rate-limited': {
+    result: 'rate-limited',
+    mark: '⏸️',
+    headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
+    says: f =>
+      `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
+      `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
+  },
+  deferred: {
+    result: 'deferred',
+    mark: '⏸️',
+    headline: f => `deferred, the listing ${f.age} old`,
+    says: f => `Stats update deferred: ${f.failure}.${young(f)} The update was not repeated; the next run will try again.`
+  },
+  stale: {
+    result: 'failed',
+    mark: '❌',
+    headline: f => `no update for ${f.age}`,
+    says: f =>
+      `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
+      `failed too: ${f.failure}. The update was not repeated; the next run will try again.`
+  },
+  'dry-run': {
+    result: 'dry-run',
+    mark: '🧪',
+    headline: () => 'dry run: nothing sent, a real run would send',
+    says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
+  },
+  'dry-run-not-due': {
+    result: 'dry-run',
+    mark: '🧪',
+    headline: () => 'dry run: nothing sent, a real run would not send',
+    says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
+  },
+  'strike-overlap': strike(
+    f =>
+      `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
+      'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
+      `bot in one concurrency group (${group(f)}) so that they queue.`,
+    true
+  ),
+  'strike-unverified': strike(
+    () =>
+      'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
+      '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'
+  ),
+  'strike-unchecked': strike(
+    () =>
+      'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
+      'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'
+  ),
+  'strike-unknown': strike(
+    f =>
+      'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
+      `record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`
+  ),
+  'server-count-refused': failure(
+    'count refused by discord.place',
+    f =>
+      'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+      `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
+      '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
+  ),
+  'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
+  ...KEYS,
+  redirect: failure(
+    'redirect not followed',
+    () =>
+      "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."
+  ),
+  'service-failed': failure(
+    'discord.place failed on its side',
+    () =>
+      'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
+      'could count as an early one); the next run will try again.'
+  ),
+  unexpected: {
+    ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
+    headline: f => `unexpected answer (${f.status})`
+  },
+  unreachable: {
+    result: 'failed',
+    mark: '❌',
+    headline: () => 'discord.place unreachable',
+    says: f =>
+      `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+  },
+  'no-answer': {
+    result: 'failed',
+    mark: '❌',
+    headline: () => 'no answer to the update',
+    says: f =>
+      `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
+      "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+  },
+  'no-answer-twice': {
+    result: 'failed',
+    mark: '❌',
+    headline: () => 'no answer to the update',
+    says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
+  }
+} satisfies Record<string, Outcome>
+
+export type OutcomeId = keyof typeof STATS_OUTCOMES
+
+/**
+ * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
+ * for a 400 whether a server count was refused) or else the error's own.
+ */
+export function outcomeOf(outcome: StatsOutcome): OutcomeId | undefined {
+  switch (outcome.result) {
+    case 'skipped':
+      return ({ recent: 'too-soon', unverified: 'not-verified', unchecked: 'record-unchecked', nothing: 'no-count' } as const)[
+        outcome.skip!
+      ]
+    case 'dry-run':
+      return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due'
+    case 'cooldown':
+      return `strike-${outcome.strikeCause ?? 'unknown'}`
+    case 'failed':
+      return undefined
+    default:
+      return outcome.result
+  }
+}
+
+/** Which outcome the service's failing answer to the update is. */
+export function failureOf(status: number, said: string | undefined, withServerCount: boolean): OutcomeId {
+  if (status === 400) return withServerCount && !/command/i.test(said ?? '') ? 'server-count-refused' : 'count-refused'
+  const key = keyAnswerOf(status, said)
+  if (key !== undefined) return `key-${key}`
+  if (status >= 300 && status < 400) return 'redirect'
+  return status >= 500 ? 'service-failed' : 'unexpected'
+}
+
+/** A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a sentence names it. */
+export function factsOf(outcome: Omit<StatsOutcome, 'result'>, more: Partial<Facts> = {}): Facts {
+  const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
+  const facts: Facts = {
+    botId: '',
+    body: JSON.stringify(outcome.body),
+    withCommands: outcome.body.command_count !== undefined,
+    next: outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at),
+    last: last === undefined ? undefined : when(last, outcome.at),
+    status: String(outcome.status),
+    said: outcome.answer,
+    overlap: outcome.overlap === undefined ? undefined : utc(outcome.overlap, outcome.at),
+    age:
+      outcome.staleAfter === undefined || last === undefined
+        ? undefined
+        : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
+    staleAfter: String(outcome.staleAfter),
+    failure: outcome.failure ?? '',
+    reason: '',
+    workflow: undefined,
+    stopped: undefined,
+    ...more
+  }
+  return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) }
 }

@@ -1,6 +1,6 @@
 import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from '../http/client.js'
+import { type Deps, type Policy, READ_DEFAULTS, SERVER_ERRORS } from '../http/client.js'
 import { serviceError } from '../service.js'
 import { excerpt } from '../text.js'
 import { USER_AGENT } from '../version.js'
@@ -12,11 +12,6 @@ import { acceptsFrom, type PublicRecord, type RecordRead } from './window.js'
  * update, the re-read after a strike and the delivery check after a failure; what a record
  * says of the 6-hour window is window.ts.
  */
-
-export interface RecordDeps {
-  readonly requests: Requests
-  readonly log: (line: string) => void
-}
 
 /**
  * The record keeps the key safe, so it is read patiently: 5xx and network failures are retried
@@ -46,7 +41,7 @@ const FUTURE_TOLERANCE_MS = 60 * 60 * 1000
  * that would be a strike whenever the last one was recent. Only the step's own deadline
  * passing throws (DeadlineError).
  */
-export async function readPublicRecord(plan: { readonly baseUrl: string; readonly botId: string }, deps: RecordDeps): Promise<RecordRead> {
+export async function readPublicRecord(plan: { readonly baseUrl: string; readonly botId: string }, deps: Deps): Promise<RecordRead> {
   const url = `${plan.baseUrl}/bots/${plan.botId}`
   deps.log(`Reading the bot's public record: GET ${url}`)
   for (let waits = 0; ; waits++) {
@@ -138,7 +133,7 @@ export function holdBack(
   return undefined
 }
 
-function unreadable(deps: RecordDeps, read: RecordRead & { ok: false }): RecordRead {
+function unreadable(deps: Deps, read: RecordRead & { ok: false }): RecordRead {
   deps.log(`Could not read the public record (${read.reason}).`)
   return read
 }

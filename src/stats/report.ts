@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import type { StatsSettings } from '../settings.js'
 import { botTitle, headlineWith, markedParagraph, number, when, writeOutputsSafely, writeSection } from '../summary.js'
 import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS } from '../text.js'
-import type { ResolvedCount, StatsOutcome } from './outcome.js'
+import { factsOf, outcomeOf, type ResolvedCount, STATS_OUTCOMES, type StatsOutcome } from './outcome.js'
 import { lastUpdate } from './window.js'
 
 /**
@@ -47,6 +47,8 @@ export function writeOutputs(outcome: StatsOutcome): void {
   if (outcome.body.server_count !== undefined) core.setOutput('server-count', outcome.body.server_count)
   if (outcome.status !== undefined) core.setOutput('status', outcome.status)
   if (outcome.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+  const last = outcome.result === 'updated' ? outcome.at : outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
+  if (last !== undefined) core.setOutput('last-updated-at', last.toISOString())
 }
 
 /**
@@ -76,97 +78,37 @@ interface OutcomeLine {
 
 /** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
 export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
-  const next = outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at)
-  const body = JSON.stringify(outcome.body)
-  const said = outcome.answer === undefined ? '' : `: "${outcome.answer}"`
+  const id = outcomeOf(outcome)
+  const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
   switch (outcome.result) {
-    case 'updated':
-      return { kind: 'info', title: 'Stats updated', text: `Stats updated (${body}). The next update is accepted from ${next}.` }
     case 'skipped':
-      return { kind: 'notice', title: 'Stats not sent', text: `Stats not sent: ${whyNotSent(outcome)}` }
+      return { kind: 'notice', title: 'Stats not sent', text }
+    case 'rate-limited':
+      return { kind: 'warning', title: 'Update turned away by the rate limit (no strike)', text }
+    case 'deferred':
+      return { kind: 'warning', title: 'Stats update deferred', text }
     case 'cooldown':
       // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
-      return {
-        kind: 'info',
-        title: 'Update refused: strike counted',
-        text: 'The service refused the update as too early: a strike was counted.'
-      }
-    case 'rate-limited':
-      return {
-        kind: 'warning',
-        title: 'Update turned away by the rate limit (no strike)',
-        text:
-          `The service's request limiter turned the update away (429${said}) before looking at it: nothing was stored and ` +
-          `no strike was counted. ${next === undefined ? 'Try again in 30 minutes.' : `Try again from ${next}.`}`
-      }
-    case 'dry-run':
-      return {
-        kind: 'info',
-        title: 'Dry run',
-        text: `Dry run: nothing sent. ${outcome.skip === undefined ? `A real run would send ${body}.` : `A real run would not send: ${whyNotSent(outcome)}`}`
-      }
+      return { kind: 'info', title: '', text: 'The service refused the update as too early: a strike was counted.' }
     case 'failed':
       return {
         kind: 'info',
-        title: 'Failed',
+        title: '',
         text:
           outcome.delivery === 'not-sent'
             ? 'The run failed before any stats update was sent; the error says why.'
             : 'The stats update failed; the error says why.'
       }
-  }
-}
-
-/** Why no update was sent (or would be), for a skipped run or a dry run. */
-function whyNotSent(outcome: StatsOutcome): string {
-  switch (outcome.skip) {
-    case 'recent': {
-      const read = outcome.record?.ok ? outcome.record.record : undefined
-      const last = read === undefined ? undefined : lastUpdate(read)
-      return (
-        `the counts were updated less than 6 hours ago${last === undefined ? '' : ` (${when(last, outcome.at)})`}, and the ` +
-        `service accepts one update per 6 hours. The next update is accepted from ${outcome.nextUpdateAt === undefined ? 'a later run' : when(outcome.nextUpdateAt, outcome.at)}.`
-      )
-    }
-    case 'unverified':
-      return (
-        'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: ' +
-        'an update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
-        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the ' +
-        'risk of a strike.'
-      )
-    case 'unchecked':
-      return "the bot's public record could not be checked (see the warning); the next run will try again."
-    case 'nothing':
-      return 'no count was left to send (see the warning).'
-    case undefined:
-      return 'nothing was due.'
+    default:
+      return { kind: 'info', title: '', text }
   }
 }
 
 /** The headline's mark and words. */
 function headline(outcome: StatsOutcome): [mark: string, words: string] {
-  const next = outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at)
-  switch (outcome.result) {
-    case 'updated':
-      return ['✅', `updated${next === undefined ? '' : `, next update from ${next}`}`]
-    case 'skipped':
-      if (outcome.skip === 'recent') return ['⏭️', `not sent: too soon${next === undefined ? '' : `, next update from ${next}`}`]
-      if (outcome.skip === 'nothing') return ['⚠️', 'not sent: no count to send']
-      if (outcome.skip === 'unverified') return ['⏸️', 'not sent: the bot is not verified yet']
-      return ['⚠️', "not sent: the bot's record could not be checked"]
-    case 'cooldown':
-      return ['🛑', `refused: strike counted${outcome.overlap === undefined ? '' : ' (another run updated first)'}`]
-    case 'rate-limited':
-      return ['⏸️', `turned away by the rate limit, no strike${next === undefined ? '' : `; try again from ${next}`}`]
-    case 'dry-run':
-      return [
-        '🧪',
-        outcome.skip === undefined ? 'dry run: nothing sent, a real run would send' : 'dry run: nothing sent, a real run would not send'
-      ]
-    case 'failed':
-      return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`]
-  }
+  const id = outcomeOf(outcome)
+  if (id === undefined) return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`]
+  return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))]
 }
 
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */

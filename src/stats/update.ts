@@ -1,16 +1,19 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { DeadlineError, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS, type Requests } from '../http/client.js'
+import { DeadlineError, type Deps, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS } from '../http/client.js'
 import { checkKey } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import type { Evidence } from './diagnosis.js'
-import { afterRefusal, answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage, whatWasSent } from './answers.js'
+import { afterRefusal, answerFromStatusLine, kindOf429, whatWasSent } from './answers.js'
 import { localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
 import { confirmDelivery } from './delivery.js'
-import type { Counts, Delivery, SkipReason, StatsBody, StatsOutcome } from './outcome.js'
+import type { Counts, Delivery, OutcomeId, SkipReason, StatsBody, StatsOutcome } from './outcome.js'
+import { answeredWith, factsOf, failureOf, STATS_OUTCOMES } from './outcome.js'
 import { holdBack, readPublicRecord } from './record.js'
-import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead } from './window.js'
+import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead } from './window.js'
+
+const HOUR_MS = 60 * 60 * 1000
 
 /**
  * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
@@ -19,11 +22,6 @@ import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, type RecordRead } from './wi
  * handshake), never after any answer; after a failure that may have delivered it (a reset or a
  * timeout once the request was out), only when a fresh read of the public record shows it did
  * not arrive (delivery.ts). It is sent with at least MIN_ATTEMPT_MS of the step's time left.
- *
- * It reuses the record read's connection only while that one has been idle under 2 s of the
- * service's 5 s keep-alive: a reset as the server closes an idle connection cannot tell whether
- * the PATCH arrived. The margin covers the round trip by which the server's idle clock runs
- * ahead of ours; in a run the PATCH follows the read within milliseconds, so it costs nothing.
  */
 export const STATS_POLICY: Policy = {
   ...READ_DEFAULTS,
@@ -31,13 +29,7 @@ export const STATS_POLICY: Policy = {
   attempts: 2,
   retryStatuses: [],
   retryNetwork: 'undelivered',
-  minAttemptMs: MIN_ATTEMPT_MS,
-  idleMarginMs: 3_000
-}
-
-export interface StatsDeps {
-  readonly requests: Requests
-  readonly log: (line: string) => void
+  minAttemptMs: MIN_ATTEMPT_MS
 }
 
 /** What a run knows so far: a failure or a stop reports it. */
@@ -57,16 +49,10 @@ interface Progress {
  * check skips an update the service would refuse as early; when the record cannot be read for
  * a reason that may pass, nothing is sent (a blind update is a strike whenever the last one was
  * recent). A run that sends nothing still checks the key, with a request that spends no update.
- *
- * The PATCH is never repeated after an answer (a received status line is one): an update
- * the service refuses as early is a strike against the key, and 5 strikes within 6 hours
- * revoke it (410). The request policy (http/client.ts) sends it again only when the connection
- * failed before it could reach the service; after a failure that may have delivered it, a
- * fresh read of the record decides (delivery.ts), once.
- *
+ * The PATCH is never repeated after an answer (a received status line is one): see STATS_POLICY.
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
-export async function runStats(settings: StatsSettings, deps: StatsDeps): Promise<StatsOutcome> {
+export async function runStats(settings: StatsSettings, deps: Deps): Promise<StatsOutcome> {
   const progress: Progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', status: undefined, warnings: [] }
   try {
     return await decide(settings, deps, progress)
@@ -80,7 +66,7 @@ export async function runStats(settings: StatsSettings, deps: StatsDeps): Promis
   }
 }
 
-async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progress): Promise<StatsOutcome> {
+async function decide(settings: StatsSettings, deps: Deps, progress: Progress): Promise<StatsOutcome> {
   progress.counts = await localCounts(settings, deps)
   logCounts(progress.counts, deps)
   progress.body = bodyOf(progress.counts)
@@ -92,23 +78,19 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
       return notSent(settings, deps, progress, held.skip, held.nextUpdateAt)
     }
   }
-  const { record } = progress
-  const { dryRun } = settings
-  const from = record?.ok ? acceptsFrom(record) : undefined
-
   // The update is due: now, and only now, Discord is asked for what it fills in.
-  const listing = record?.ok ? record.record : undefined
+  const { record } = progress
   if (needsDiscord(settings, progress.counts)) {
     progress.counts = await withDiscordCounts(settings, progress.counts, deps)
     logCounts(progress.counts, deps, 'Discord')
   }
-  progress.counts = withoutErasure(progress.counts, listing)
+  progress.counts = withoutErasure(progress.counts, record?.ok ? record.record : undefined)
   progress.body = bodyOf(progress.counts)
   if (progress.body.command_count === undefined && progress.body.server_count === undefined) {
     return notSent(settings, deps, progress, 'nothing', undefined)
   }
   // A dry run of a due update still says from when the record accepts one (already passed).
-  if (dryRun) return notSent(settings, deps, progress, undefined, from)
+  if (settings.dryRun) return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined)
   return send(settings, deps, progress)
 }
 
@@ -118,7 +100,7 @@ async function decide(settings: StatsSettings, deps: StatsDeps, progress: Progre
  */
 async function notSent(
   settings: StatsSettings,
-  deps: StatsDeps,
+  deps: Deps,
   progress: Progress,
   skip: SkipReason | undefined,
   nextUpdateAt: Date | undefined
@@ -134,17 +116,11 @@ async function notSent(
     if (read.cut !== undefined) throw new ActionError(`${read.cut} Nothing was sent (dry run).`, { headline: read.headline })
     if (read.shown !== undefined) progress.warnings.push(read.shown)
   }
-  return {
-    ...base(deps, progress),
-    result: settings.dryRun ? 'dry-run' : 'skipped',
-    skip,
-    nextUpdateAt,
-    keyCheck
-  }
+  return { ...base(deps, progress), result: settings.dryRun ? 'dry-run' : 'skipped', skip, nextUpdateAt, keyCheck }
 }
 
 /** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
-async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress): Promise<StatsOutcome> {
+async function send(settings: StatsSettings, deps: Deps, progress: Progress): Promise<StatsOutcome> {
   for (let resent = false; ; resent = true) {
     const sentAt = deps.requests.clock.now()
     let answer: HttpAnswer
@@ -163,18 +139,15 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
         deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
         return settle(settings, deps, progress, cut)
       }
-      if (!error.delivered) {
-        throw new ActionError(
-          `Stats update failed: ${error.message}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`,
-          { headline: 'discord.place unreachable' }
-        )
+      if (!error.delivered || resent) {
+        // Nothing reached the service, or the resend that the record allowed got no answer either.
+        if (error.delivered) progress.delivery = 'no-answer'
+        const lost = { ...base(deps, progress), result: 'failed' as const, failure: error.message }
+        const judged = judgedByAge(settings, lost)
+        if (judged !== undefined) return judged
+        throw failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message)
       }
       progress.delivery = 'no-answer'
-      if (resent) {
-        throw new ActionError(`Stats update failed twice: ${error.message}. It is not sent again; the next run will try.`, {
-          headline: 'no answer to the update'
-        })
-      }
       const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
       if (delivery === 'resend') {
         deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
@@ -185,17 +158,13 @@ async function send(settings: StatsSettings, deps: StatsDeps, progress: Progress
         progress.delivery = 'arrived'
         return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
       }
-      throw new ActionError(
-        `Stats update failed: ${error.message}. The update may have reached the service, so it was not sent again: a second ` +
-          "update within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed.",
-        { headline: 'no answer to the update' }
-      )
+      throw failure(settings.botId, base(deps, progress), 'no-answer', error.message)
     }
     return settle(settings, deps, progress, answer)
   }
 }
 
-function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promise<HttpAnswer> {
+function patch(settings: StatsSettings, deps: Deps, body: StatsBody): Promise<HttpAnswer> {
   if (settings.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
   deps.log(`Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`)
   return deps.requests.send(
@@ -210,7 +179,7 @@ function patch(settings: StatsSettings, deps: StatsDeps, body: StatsBody): Promi
 }
 
 /** The outcome of the service's answer to the PATCH. */
-async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progress, answer: HttpAnswer): Promise<StatsOutcome> {
+async function settle(settings: StatsSettings, deps: Deps, progress: Progress, answer: HttpAnswer): Promise<StatsOutcome> {
   progress.delivery = 'answered'
   progress.status = answer.status
   const text = serviceMessage(answer)
@@ -227,7 +196,8 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
     const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined
     const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))
     const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
-    return { ...answered, result: 'rate-limited', nextUpdateAt }
+    const limited = { ...answered, result: 'rate-limited' as const, nextUpdateAt }
+    return judgedByAge(settings, limited) ?? limited
   }
   if (answer.status === 429) {
     const refusal = await afterRefusal(settings, deps, progress.record)
@@ -238,15 +208,45 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
       refusal.stopped === undefined && strikeCause !== 'unverified'
         ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
         : {}
-    return { ...outcome, error: new ActionError(strikeMessage(outcome, settings.botId, refusal.stopped ?? read.cut, read.shown)) }
+    const facts = factsOf(outcome, { botId: settings.botId, stopped: refusal.stopped ?? read.cut, workflow: read.shown })
+    return { ...outcome, error: new ActionError(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts)) }
   }
+  const id = failureOf(answer.status, text, progress.body.server_count !== undefined)
+  const judged =
+    id === 'service-failed'
+      ? judgedByAge(settings, { ...answered, result: 'failed', failure: answeredWith(answer.status, text) })
+      : undefined
+  return judged ?? { ...answered, result: 'failed', error: failure(settings.botId, answered, id) }
+}
+
+/**
+ * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
+ * request limiter, no connection after the record was read, no answer to the resend that a
+ * re-read allowed because the update had not arrived) on a listing younger than
+ * stale-after hours leaves the step green with its warning (`deferred`, or `rate-limited`); on
+ * an older one the step fails, saying how long the listing has gone without an update. Off,
+ * or the listing's age unknown: undefined, and the run ends as it would without.
+ */
+function judgedByAge(settings: StatsSettings, outcome: StatsOutcome): StatsOutcome | undefined {
+  const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
+  if (settings.staleAfter === undefined || last === undefined) return undefined
+  const judged = { ...outcome, staleAfter: settings.staleAfter }
+  if (outcome.at.getTime() - last.getTime() < settings.staleAfter * HOUR_MS) {
+    return outcome.result === 'rate-limited' ? judged : { ...judged, result: 'deferred' }
+  }
+  const facts = factsOf(judged)
   return {
-    ...answered,
+    ...judged,
     result: 'failed',
-    error: new ActionError(explainFailure(answer, text, { botId: settings.botId, body: progress.body }), {
-      headline: failureHeadline(answer.status)
-    })
+    error: new ActionError(STATS_OUTCOMES.stale.says(facts), { headline: STATS_OUTCOMES.stale.headline(facts) })
   }
+}
+
+/** The error of a failing outcome, in the table's words: its message and its headline's. */
+function failure(botId: string, outcome: Omit<StatsOutcome, 'result'>, id: OutcomeId, why = ''): ActionError {
+  const facts = factsOf(outcome, { botId, failure: why })
+  const { says, headline } = STATS_OUTCOMES[id]
+  return new ActionError(says(facts), { headline: headline(facts) })
 }
 
 /**
@@ -255,7 +255,7 @@ async function settle(settings: StatsSettings, deps: StatsDeps, progress: Progre
  */
 async function workflowDiagnosis(
   settings: StatsSettings,
-  deps: StatsDeps,
+  deps: Deps,
   evidence: Evidence
 ): Promise<{ shown?: string | undefined; cut?: string; headline?: string | undefined }> {
   const { diagnoseWorkflow } = await import('./diagnosis.js')
@@ -268,7 +268,7 @@ async function workflowDiagnosis(
 }
 
 /** One log line per count, with its source; `only` logs just the counts read from that source. */
-function logCounts(counts: Counts, deps: StatsDeps, only?: string): void {
+function logCounts(counts: Counts, deps: Deps, only?: string): void {
   for (const [label, count] of [
     ['Command count', counts.command],
     ['Server count', counts.server]
@@ -281,7 +281,7 @@ function bodyOf(counts: Counts): StatsBody {
   return { command_count: counts.command?.value, server_count: counts.server?.value }
 }
 
-function base(deps: StatsDeps, progress: Progress) {
+function base(deps: Deps, progress: Progress) {
   return {
     counts: progress.counts,
     body: progress.body,
@@ -294,21 +294,23 @@ function base(deps: StatsDeps, progress: Progress) {
     overlap: undefined,
     strikeCause: undefined,
     keyCheck: undefined,
+    failure: undefined,
+    staleAfter: undefined,
     warnings: progress.warnings,
     error: undefined,
     at: now(deps)
   } satisfies Omit<StatsOutcome, 'result'>
 }
 
-function failed(deps: StatsDeps, progress: Progress, error: ActionError): StatsOutcome {
+function failed(deps: Deps, progress: Progress, error: ActionError): StatsOutcome {
   return { ...base(deps, progress), result: 'failed', error }
 }
 
-function now(deps: StatsDeps): Date {
+function now(deps: Deps): Date {
   return new Date(deps.requests.clock.now())
 }
 
 /** After an update: 6 hours, and the clock margin, from now. */
-function sixHoursFromNow(deps: StatsDeps): Date {
+function sixHoursFromNow(deps: Deps): Date {
   return new Date(deps.requests.clock.now() + COOLDOWN_MS + CLOCK_MARGIN_MS)
 }

@@ -1,27 +1,22 @@
 import { parse } from 'yaml'
 
 /**
- * What the workflow that ran the step shows about a strike's cause. Loaded only after a strike
- * (and in a dry run, as a set-up check), with its YAML parser, so that an ordinary run loads
- * nothing of it. The strike paths the action cannot close at run time live in the workflow
- * around it: a stats job without a concurrency group (a deploy and the schedule overlap), and
- * `cooldown-check: false` on a schedule whose runs can come 6 hours apart or less.
+ * What the workflow that ran the step shows about a strike's cause, loaded (with its YAML parser)
+ * only after a strike or in a dry run. The strike paths the action cannot close at run time live
+ * in the workflow: a stats job without a concurrency group (a deploy and the schedule overlap),
+ * and `cooldown-check: false` on a schedule whose runs can come 6 hours apart or less.
  */
-
-/** What a workflow file shows, each finding one sentence with its fix. */
 export interface WorkflowFindings {
-  /** The job has no concurrency group: the exact group to add. */
+  /** The job has no concurrency group. */
   readonly noGroup: boolean
   /** `cooldown-check: false` with a schedule whose runs can come 6 hours apart or less. */
   readonly tooOften: { readonly cron: string; readonly gapMinutes: number } | undefined
 }
 
-const SIX_HOURS_IN_MINUTES = 6 * 60
-
 /**
  * Reads the workflow's text for the job that ran the step. Undefined when the text cannot be
- * parsed or holds no such job: a file that cannot be read changes nothing. A job that calls a
- * reusable workflow (`uses:`) is not the job that ran the step, whatever its name.
+ * parsed or holds no such job. A job that calls a reusable workflow (`uses:`) is not the job that
+ * ran the step, whatever its name.
  */
 export function inspectWorkflow(text: string, job: string, cooldownCheck: boolean): WorkflowFindings | undefined {
   let workflow: unknown
@@ -33,31 +28,28 @@ export function inspectWorkflow(text: string, job: string, cooldownCheck: boolea
     return undefined
   }
   if (!isObject(workflow)) return undefined
-  const jobs = workflow['jobs']
-  const found = isObject(jobs) ? jobs[job] : undefined
+  const found = isObject(workflow['jobs']) ? workflow['jobs'][job] : undefined
   if (!isObject(found) || found['uses'] !== undefined) return undefined
   const noGroup = !hasGroup(workflow['concurrency']) && !hasGroup(found['concurrency'])
-  const tooOften = cooldownCheck ? undefined : frequentSchedule(workflow['on'])
-  return { noGroup, tooOften }
+  return { noGroup, tooOften: cooldownCheck ? undefined : frequentSchedule(workflow['on']) }
 }
 
 /** A `concurrency:` that names a group: a string, or an object with a `group`. */
 function hasGroup(value: unknown): boolean {
-  if (typeof value === 'string') return value.trim() !== ''
-  return isObject(value) && typeof value['group'] === 'string' && value['group'].trim() !== ''
+  const group = isObject(value) ? value['group'] : value
+  return typeof group === 'string' && group.trim() !== ''
 }
 
 /**
- * The first cron of `on.schedule` whose runs can come less than 6 hours apart, with its shortest
+ * The first cron of `on.schedule` whose runs can come 6 hours apart or less, with its shortest
  * gap: scheduled runs start late by minutes, unevenly, so a 6-hour schedule counts too.
  */
 function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
   const schedule = isObject(on) ? on['schedule'] : undefined
-  if (!Array.isArray(schedule)) return undefined
-  for (const entry of schedule) {
-    const cron = isObject(entry) && typeof entry['cron'] === 'string' ? entry['cron'] : undefined
-    const gap = cron === undefined ? undefined : shortestGapMinutes(cron)
-    if (cron !== undefined && gap !== undefined && gap <= SIX_HOURS_IN_MINUTES) return { cron, gapMinutes: gap }
+  for (const entry of Array.isArray(schedule) ? schedule : []) {
+    if (!isObject(entry) || typeof entry['cron'] !== 'string') continue
+    const gap = shortestGapMinutes(entry['cron'])
+    if (gap !== undefined && gap <= 6 * 60) return { cron: entry['cron'], gapMinutes: gap }
   }
   return undefined
 }
@@ -69,51 +61,44 @@ function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
  */
 const SPAN_START = Date.UTC(2028, 0, 1)
 const SPAN_DAYS = 4 * 365 + 1
-const DAY_MS = 24 * 60 * 60_000
 const DAY_MINUTES = 24 * 60
+/** Each cron field's range: minute, hour, day of month, month, day of week (7 is Sunday too). */
+const FIELD_MIN = [0, 0, 1, 1, 0]
+const FIELD_MAX = [59, 23, 31, 12, 7]
 
 /**
- * The shortest gap, in minutes, between two firings of a five-field cron expression (as
- * GitHub reads it: minute, hour, day of month, month, day of week; `*`, lists, ranges and
- * steps), over four years; undefined for an expression it cannot read or that fires fewer than
- * twice in that time. A day it fires on fires at the same minutes (hours × minutes), so the day
- * fields are read day by day, and the minutes once.
+ * The shortest gap, in minutes, between two firings of a five-field cron expression (as GitHub
+ * reads it: `*`, lists, ranges and steps), over four years; undefined for an expression it cannot
+ * read or that fires fewer than twice in that time. A day it fires on fires at the same minutes
+ * (hours × minutes), so the day fields are read day by day, and the minutes once.
  */
 export function shortestGapMinutes(cron: string): number | undefined {
   const fields = cron.trim().split(/\s+/)
   if (fields.length !== 5) return undefined
-  const ranges: [number, number][] = [
-    [0, 59],
-    [0, 23],
-    [1, 31],
-    [1, 12],
-    [0, 7]
-  ]
-  const sets = fields.map((field, i) => cronField(field, ...ranges[i]!))
+  const sets = fields.map((field, i) => cronField(field, FIELD_MIN[i]!, FIELD_MAX[i]!))
   if (sets.some(set => set === undefined)) return undefined
   const [minutes, hours, days, months, weekdays] = sets as Set<number>[]
   if (weekdays!.has(7)) weekdays!.add(0)
-  // The minutes of a day at which it fires, in order.
   const ascending = (set: Set<number>): number[] => [...set].sort((a, b) => a - b)
   const times = ascending(hours!).flatMap(hour => ascending(minutes!).map(minute => hour * 60 + minute))
-  let shortest: number | undefined
-  for (let i = 1; i < times.length; i++) shortest = Math.min(shortest ?? Infinity, times[i]! - times[i - 1]!)
+  let shortest = Infinity
+  for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, times[i]! - times[i - 1]!)
   // cron's rule: when both day fields are restricted, a day matching either fires.
   const anyDay = fields[2] === '*'
   const anyWeekday = fields[4] === '*'
   let lastDay: number | undefined
   for (let d = 0; d < SPAN_DAYS; d++) {
-    const at = new Date(SPAN_START + d * DAY_MS)
+    const at = new Date(SPAN_START + d * DAY_MINUTES * 60_000)
     if (!months!.has(at.getUTCMonth() + 1)) continue
     const day = days!.has(at.getUTCDate())
     const weekday = weekdays!.has(at.getUTCDay())
     if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday)) continue
     // From the last firing of the previous day it fired on to the first of this one.
-    if (lastDay !== undefined) shortest = Math.min(shortest ?? Infinity, (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!)
+    if (lastDay !== undefined) shortest = Math.min(shortest, (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!)
     lastDay = d
   }
   // Never fires (31 February), so no gap between the minutes of its day either.
-  return lastDay === undefined ? undefined : shortest
+  return lastDay === undefined || shortest === Infinity ? undefined : shortest
 }
 
 /** One cron field as the set of values it allows, or undefined when it cannot be read. */
@@ -162,8 +147,7 @@ export function describeFindings(
 }
 
 function duration(minutes: number): string {
-  const hours = Math.floor(minutes / 60)
-  const rest = minutes % 60
+  const [hours, rest] = [Math.floor(minutes / 60), minutes % 60]
   return [hours > 0 ? `${hours} h` : '', rest > 0 ? `${rest} min` : ''].filter(Boolean).join(' ')
 }
 

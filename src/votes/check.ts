@@ -1,6 +1,6 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { type Gate, type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
+import { type Gate, type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests, type Deps } from '../http/client.js'
 import { checkKey, type KeyCheck, keyAdvice, keyHeadline } from '../keys.js'
 import { isVoteAnswer, keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
@@ -23,7 +23,7 @@ export interface VoteOutcome {
   readonly result: VoteResult
   /** Answers by user ID, in the order of the input. */
   readonly votes: ReadonlyMap<string, Vote>
-  /** HTTP status of the last vote check's answer. */
+  /** HTTP status of the last vote check's answer (a 429 or a 5xx that was retried included). */
   readonly status: number | undefined
   /** Rate-limit answers (429) met on the way. */
   readonly rateLimited: number
@@ -36,53 +36,44 @@ export interface VoteOutcome {
   readonly at: Date
 }
 
-export interface VoteDeps {
-  readonly requests: Requests
-  readonly log: (line: string) => void
-}
-
 /** What checking needs from the settings. */
 export type VotePlan = Pick<VoteSettings, 'baseUrl' | 'botId' | 'userIds' | 'rateLimitWaitMs' | 'failIfNotVoted' | 'dryRun'> & {
   readonly apiKey: string | undefined
 }
 
-const MIN_429_WAIT_MS = 1_000
-/** How long a spent window without a `RateLimit-Reset` is given before the next try. */
-const UNKNOWN_RESET_WAIT_MS = 1_000
+/** A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again after this. */
+const MIN_WAIT_MS = 1_000
 /** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
 const MAX_DATE_MS = 8.64e15
 
 /**
- * The vote-check mode: checks each user's vote, one check at a time on one kept-alive
- * connection, paced by the service's rate limit (the live service allows 100 checks per 5
- * minutes per bot). Checks in a row are enough: a round trip (tens of milliseconds) is nothing
- * against a window of 5 minutes, so checking in parallel would only reach the limit sooner and
- * then wait as long; and with one check at a time each answer's `RateLimit-Remaining` is
- * exact, so the pacing needs no counting of checks in flight. When an answer says the window
- * is spent the next check waits for its `RateLimit-Reset`; a 429 is waited out (`Retry-After`
- * or `retry_after`, at least a second) and the same user checked again. Waiting is bounded by
- * `rateLimitWaitMs` in all; what is not checked by then is reported, not guessed. The first
- * failure, or a stop, ends the run: nothing more is sent, and the users not checked are listed.
+ * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced by the service's rate
+ * limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks would only reach the limit sooner and then
+ * wait as long, and one at a time each answer's `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs`
+ * in all; what is not checked by then is reported, not guessed. The first failure, or a stop, ends the run.
  * A dry run checks nobody, but checks the key when it has one.
  */
-export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutcome> {
-  const none = {
+export async function runVotes(plan: VotePlan, deps: Deps): Promise<VoteOutcome> {
+  const { apiKey } = plan
+  const outcome = (result: VoteResult, fields: Partial<VoteOutcome> = {}): VoteOutcome => ({
+    result,
     votes: new Map<string, Vote>(),
     status: undefined,
     rateLimited: 0,
     unchecked: [],
     keyCheck: undefined,
     error: undefined,
-    at: new Date(deps.requests.clock.now())
-  }
-  if (plan.dryRun || plan.apiKey === undefined) {
+    at: new Date(deps.requests.clock.now()),
+    ...fields
+  })
+  if (plan.dryRun || apiKey === undefined) {
     deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`)
-    if (plan.apiKey === undefined) return { ...none, result: 'dry-run' }
+    if (apiKey === undefined) return outcome('dry-run')
+    const at = new Date(deps.requests.clock.now())
     try {
-      const keyCheck = await checkKey({ ...plan, apiKey: plan.apiKey }, deps)
-      return { ...none, result: 'dry-run', keyCheck }
+      return outcome('dry-run', { keyCheck: await checkKey({ ...plan, apiKey }, deps), at })
     } catch (error) {
-      if (error instanceof ActionError) return { ...none, result: 'failed', error }
+      if (error instanceof ActionError) return outcome('failed', { error, at })
       throw error
     }
   }
@@ -91,17 +82,11 @@ export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutc
   let failure: ActionError | undefined
   for (const userId of plan.userIds) {
     try {
-      const answer = await checkOne({ ...plan, apiKey: plan.apiKey }, userId, pacer, deps.requests)
+      const url = `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`
+      const answer = await deps.requests.send({ method: 'GET', url, headers: keyedHeaders(apiKey) }, VOTE_POLICY, { gate: pacer })
       votes.set(userId, readVote(answer, userId, plan))
     } catch (error) {
-      if (error instanceof StoppedError) {
-        const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : ''
-        failure = new ActionError(
-          `${error.message} ${votes.size} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`
-        )
-      } else if (error instanceof ActionError) failure = error
-      // Anything else is a bug: reported as one by main.ts, as in stats mode.
-      else throw error
+      failure = failureOf(error, userId, votes.size)
       break
     }
   }
@@ -113,42 +98,27 @@ export async function runVotes(plan: VotePlan, deps: VoteDeps): Promise<VoteOutc
   if (result === 'not-voted' && plan.failIfNotVoted) {
     failure = new ActionError(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`)
   }
-  // The last answer's status, a 429 or a 5xx that was retried included.
-  return {
-    result,
-    votes,
-    status: pacer.lastStatus,
-    rateLimited: pacer.rateLimited,
-    unchecked,
-    keyCheck: undefined,
-    error: failure,
-    at: new Date(deps.requests.clock.now())
-  }
+  return outcome(result, { votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, error: failure })
 }
 
-/** One user's check, under the vote policy (retries for 5xx and network errors) and the pacer. */
-async function checkOne(
-  plan: Pick<VotePlan, 'baseUrl' | 'botId'> & { readonly apiKey: string },
-  userId: string,
-  pacer: HeaderPacer,
-  requests: Requests
-): Promise<HttpAnswer> {
-  try {
-    return await requests.send(
-      { method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`, headers: keyedHeaders(plan.apiKey) },
-      VOTE_POLICY,
-      { gate: pacer }
+/** The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as one (as in stats mode). */
+function failureOf(error: unknown, userId: string, answered: number): ActionError {
+  if (error instanceof StoppedError) {
+    const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : ''
+    return new ActionError(
+      `${error.message} ${answered} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`
     )
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error
-    throw new ActionError(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`)
   }
+  if (error instanceof NetworkError) {
+    return new ActionError(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`)
+  }
+  if (error instanceof ActionError) return error
+  throw error
 }
 
 /** Reads one answer: 204 is "voted" (the original description), 200 JSON says it in `voted`. */
 export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan, 'botId'>): Vote {
   if (answer.status === 204) return { voted: true, votes: null, lastVote: null }
-  // The one reading of the vote route's answer, shared with the key check (service.ts).
   const body = answer.json
   if (answer.status === 200 && isVoteAnswer(body)) {
     const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null
@@ -171,27 +141,18 @@ function headerNumber(answer: HttpAnswer, name: string): number {
 }
 
 /**
- * Paces checks sent one at a time by the rate-limit headers of their answers: every attempt
- * (retries included) is admitted by acquire() and its answer read by settle(). After an
- * answer that leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next
- * attempt waits until the window ends; waits add up against `maxWaitMs`, end at the step's
- * deadline, and end at once when the run is stopped.
+ * Paces checks by the rate-limit headers of their answers (retries included). After an answer that leaves nothing in the
+ * window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until the window ends; waits add up against `maxWaitMs`.
  */
 class HeaderPacer implements Gate<void> {
   /** 429 answers met. */
   rateLimited = 0
-  /** The status of the last answer, a 429 included. */
   lastStatus: number | undefined
   /** No attempt goes out before this time. */
   private holdUntil = 0
-  /**
-   * When the current window ends: the earliest end any of its answers gave. A reset in whole
-   * seconds is rounded up, never early, so each answer's end is at or after the real one and
-   * the earliest is the closest; unknown (infinite) until an answer tells.
-   */
+  /** When the current window ends: the earliest end its answers gave (a reset in whole seconds is rounded up, never early). */
   private windowEndsAt = Number.POSITIVE_INFINITY
   private lastRemaining = Number.NaN
-  /** Time spent waiting for the rate limit. */
   private waited = 0
 
   constructor(
@@ -199,13 +160,8 @@ class HeaderPacer implements Gate<void> {
     private readonly maxWaitMs: number
   ) {}
 
-  private now(): number {
-    return this.requests.clock.now()
-  }
-
-  /** Waits until the window allows the next attempt. */
   async acquire(): Promise<void> {
-    const wait = this.holdUntil - this.now()
+    const wait = this.holdUntil - this.requests.clock.now()
     if (wait <= 0) return
     if (this.waited + wait > this.maxWaitMs) {
       throw new ActionError(
@@ -217,11 +173,10 @@ class HeaderPacer implements Gate<void> {
     await this.requests.sleep(wait, VOTE_POLICY)
   }
 
-  /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
   settle(_ticket: void, answer: HttpAnswer | undefined): void {
     if (answer === undefined) return
     this.lastStatus = answer.status
-    const now = this.now()
+    const now = this.requests.clock.now()
     const [remaining, reset] = [headerNumber(answer, 'ratelimit-remaining'), headerNumber(answer, 'ratelimit-reset')]
     // A new window began: the one known has ended, or more checks are left than the last answer said.
     if (now >= this.windowEndsAt || remaining > this.lastRemaining) this.windowEndsAt = Number.POSITIVE_INFINITY
@@ -229,12 +184,10 @@ class HeaderPacer implements Gate<void> {
     if (Number.isFinite(reset)) this.windowEndsAt = Math.min(this.windowEndsAt, now + reset * 1000)
     const refused = answer.status === 429
     if (!refused && remaining !== 0) return
-    // Spent. Without a reset time, look again in a second.
-    let until = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : now + UNKNOWN_RESET_WAIT_MS
+    let until = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : now + MIN_WAIT_MS
     if (refused) {
       this.rateLimited += 1
-      // At least a second, whatever the answer asks: a 429 must never be answered at once.
-      until = Math.max(until, now + Math.max(MIN_429_WAIT_MS, retryAfterMs(answer) ?? 0))
+      until = Math.max(until, now + Math.max(MIN_WAIT_MS, retryAfterMs(answer) ?? 0))
     }
     this.holdUntil = Math.max(this.holdUntil, until)
   }

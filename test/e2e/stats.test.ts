@@ -1,95 +1,157 @@
 /**
- * End to end: the stats mode's happy path, from the committed dist/index.js run as the Actions
- * runner runs it against the service emulator on loopback: the requests, the outputs file, the
- * summary file and the log. The mode's decisions (skips, the service's answers, the record's
- * troubles) are checked in process: test/stats/update.test.ts, test/stats/answers.test.ts and test/stats/record.test.ts.
+ * End to end: dist/index.js run as the runner runs it, for what a process shows: the outputs
+ * file, the job summary file, the log and the exit code; one connection per host, none waited for
+ * at exit; counts from a workspace file, the repository and Discord; optional chunks loaded only
+ * when used. The decisions behind each run (skips, answers, records, counts, votes) are tested in
+ * process: test/stats/, test/votes/.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { findLeaks, NODES, runAction } from '../support/action.js'
-import { ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
+import { copyFile, readFile, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BUNDLE, errorsOf, JOB_TOKEN, ROOT } from '../support/action.js'
+import { jsonFault, SIX_HOURS } from '../support/emulator.js'
+import {
+  BOT,
+  botInputs,
+  CA,
+  connections,
+  discord,
+  DISCORD_TOKEN,
+  EXIT_BOUND_MS,
+  exitDelayMs,
+  fixture,
+  github,
+  HOUR,
+  KEY,
+  run,
+  service,
+  statsInputs,
+  TLS,
+  WINDOWS
+} from '../support/e2e.js'
+import { routes, tempWorkspace } from '../support/inprocess.js'
 
-const BOT = '123456789012345678'
-const KEY = 'dp_live_k3y.with-symbols_9f8e7d6c5b4a'
-const HOUR = 60 * 60 * 1000
 /** The margin every 6-hour comparison keeps for the runner's clock against the service's. */
 const MARGIN = 60_000
 
-let emulator: ServiceEmulator | undefined
-afterEach(async () => {
-  await emulator?.close()
-  emulator = undefined
-})
-
-describe.each(NODES)('stats update on $name', ({ path: node }) => {
-  it('updates both counts after reading the public record, and reports it in the outputs, the summary and the log', async () => {
-    const last = new Date(Date.now() - 7 * HOUR)
-    const service = (emulator = await ServiceEmulator.start({
-      bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: last, serversUpdatedAt: last }]
-    }))
-    const before = Date.now()
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'server-count': '1260', 'base-url': service.url }
+describe.concurrent('a stats update as the runner runs it', () => {
+  it('with stale-after, a failure of the service on a fresh listing is a green step with one warning: deferred', async () => {
+    const api = await service()
+    api.inject('stats', jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 }))
+    const result = await run({ inputs: statsInputs(api, { 'stale-after': '24' }) })
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(routes(api), 'not repeated').toEqual(['GET ', 'PATCH /stats'])
+    expect(result.outputs).toMatchObject({
+      result: 'deferred',
+      status: '500',
+      'last-updated-at': api.bot(BOT).serversUpdatedAt?.toISOString()
     })
+    expect(result.commands.filter(c => c.command !== 'add-mask').map(c => [c.command, c.properties['title']])).toEqual([
+      ['warning', 'Stats update deferred']
+    ])
+    expect(result.summary).toMatch(/^<h3>⏸️ Example Bot: deferred, the listing 7 h old<\/h3>/)
+  })
+
+  it('reads the record, sends the PATCH on the same connection, reports in the outputs, summary and log, and exits at once', async () => {
+    const api = await service()
+    const before = Date.now()
+    const result = await run({ inputs: statsInputs(api, { 'server-count': '1260' }) })
+    const exited = process.hrtime.bigint()
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    const [record, ...rest] = service.requests
-    expect(record).toMatchObject({ method: 'GET', route: 'record', path: `/bots/${BOT}` })
-    expect(record!.headers.authorization).toBeUndefined()
-    expect(rest).toHaveLength(1)
-    const patch = rest[0]!
-    expect(patch).toMatchObject({ method: 'PATCH', route: 'stats', path: `/bots/${BOT}/stats`, status: 200 })
-    expect(patch.headers.authorization).toBe(KEY)
-    expect(patch.headers['content-type']).toBe('application/json')
-    expect(patch.headers['user-agent']).toMatch(/^discord-place-bot-stats\/\d+\.\d+\.\d+/)
-    expect(patch.body).toBe('{"command_count":14,"server_count":1260}')
-    expect(service.bot(BOT)).toMatchObject({ commands: 14, servers: 1260 })
+    expect(routes(api)).toEqual(['GET ', 'PATCH /stats'])
+    const [record, patch] = api.requests
+    expect(record!.headers.authorization, 'the record is public').toBeUndefined()
+    expect(patch).toMatchObject({ status: 200, body: '{"command_count":14,"server_count":1260}' })
+    expect(patch!.headers).toMatchObject({
+      authorization: KEY,
+      'content-type': 'application/json',
+      'user-agent': expect.stringMatching(/^discord-place-bot-stats\/\d+\.\d+\.\d+/)
+    })
+    expect(api.requests.map(r => r.headers.connection)).toEqual(['keep-alive', 'keep-alive'])
+    expect(connections(api.requests), 'one connection for the record read and the PATCH').toBe(1)
+    expect(exitDelayMs(exited, api.requests), 'no wait for the idle connection').toBeLessThan(EXIT_BOUND_MS)
+    expect(api.bot(BOT)).toMatchObject({ commands: 14, servers: 1260 })
 
     expect(result.outputs).toEqual({
       result: 'updated',
       'command-count': '14',
       'server-count': '1260',
       status: '200',
-      'next-update-at': expect.any(String)
+      'next-update-at': expect.any(String),
+      'last-updated-at': expect.any(String)
     })
     const next = Date.parse(result.outputs['next-update-at']!)
     expect(next).toBeGreaterThanOrEqual(before + SIX_HOURS + MARGIN)
     expect(next).toBeLessThanOrEqual(Date.now() + SIX_HOURS + MARGIN)
-
     // The summary is HTML: a headline, the counts with their change, the details folded.
-    expect(result.summary).toMatch(
-      /^<h3>✅ Example Bot: updated, next update from (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC, 6 h 1 min after this run<\/h3>\n/
-    )
+    expect(result.summary).toMatch(/^<h3>✅ Example Bot: updated, /)
     expect(result.summary, 'no link: base-url is not the live service').not.toContain('href="https://discord.place')
-    expect(result.summary).toContain('<tr><td>Commands</td><td>12</td><td>14 (+2)</td><td>input command-count</td></tr>')
     expect(result.summary).toContain('<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>')
-    expect(result.summary).toContain('<tr><td>Answer</td><td>200</td></tr>')
     expect(result.summary, 'no Markdown table').not.toMatch(/^\|/m)
-
-    // An update is one log line, no annotation.
-    expect(result.commands.filter(c => c.command !== 'add-mask')).toEqual([])
-    expect(result.log).toContainEqual(
-      expect.stringMatching(/^Stats updated \(\{"command_count":14,"server_count":1260\}\)\. The next update/)
-    )
-    expect(findLeaks(result, [KEY])).toEqual([])
+    expect(
+      result.commands.filter(c => c.command !== 'add-mask'),
+      'an update is a log line, no annotation'
+    ).toEqual([])
+    expect(result.log).toContainEqual(expect.stringMatching(/^Stats updated \(\{"command_count":14,"server_count":1260\}\)\./))
   })
-  it('keeps the job summary under 1 MiB with a hostile huge answer, and the annotation that explains the outcome comes first', async () => {
-    const last = new Date(Date.now() - 7 * HOUR).toISOString()
-    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
-    // The record's name: 800 KB of what HTML escaping makes six times longer, with the key in it.
-    const name = `${KEY} ${'"<&>\''.repeat(160_000)}`
-    service.inject('record', {
-      kind: 'answer',
-      status: 200,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id: BOT, username: name, commands: 12, commands_updated_at: last, servers: 1204, servers_updated_at: last })
+
+  it('reads the manifest from the repository and the server count from Discord, updates over https: one connection to each', async () => {
+    const api = await service({ service: { tls: TLS } })
+    const fake = await discord({ guildCount: 1262 })
+    const repo = await github({ 'build/commands.json': await fixture('saved-get.json') })
+    const inputs = botInputs(api, { 'commands-file': './build/commands.json', 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+    const result = await run({ inputs, env: { GITHUB_API_URL: repo.url, NODE_EXTRA_CA_CERTS: CA } })
+    const exited = process.hrtime.bigint()
+
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(repo.requests.map(r => decodeURIComponent(r.path))).toEqual(['/repos/example/bot/contents/build/commands.json'])
+    expect(repo.requests[0]!.headers.authorization).toMatch(new RegExp(`^(token|Bearer) ${JOB_TOKEN}$`))
+    expect(
+      fake.requests.map(r => r.path),
+      'the server count only'
+    ).toEqual(['/api/v10/applications/@me'])
+    expect(fake.requests[0]!.headers).toMatchObject({
+      authorization: `Bot ${DISCORD_TOKEN}`,
+      'user-agent': expect.stringMatching(/^DiscordBot \(https:\/\/\S+, \d+\.\d+\.\d+\)$/)
     })
+    expect(api.received('stats').map(r => r.body)).toEqual(['{"command_count":10,"server_count":1262}'])
+    expect(result.log).toEqual(
+      expect.arrayContaining([
+        'Command count: 10 (commands-file ./build/commands.json (from the repository))',
+        'Server count: 1262 (Discord (approximate_guild_count))'
+      ])
+    )
+    expect([repo.requests, fake.requests, api.requests].map(connections), 'one connection to each host').toEqual([1, 1, 1])
+    expect(exitDelayMs(exited, api.requests, fake.requests, repo.requests)).toBeLessThan(EXIT_BOUND_MS)
+  })
+
+  it('reads a commands-file through a symbolic link that stays in the workspace (a copy on Windows), with subcommands', async () => {
+    const api = await service()
+    const result = await run({
+      inputs: botInputs(api, { 'commands-file': 'commands.json', 'count-subcommands': 'true' }),
+      files: { 'build/real.json': await fixture('discordjs-v1.json') },
+      setup: workspace => (WINDOWS ? copyFile : symlink)(join(workspace, 'build/real.json'), join(workspace, 'commands.json'))
+    })
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(api.received('stats').map(r => r.body)).toEqual(['{"command_count":12}'])
+    expect(result.outputs['command-count']).toBe('12')
+    expect(result.log).toContain('Command count: 12 (commands-file commands.json)')
+    expect(result.summary).toContain('commands-file commands.json')
+  })
+
+  it('keeps the summary under 1 MiB and every log line bounded with a huge hostile answer; one error explains the strike', async () => {
+    const api = await service()
+    // The record's name: 800 KB of what HTML escaping makes six times longer, with the key in it.
+    const last = new Date(Date.now() - 7 * HOUR).toISOString()
+    const username = `${KEY} ${'"<&>\''.repeat(160_000)}`
+    const record = { id: BOT, username, commands: 12, commands_updated_at: last, servers: 1204, servers_updated_at: last }
+    api.inject('record', jsonFault(200, record))
     // The 6-hour refusal (no Retry-After), with a 5 MB body.
-    service.inject('stats', { kind: 'huge', status: 429, bytes: 5 * 1024 * 1024 })
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
-      // A manifest with a command twice: one more warning after the outcome's.
+    api.inject('stats', { kind: 'huge', status: 429, bytes: 5 * 1024 * 1024 })
+    const result = await run({
+      inputs: botInputs(api, { 'commands-file': 'commands.json' }),
+      // A command twice: one more warning after the outcome's.
       files: { 'commands.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }, { name: 'ping' }]) }
     })
 
@@ -98,99 +160,86 @@ describe.each(NODES)('stats update on $name', ({ path: node }) => {
     expect(Buffer.byteLength(result.summary), "under the runner's 1 MiB, over which it drops the whole summary").toBeLessThan(1024 * 1024)
     expect(result.summary).toMatch(/^<h3>🛑 .*: refused: strike counted<\/h3>/)
     expect(result.summary).not.toContain('<&>')
-    const errors = result.commands.filter(c => c.command === 'error')
-    expect(errors, 'one error, the one that explains the outcome').toEqual([
-      expect.objectContaining({
-        message: expect.stringMatching(/^Stats update refused as too early \(429.*: the service counted a strike/)
-      })
+    expect(errorsOf(result), 'one error, the one that explains the outcome').toEqual([
+      expect.stringMatching(/^Stats update refused as too early \(429.*: the service counted a strike/)
     ])
-    const warnings = result.commands.filter(c => c.command === 'warning')
-    expect(warnings.map(c => c.message)).toEqual([expect.stringMatching(/"ping" 2 times/)])
+    expect(result.commands.filter(c => c.command === 'warning').map(c => c.message)).toEqual([expect.stringMatching(/"ping" 2 times/)])
     for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
   })
-  it('a hostile manifest: one bad 300 KB command name keeps the summary under 1 MiB and the error line bounded, nothing sent', async () => {
-    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
-    // What HTML escaping makes six times longer, the key, and the runner's legacy command syntax.
-    const name = `${'"<&>\''.repeat(60_000)} ${KEY} ##[set-output name=result;]updated`
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
-      // A command type that does not exist: the error quotes the command's name.
-      files: { 'commands.json': JSON.stringify([{ name: 'ping' }, { name, type: 9 }]) }
-    })
-    expect(result.code).toBe(1)
-    expect(
-      service.requests.filter(r => r.method === 'PATCH'),
-      'nothing sent'
-    ).toEqual([])
-    expect(Buffer.byteLength(result.summary), "under the runner's 1 MiB").toBeLessThan(1024 * 1024)
-    expect(result.summary).toMatch(/^<h3>❌ /)
-    const errors = result.commands.filter(c => c.command === 'error')
-    expect(errors).toHaveLength(1)
-    expect(errors[0]!.message.length, 'the ::error:: line is bounded').toBeLessThan(5_000)
-    expect(errors[0]!.message).toMatch(/more characters not shown/)
-    expect(result.outputs['result']).toBe('failed')
-    expect(
-      result.commands.filter(c => c.syntax !== '::'),
-      'no legacy command'
-    ).toEqual([])
-    for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
-    expect(findLeaks(result, [KEY])).toEqual([])
-  })
+})
 
-  it('thirty duplicated names and an unreadable record: the warning that says why nothing was sent comes first, duplicates in one warning', async () => {
-    const service = (emulator = await ServiceEmulator.start({ bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204 }] }))
-    // A firewall's page on the record read: not the service's answer, so the record is unreadable.
-    service.inject('record', { kind: 'answer', status: 403, headers: { 'Content-Type': 'text/html' }, body: '<html>Forbidden</html>' })
-    const names = Array.from({ length: 30 }, (_, i) => `cmd-${i}`)
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'commands-file': 'commands.json', 'base-url': service.url },
-      files: { 'commands.json': JSON.stringify([...names, ...names].map(name => ({ name }))) }
-    })
+describe.concurrent('a vote check as the runner runs it', () => {
+  it('paces checks through a limiter of 10 a second on one connection, reporting every user in the outputs and the summary', async () => {
+    const [alice, bob] = ['223456789012345678', '323456789012345678']
+    const users = [alice, bob, ...Array.from({ length: 13 }, (_, i) => String(700000000000000000n + BigInt(i)))]
+    const [aliceVoted, bobVoted] = [new Date(Date.now() - HOUR), new Date(Date.now() - 30 * HOUR)]
+    const voters = { [alice]: { vote: 3, lastVote: aliceVoted }, [bob]: { vote: 1, lastVote: bobVoted } }
+    const api = await service({ seed: { voters }, service: { rateLimits: { votes: { limit: 10, windowMs: 1_000 } } } })
+    const result = await run({ inputs: botInputs(api, { mode: 'vote-check', 'user-id': users.join(',') }) })
+    const exited = process.hrtime.bigint()
+
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(result.outputs['result']).toBe('skipped')
-    expect(result.outputs['status'] ?? '', 'no status: nothing was sent').toBe('')
     expect(
-      service.requests.filter(r => r.method === 'PATCH'),
-      'nothing sent'
+      routes(api).filter(route => !route.startsWith('GET /voters/')),
+      'no record read, no update'
     ).toEqual([])
-    const warnings = result.commands.filter(c => c.command === 'warning')
-    expect(warnings.length, 'GitHub shows 10 warnings per step').toBeLessThanOrEqual(10)
-    expect(warnings[0]!.message).toMatch(/^Stats not sent: the bot's public record could not be checked \(.*403/)
-    expect(warnings.slice(1).map(c => c.message)).toEqual([expect.stringMatching(/cmd-0.*cmd-19.*10 more/)])
-  })
-  it('a strike with the workflow file in the workspace: the one error names the one cause the workflow shows (a 6-hour schedule, unchecked)', async () => {
-    const last = new Date(Date.now() - HOUR)
-    const service = (emulator = await ServiceEmulator.start({
-      bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, commandsUpdatedAt: last, serversUpdatedAt: last }]
-    }))
-    const workflow = [
-      'on:',
-      '  schedule:',
-      "    - cron: '0 */6 * * *'",
-      'jobs:',
-      '  update:',
-      '    runs-on: ubuntu-latest',
-      '    steps:',
-      '      - uses: discord-place-bot-stats/discord-place-bot-stats@v1'
-    ].join('\n')
-    const result = await runAction({
-      node,
-      inputs: { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': service.url, 'cooldown-check': 'false' },
-      files: { '.github/workflows/discord.yml': workflow },
-      env: { GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/discord.yml@refs/heads/main', GITHUB_JOB: 'update' }
+    const answered = api.received('votes').filter(r => r.status === 200)
+    expect(answered.map(r => r.path)).toEqual(users.map(id => `/bots/${BOT}/voters/${id}`))
+    for (const request of answered) expect(request.headers.authorization).toBe(KEY)
+    const windows = api.windowLog.filter(w => w.route === 'votes')
+    expect(windows.length, 'two windows are needed').toBeGreaterThanOrEqual(2)
+    expect(
+      windows.filter(w => w.refused > 1),
+      'at most one 429 per window'
+    ).toEqual([])
+    expect(connections(api.requests), 'one connection over both windows').toBe(1)
+    expect(exitDelayMs(exited, api.requests)).toBeLessThan(EXIT_BOUND_MS)
+
+    expect(result.outputs).toMatchObject({ result: 'not-voted', voted: 'false', status: '200' })
+    expect(result.outputs['last-vote'], 'only for a single user').toBeUndefined()
+    const votes = JSON.parse(result.outputs['votes']!) as Record<string, unknown>
+    expect(Object.keys(votes), 'every user, in order').toEqual(users)
+    expect(votes).toMatchObject({
+      [alice]: { voted: true, votes: 3, last_vote: aliceVoted.toISOString() },
+      [bob]: { voted: false, votes: 1, last_vote: bobVoted.toISOString() }
     })
-    expect(result.code, 'a strike is a red step').toBe(1)
-    expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
-    const errors = result.commands.filter(c => c.command === 'error')
-    expect(errors).toHaveLength(1)
-    expect(errors[0]!.message).toMatch(
-      new RegExp(
-        'The workflow that ran this step \\(\\.github/workflows/discord\\.yml, job update\\) shows why: it runs on the schedule "0 \\*/6 \\* \\* \\*", whose runs can come 6 h apart'
-      )
+    expect(result.summary).toMatch(new RegExp(`^<h3>⭕ Vote check for Bot ${BOT}: `))
+    expect(result.summary).toContain(`<tr><td><code>${alice}</code></td><td>yes</td><td>3</td>`)
+    expect(result.summary).toContain(`<tr><td><code>${bob}</code></td><td>no</td><td>1</td>`)
+  })
+})
+
+describe('lazy loading', () => {
+  it("a stats update runs with none of the optional chunks, loading none of Node's modules it does not use", async () => {
+    const dir = await tempWorkspace()
+    const bundle = join(dir, 'index.js')
+    await copyFile(BUNDLE, bundle)
+    await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
+    // Node's own list of what the process loaded, written at exit by a module preloaded through
+    // NODE_OPTIONS (the runner sets no such thing; the run itself is as a runner's).
+    const list = join(dir, 'loaded.txt')
+    const hook = join(dir, 'hook.cjs')
+    await writeFile(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))`
     )
-    expect(errors[0]!.message).not.toMatch(/concurrency group/)
-    expect(result.summary).toContain('shows why: it runs on the schedule')
+    const api = await service()
+    const result = await run({
+      bundle,
+      inputs: statsInputs(api, { 'server-count': '1210' }),
+      env: { NODE_OPTIONS: `--require ${JSON.stringify(hook)}` }
+    })
+
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(routes(api)).toEqual(['GET ', 'PATCH /stats'])
+    const loaded = (await readFile(list, 'utf8')).split('\n')
+    expect(loaded, 'the hook saw the run load node:http').toContain('NativeModule http')
+    // fs.promises: the job summary is written with synchronous calls (patches/README.md).
+    // https and tls: the service here is plain http, and TLS is loaded only for an https address.
+    for (const unused of ['internal/fs/promises', 'https', 'tls', 'zlib', 'worker_threads']) {
+      expect(loaded, `node:${unused} was loaded`).not.toContain(`NativeModule ${unused}`)
+    }
+    const manifest = await run({ bundle, inputs: botInputs(api, { 'commands-file': 'c.json' }), files: { 'c.json': '[]' } })
+    expect(manifest.code, 'the manifest chunk is needed, and missing here: the test can fail').toBe(1)
   })
 })

@@ -1,15 +1,16 @@
 /**
- * `npm start -- <scenario>` (scripts/demo.ts): each scenario runs the bundle on Node 24 against
- * the emulator seeded for its day, and exits with the action's exit code. Only the structure is
- * asserted: the exit code, the `result` output and the requests the service received. The
- * sentences are pinned by the tests of the reports. The scenarios run through the function the
- * script runs (a process each for the action, none for the script); the script itself is run
- * for what only it does: the list, and the refusal of an unknown name.
+ * `npm start -- <scenario>` (scripts/demo.ts): each scenario seeds the emulator for its day and
+ * runs the action once. Only the structure is asserted: the exit code, the `result` output and
+ * the requests the service received; the sentences are pinned by the tests of the reports. The
+ * table runs main.ts in process (dist/ is the build of the source: dist.test.ts); one scenario
+ * runs through the script itself, the bundle on Node 24 as `npm start` runs it.
  */
-import { spawn } from 'node:child_process'
-import { describe, expect, it } from 'vitest'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { describe, expect, it, vi } from 'vitest'
 import { NODE24, ROOT } from '../support/action.js'
-import { runScenario, SCENARIOS as DAYS } from '../../scripts/demo.js'
+import { runInProcess } from '../support/step.js'
+import { main, runScenario, SCENARIOS as DAYS } from '../../scripts/demo.js'
 
 const BOT = '123456789012345678'
 const RECORD = `GET /bots/${BOT}`
@@ -33,55 +34,52 @@ const SCENARIOS: { scenario: string; code: number; result: string; requests: str
   }
 ]
 
-interface Demo {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs `tsx scripts/demo.ts …` without BOT_ID and API_KEY, which turn it to the live service (and refuse a scenario). */
-function demo(...args: string[]): Promise<Demo> {
-  const { BOT_ID: _id, API_KEY: _key, ...env } = process.env
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr }))
-  })
+/** What main() prints on stdout and stderr, and its exit code. */
+async function inProcess(arg: string): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined)
+  const error = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+  try {
+    const code = await main(arg)
+    return { code, stdout: log.mock.calls.map(call => String(call[0])), stderr: error.mock.calls.map(call => String(call[0])) }
+  } finally {
+    log.mockRestore()
+    error.mockRestore()
+  }
 }
 
 describe('npm start', () => {
-  it('--list names every scenario, one a line', async () => {
-    const { code, stdout } = await demo('--list')
-    expect(code).toBe(0)
-    const names = stdout.trim().split('\n')
-    expect(names.map(line => line.split(' ')[0])).toEqual(SCENARIOS.map(s => s.scenario))
+  it('--list names every scenario, one a line (the script itself, exit code 0)', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--list'], { cwd: ROOT })
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map(line => line.split(' ')[0])
+    ).toEqual(SCENARIOS.map(s => s.scenario))
   })
 
   it('refuses an unknown scenario with one line, exit code 2', async () => {
-    const { code, stdout, stderr } = await demo('no-such-day')
-    expect(code).toBe(2)
-    expect(stdout).toBe('')
-    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(await inProcess('no-such-day')).toMatchObject({ code: 2, stdout: [], stderr: [expect.stringContaining('no-such-day')] })
   })
-})
 
-describe.skipIf(NODE24 === undefined).concurrent('npm start -- <scenario>, on Node 24', () => {
   it.each(SCENARIOS)('$scenario: exit code $code, result $result', async ({ scenario, code, result, requests }) => {
     const run = await runScenario(
       DAYS.find(day => day.name === scenario)!,
-      NODE24!
+      runInProcess
     )
     expect(run.result?.outputs['result'], run.result?.stderr).toBe(result)
     if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
     expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(requests)
     expect(run.result?.code).toBe(code)
+  })
+
+  it.skipIf(NODE24 === undefined)('runs a scenario through the bundle on Node 24, and prints what it shows', async () => {
+    const run = await inProcess('revoked-key')
+    const stdout = run.stdout.join('\n')
+    expect(run.code, stdout).toBe(1)
+    for (const section of ['Job summary', 'Outputs', 'Annotations', 'Requests the service received', 'Exit code'])
+      expect(stdout).toContain(`── ${section} `)
+    expect(stdout).toContain('result = failed')
+    expect(stdout).toMatch(new RegExp(`${UPDATE} .* -> 410`))
   })
 })

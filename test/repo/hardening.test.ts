@@ -1,15 +1,18 @@
 /**
  * The project's own workflows (.github/workflows), hardened, and a release users can verify:
- * - least privilege: each workflow starts from `permissions: {}` or `contents: read`, and only
- *   the release job is granted more (to publish, and to attest dist/);
+ * - least privilege: each workflow starts from `permissions: {}` or `contents: read`, and a job
+ *   writes only what it must (the release draft and its attestation, the major tag, code
+ *   scanning's results);
  * - every action from elsewhere is pinned to a full commit SHA with its release in a comment
  *   (`@<sha> # v7.0.1`), which Dependabot's github-actions updates keep current; the one
  *   exception is the reusable workflow's reference to this repository's own action at its
  *   major tag (stats.yml explains why; scripts/release.mjs checks that tag);
  * - checkouts keep no credentials, and no workflow runs on pull_request_target;
- * - the release job attests dist/ with build provenance before it publishes, and its notes say
- *   which commit each tag points to; SECURITY.md and docs/security.md say how to report a
- *   vulnerability, verify a release and pin the action.
+ * - the release job attests dist/ with actions/attest and drafts the release with the bundle
+ *   attached, leaving publication (and the Marketplace) to the maintainer and the major tag to
+ *   major-tag.yml, run by hand afterwards; CodeQL scans the source and the workflows;
+ *   SECURITY.md and docs/security.md say how to report a vulnerability, verify a release and
+ *   pin the action.
  * GitHub's parser and actionlint judge the same files (github-parser.test.ts, workflows.test.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -33,9 +36,13 @@ interface Step {
   uses?: string
   run?: string
   with?: Record<string, unknown>
+  env?: Record<string, string>
+  id?: string
 }
 interface Job {
   permissions?: unknown
+  needs?: unknown
+  strategy?: { matrix: Record<string, unknown> }
   steps?: Step[]
 }
 interface Workflow {
@@ -93,18 +100,20 @@ const minimalTop = (permissions: unknown): boolean =>
   typeof permissions === 'object' &&
   (Object.keys(permissions).length === 0 || JSON.stringify(permissions) === JSON.stringify({ contents: 'read' }))
 
-/** The write grants of every job, as `file/job: scope`; a job given `write-all` or `read-all` is named too. */
-function grants(path: string, workflow: Workflow): string[] {
-  const found: string[] = []
-  for (const [id, job] of Object.entries(workflow.jobs ?? {})) {
-    const permissions = job.permissions
-    if (permissions === undefined) continue
-    if (typeof permissions === 'string') found.push(`${path}/${id}: ${permissions}`)
-    else
-      for (const [scope, level] of Object.entries(permissions as Record<string, string>))
-        if (level === 'write') found.push(`${path}/${id}: ${scope}`)
-  }
-  return found
+/**
+ * Every workflow's permissions, whole: at the top, then each job's that names its own. Each write
+ * says in its workflow what it is for; the reusable workflow's job reads commands-file without a
+ * checkout. A new workflow starts from `permissions: {}` or `contents: read`, and goes here.
+ */
+const PERMISSIONS: Record<string, { top: object; jobs: Record<string, object> }> = {
+  'ci.yml': { top: { contents: 'read' }, jobs: {} },
+  'codeql.yml': { top: {}, jobs: { analyze: { contents: 'read', 'security-events': 'write' } } },
+  'major-tag.yml': { top: {}, jobs: { move: { contents: 'write' } } },
+  'release.yml': {
+    top: {},
+    jobs: { check: { contents: 'read' }, release: { contents: 'write', 'id-token': 'write', attestations: 'write' } }
+  },
+  'stats.yml': { top: {}, jobs: { stats: { contents: 'read' } } }
 }
 
 /** Checkout steps that leave the job's token in .git/config. */
@@ -118,29 +127,18 @@ const persisting = (path: string, workflow: Workflow): string[] =>
 const short = (path: string): string => path.replace('.github/workflows/', '')
 
 describe('the workflows: least privilege', () => {
-  it.each(WORKFLOWS)('%s starts from permissions: {} or contents: read', path => {
-    expect(minimalTop((parse(source(path)) as Workflow).permissions), 'top-level permissions').toBe(true)
+  it.each(WORKFLOWS)('%s starts from permissions: {} or contents: read, and grants exactly what it needs', path => {
+    const workflow = parse(source(path)) as Workflow
+    expect(minimalTop(workflow.permissions), 'top-level permissions').toBe(true)
+    const jobs = Object.entries(workflow.jobs ?? {}).filter(([, job]) => job.permissions !== undefined)
+    expect({ top: workflow.permissions, jobs: Object.fromEntries(jobs.map(([id, job]) => [id, job.permissions])) }).toEqual(
+      PERMISSIONS[short(path)]
+    )
   })
 
-  it('only the release job may write: its contents (the release, the major tag), id-token and attestations (provenance)', () => {
-    const all = WORKFLOWS.flatMap(path => grants(short(path), parse(source(path)) as Workflow))
-    expect(all.sort()).toEqual(['release.yml/release: attestations', 'release.yml/release: contents', 'release.yml/release: id-token'])
-  })
-
-  it('the reusable workflow still gives its job contents: read, to read commands-file without a checkout', () => {
-    const stats = parse(source('.github/workflows/stats.yml')) as Workflow
-    expect(stats.permissions).toEqual({})
-    expect(stats.jobs?.['stats']?.permissions).toEqual({ contents: 'read' })
-  })
-
-  it('are refused: no top-level permissions, write-all, or a write grant elsewhere', () => {
-    expect(minimalTop(undefined)).toBe(false)
-    expect(minimalTop('read-all')).toBe(false)
-    expect(minimalTop({ contents: 'write' })).toBe(false)
-    expect(minimalTop({ contents: 'read', 'pull-requests': 'read' })).toBe(false)
-    expect(
-      grants('x.yml', { jobs: { a: { permissions: 'write-all' }, b: { permissions: { issues: 'write', contents: 'read' } } } })
-    ).toEqual(['x.yml/a: write-all', 'x.yml/b: issues'])
+  it('are refused at the top: none, read-all, a write, or more than contents: read', () => {
+    for (const top of [undefined, 'read-all', { contents: 'write' }, { contents: 'read', 'pull-requests': 'read' }])
+      expect(minimalTop(top)).toBe(false)
   })
 })
 
@@ -162,10 +160,10 @@ describe('the workflows: actions pinned to a commit', () => {
     expect(source('.github/workflows/stats.yml')).toMatch(/one action reference not pinned to a commit SHA, by design/)
   })
 
-  it('one action, one release, one commit, in every workflow', () => {
+  it('one action (repository), one release, one commit, in every workflow', () => {
     const versions = new Map<string, Set<string>>()
     for (const use of uses.filter(use => /@[0-9a-f]{40}$/.test(use.uses))) {
-      const [name] = use.uses.split('@') as [string]
+      const name = use.uses.split('@')[0]!.split('/').slice(0, 2).join('/') // one repository: codeql-action/init and /analyze
       versions.set(name, (versions.get(name) ?? new Set()).add(`${use.uses.split('@')[1]} # ${use.comment}`))
     }
     const drifting = [...versions].filter(([, seen]) => seen.size > 1).map(([name, seen]) => `${name}: ${[...seen].join(', ')}`)
@@ -190,12 +188,10 @@ describe('the workflows: actions pinned to a commit', () => {
 })
 
 describe('the workflows: no credentials left behind, no pull_request_target', () => {
-  it.each(WORKFLOWS)('%s: every checkout has persist-credentials: false', path => {
-    expect(persisting(short(path), parse(source(path)) as Workflow)).toEqual([])
-  })
-
-  it.each(WORKFLOWS)('%s: never runs on pull_request_target', path => {
-    expect(events((parse(source(path)) as Workflow).on)).not.toContain('pull_request_target')
+  it.each(WORKFLOWS)('%s: every checkout has persist-credentials: false; never runs on pull_request_target', path => {
+    const workflow = parse(source(path)) as Workflow
+    expect(persisting(short(path), workflow)).toEqual([])
+    expect(events(workflow.on)).not.toContain('pull_request_target')
   })
 
   it('are refused', () => {
@@ -211,36 +207,55 @@ describe('the workflows: no credentials left behind, no pull_request_target', ()
   })
 })
 
-describe('a release users can verify', () => {
-  const release = parse(source('.github/workflows/release.yml')) as Workflow
-  const jobs = release.jobs ?? {}
+describe('a release users can verify, which the maintainer publishes', () => {
+  const text = source('.github/workflows/release.yml')
+  const jobs = (parse(text) as Workflow).jobs ?? {}
   const steps = jobs['release']?.steps ?? []
-  const at = (find: (step: Step) => boolean): number => steps.findIndex(find)
+  const attest = steps.findIndex(step => step.uses?.startsWith('actions/attest@'))
+  const draft = steps.findIndex(step => /gh release create/.test(step.run ?? ''))
+  const create = steps[draft]?.run ?? ''
 
-  it('attests dist/ with build provenance once the checks passed, before it moves the major tag or publishes', () => {
-    const attest = at(step => step.uses?.startsWith('actions/attest-build-provenance@') === true)
-    expect(attest, 'an actions/attest-build-provenance step in the release job').toBeGreaterThanOrEqual(0)
-    expect(steps[attest]!.with?.['subject-path']).toBe('dist/*')
-    expect((jobs['release'] as { needs?: unknown }).needs, 'the release job waits for the checks').toBe('check')
+  it('attests dist/ with actions/attest once the checks passed, then drafts the release with the bundle attached', () => {
+    expect(steps[attest]?.with?.['subject-path']).toBe('dist/*')
+    expect(jobs['release']?.needs, 'the release job waits for the checks').toBe('check')
     expect(jobs['check']?.steps?.some(step => step.run?.trim() === 'npm test')).toBe(true)
-    expect(attest).toBeLessThan(at(step => /git\/refs/.test(step.run ?? '')))
-    expect(attest).toBeLessThan(at(step => /gh release create/.test(step.run ?? '')))
+    expect(attest).toBeGreaterThanOrEqual(0)
+    expect(attest).toBeLessThan(draft)
+    expect(steps[draft]?.env?.['BUNDLE']).toBe(`\${{ steps.${steps[attest]?.id}.outputs.bundle-path }}`)
+    expect(create).toMatch(/ASSET="[^"]*\.intoto\.jsonl"\n/)
+    expect(create).toMatch(/gh release create "\$TAG" "\$ASSET" --draft /)
   })
 
-  it('runs no dependency of the project in the job that holds the write tokens', () => {
+  it('neither publishes nor moves a tag, and runs no dependency of the project while it holds the write tokens', () => {
+    expect(text).not.toMatch(/git\/refs|--draft=false|gh release edit/)
     expect(steps.filter(step => step.uses?.startsWith('actions/setup-node@') || /\bnp[mx]\b|\bnode\b/.test(step.run ?? ''))).toEqual([])
   })
 
-  it('its release notes say which commit each tag points to', () => {
-    const create = steps.find(step => /gh release create/.test(step.run ?? ''))?.run ?? ''
-    expect(create).toContain('points to commit')
+  it('its notes say which commit the tag points to; its job summary, how to publish: the Marketplace box, then the major tag', () => {
     expect(create).toMatch(/\$TAG\\` points to commit/)
-    expect(create).toMatch(/\$MAJOR\\` points to commit/)
-    expect(source('scripts/release.mjs')).toMatch(/both point to commit \$\{commit\}/)
+    const summary = create.slice(create.indexOf('gh release create'))
+    expect(summary).toContain('>> "$GITHUB_STEP_SUMMARY"')
+    const at = ['Publish this Action to the GitHub Marketplace', '**Publish release**', 'gh workflow run major-tag.yml'].map(step =>
+      summary.indexOf(step)
+    )
+    expect(at[0]).toBeGreaterThan(0)
+    expect(at, 'in this order').toEqual([...at].sort((a, b) => a - b))
+    expect(source('scripts/release.mjs')).toMatch(/it points to commit \$\{commit\}/)
+  })
+
+  it('the major tag moves by hand (major-tag.yml), to a published release only, as a plain tag', () => {
+    const workflow = parse(source('.github/workflows/major-tag.yml')) as Workflow
+    expect(events(workflow.on)).toEqual(['workflow_dispatch'])
+    const run = workflow.jobs?.['move']?.steps?.map(step => step.run).join('\n') ?? ''
+    expect(run).toContain('releases/tags/$TAG')
+    for (const refused of ['draft', 'prerelease']) expect(run).toMatch(new RegExp(`^ *${refused}\\) echo "::error::.*exit 1`, 'm'))
+    expect(run).toMatch(/git\/refs\/tags\/\$MAJOR/)
+    expect(source('scripts/release.mjs')).not.toMatch(/'tag', '-f'|'--force'/)
   })
 
   it('docs/security.md shows how to verify a release and pin the action by commit, kept current by Dependabot', () => {
     const text = source('docs/security.md')
+    expect(text).toContain(`gh release verify v1.2.3 --repo ${HOME}`)
     expect(text).toContain(`gh attestation verify dist/index.js --repo ${HOME}`)
     expect(text).toContain(`uses: ${HOME}@<40-hex-sha> # v1.2.3`)
     expect(text).toMatch(/package-ecosystem: github-actions/)
@@ -255,5 +270,20 @@ describe('a release users can verify', () => {
     for (const address of ['https://api.discord.place', 'https://discord.com/api/v10', 'GITHUB_API_URL']) expect(text).toContain(address)
     expect(source('README.md')).toMatch(/\]\(SECURITY\.md\)/)
     for (const [, target] of text.matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)) expect(() => source(target!), target).not.toThrow()
+  })
+})
+
+describe('code scanning', () => {
+  it('CodeQL scans the source and the workflows on every push to main and every pull request', () => {
+    const codeql = parse(source('.github/workflows/codeql.yml')) as Workflow
+    expect(codeql.on).toEqual({ push: { branches: ['main'] }, pull_request: null })
+    const job = codeql.jobs?.['analyze']
+    expect(job?.strategy?.matrix['language']).toEqual(['javascript-typescript', 'actions'])
+    expect(job?.steps?.map(step => step.uses?.split('@')[0])).toEqual([
+      'actions/checkout',
+      'github/codeql-action/init',
+      'github/codeql-action/analyze'
+    ])
+    expect(job?.steps?.[1]?.with?.['languages']).toBe('${{ matrix.language }}')
   })
 })

@@ -1,59 +1,42 @@
 /**
- * A clone installs on every platform contributors and GitHub's runners use (Linux, macOS,
- * Windows; x64 and arm64): `npm ci` stops on the first package it must install whose `os` or
- * `cpu` excludes the machine, and it must install every package the lock file does not mark
- * optional. And no package puts a `node` into node_modules/.bin, where it would replace the
- * contributor's own Node in every npm script.
+ * A clone installs on every platform contributors and GitHub's runners use (Linux, macOS, Windows;
+ * x64 and arm64): `npm ci` stops on a package it must install (not optional) whose `os` or `cpu`
+ * excludes the machine. And no package puts a `node` into node_modules/.bin, where it would replace
+ * the contributor's own Node in every npm script.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { afterTest } from '../support/teardown.js'
 
-interface LockedPackage {
-  version?: string
-  optional?: boolean
-  os?: string[]
-  cpu?: string[]
-  bin?: Record<string, string> | string
-  link?: boolean
-}
 interface Lock {
-  packages: Record<string, LockedPackage>
+  packages: Record<string, { optional?: boolean; os?: string[]; cpu?: string[]; bin?: Record<string, string> | string; version?: string }>
 }
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PLATFORMS = ['linux', 'darwin', 'win32'].flatMap(os => ['x64', 'arm64'].map(cpu => ({ os, cpu })))
 
 /** npm's rule for `os`/`cpu`: a list of allowed values, or of `!value` exclusions. */
-function allows(list: string[] | undefined, value: string): boolean {
-  if (list === undefined || list.length === 0) return true
-  if (list.includes(`!${value}`)) return false
-  const allowed = list.filter(entry => !entry.startsWith('!'))
-  return allowed.length === 0 || allowed.includes(value)
-}
+const allows = (list: string[] = [], value: string): boolean =>
+  !list.includes(`!${value}`) && (list.every(entry => entry.startsWith('!')) || list.includes(value))
 
-/** The packages `npm ci` must install that it would refuse on some platform, as `path (os/cpu)`. */
-function platformBound(lock: Lock): string[] {
-  const found: string[] = []
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === '' || entry.optional === true) continue
+/** The packages `npm ci` must install that it would refuse on some platform, as `path (refused on os-cpu, …)`. */
+const platformBound = (lock: Lock): string[] =>
+  Object.entries(lock.packages).flatMap(([path, entry]) => {
     const refused = PLATFORMS.filter(({ os, cpu }) => !allows(entry.os, os) || !allows(entry.cpu, cpu))
-    if (refused.length > 0) found.push(`${path} (refused on ${refused.map(({ os, cpu }) => `${os}-${cpu}`).join(', ')})`)
-  }
-  return found
-}
+    return path === '' || entry.optional === true || refused.length === 0
+      ? []
+      : [`${path} (refused on ${refused.map(({ os, cpu }) => `${os}-${cpu}`).join(', ')})`]
+  })
 
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lock
 
 describe('npm ci on Linux, macOS and Windows, x64 and arm64', () => {
-  it('requires no package restricted by os or cpu (only optional ones may be)', () => {
+  it('requires no package restricted by os or cpu (only optional ones may be); the check catches one and lets an optional one through', () => {
     expect(platformBound(lock)).toEqual([])
-  })
-
-  it('the check catches a Linux-only package and lets an optional one through', () => {
     const bound: Lock = {
       packages: {
         '': {},
@@ -68,18 +51,14 @@ describe('npm ci on Linux, macOS and Windows, x64 and arm64', () => {
     ])
   })
 
-  it('puts no `node` into node_modules/.bin for npm scripts', () => {
-    const linksNode = Object.entries(lock.packages)
-      .filter(([path, entry]) => path.startsWith('node_modules/') && typeof entry.bin === 'object' && 'node' in entry.bin)
-      .map(([path]) => path)
-    expect(linksNode).toEqual([])
-  })
-
-  it('the lock file matches package.json (the dependencies npm ci installs are the declared ones)', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>
-    const root = lock.packages[''] as Record<string, unknown>
-    expect(root['devDependencies']).toEqual(manifest['devDependencies'])
-    expect(root['dependencies']).toEqual(manifest['dependencies'])
+  it('puts no `node` into node_modules/.bin for npm scripts, and installs the dependencies package.json declares', () => {
+    const linksNode = Object.entries(lock.packages).filter(
+      ([path, entry]) => path.startsWith('node_modules/') && typeof entry.bin === 'object' && 'node' in entry.bin
+    )
+    expect(linksNode.map(([path]) => path)).toEqual([])
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>
+    const root = lock.packages['']! as Record<string, unknown>
+    expect([root['dependencies'], root['devDependencies']]).toEqual([manifest['dependencies'], manifest['devDependencies']])
   })
 })
 
@@ -93,16 +72,11 @@ describe('scripts/node24.mjs (the Node 24 the end-to-end tests run dist/ on)', (
   // This machine's own Node counts when it is Node 24: the case is about an empty cache.
   it.skipIf(process.versions.node.startsWith('24.'))('with --locate and nothing at hand, prints nothing and never fetches', () => {
     const cache = mkdtempSync(join(tmpdir(), 'node24-cache-'))
-    try {
-      const env: NodeJS.ProcessEnv = { ...process.env, NODE24_CACHE: cache, NODE24: '' }
-      const located = spawnSync(process.execPath, [join(ROOT, 'scripts/node24.mjs'), '--locate'], { env, encoding: 'utf8' })
-      expect(located.status).toBe(0)
-      expect(located.stdout).toBe('')
-      expect(located.stderr).toContain(`no Node 24 in ${cache}`)
-      expect(located.stderr).toContain('npm test')
-      expect(readdirSync(cache)).toEqual([])
-    } finally {
-      rmSync(cache, { recursive: true, force: true })
-    }
+    afterTest(() => rmSync(cache, { recursive: true, force: true }))
+    const env = { ...process.env, NODE24_CACHE: cache, NODE24: '' }
+    const located = spawnSync(process.execPath, [join(ROOT, 'scripts/node24.mjs'), '--locate'], { env, encoding: 'utf8' })
+    expect(located).toMatchObject({ status: 0, stdout: '' })
+    expect(located.stderr).toContain(`no Node 24 in ${cache} (\`node scripts/node24.mjs\` installs one; \`npm test\` does)`)
+    expect(readdirSync(cache)).toEqual([])
   })
 })

@@ -12,7 +12,6 @@ import type { StatsSettings, VoteSettings } from '../../src/settings.js'
 import { renderSummary as renderStats } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
 import { htmlLink } from '../../src/text.js'
-import type { VoteOutcome } from '../../src/votes/check.js'
 import { renderSummary as renderVotes } from '../../src/votes/report.js'
 import type { ServiceEmulator } from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, KEY, settingsFor, statsRun, TestClock, votesRun } from '../support/inprocess.js'
@@ -21,28 +20,15 @@ const AT = new Date('2026-11-24T12:00:00Z')
 /** Markdown, HTML and bare addresses, with blank lines that would end an HTML block. */
 const HOSTILE = '<script>alert(1)</script>\n\n# Heading\n\n*x* [link](http://evil.example) www.evil.example\n\n| a | b |'
 
-// ---------------------------------------------------------------------------------------
-// Rendering, and reading the HTML back
-// ---------------------------------------------------------------------------------------
+const render = (section: string): string =>
+  micromark(section, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
 
-function render(section: string): string {
-  return micromark(section, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] })
-}
-
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' }
 /** What a reader sees of some HTML: tags dropped, entities decoded. */
-function textOf(fragment: string): string {
-  return fragment
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-}
+const textOf = (fragment: string): string =>
+  fragment.replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ENTITIES[name]!)
 
-function headings(page: string, level = 3): string[] {
-  return [...page.matchAll(new RegExp(`<h${level}>([\\s\\S]*?)</h${level}>`, 'g'))].map(match => match[1]!)
-}
+const headings = (page: string): string[] => [...page.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map(match => match[1]!)
 
 /** Every table of the page, as rows of cells' inner HTML (header cells included). */
 function tablesOf(page: string): string[][][] {
@@ -53,13 +39,7 @@ function tablesOf(page: string): string[][][] {
   )
 }
 
-function links(fragment: string): string[] {
-  return [...fragment.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map(match => match[1]!)
-}
-
-// ---------------------------------------------------------------------------------------
-// Outcomes from runs against the emulator
-// ---------------------------------------------------------------------------------------
+const links = (fragment: string): string[] => [...fragment.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map(match => match[1]!)
 
 /** The test's bot, last updated `ago` before the clock's now, with a user who voted an hour before it. */
 function emulator(clock: TestClock, ago: number): Promise<ServiceEmulator> {
@@ -75,8 +55,6 @@ async function statsPage(ago: number, more: Record<string, string> = {}): Promis
   return { section: renderStats(settingsFor<StatsSettings>(given), outcome), outcome }
 }
 
-// ---------------------------------------------------------------------------------------
-
 describe('the stats summary, rendered', () => {
   it('an update: the headline as a heading with the linked name, the counts table, the details folded with code', async () => {
     const { section, outcome } = await statsPage(7 * HOUR)
@@ -87,7 +65,7 @@ describe('the stats summary, rendered', () => {
 
     const [headline] = headings(page)
     expect(headings(page)).toHaveLength(1)
-    expect(textOf(headline!)).toBe('✅ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run')
+    expect(textOf(headline!)).toMatch(/^✅ Example Bot: updated, next update from /)
     expect(links(headline!)).toEqual([`https://discord.place/bots/${BOT}`])
 
     const [counts, facts] = tablesOf(page)
@@ -110,7 +88,7 @@ describe('the stats summary, rendered', () => {
     const { section } = await statsPage(2 * HOUR)
     const page = render(section)
     expect(page.trim()).toBe(section.trim())
-    expect(textOf(headings(page)[0]!)).toBe('⏭️ Example Bot: not sent: too soon, next update from 16:01 UTC, 4 h 1 min after this run')
+    expect(textOf(headings(page)[0]!)).toMatch(/^⏭️ Example Bot: not sent: too soon, /)
     expect(tablesOf(page)[0]![0]!.map(textOf)).toEqual(['Count', 'Listed before', 'Would be sent', 'Source'])
     expect(textOf(page)).not.toMatch(/\(\+\d/)
     expect(textOf(page)).toContain(`not sent (once an update is due, it would be PATCH /bots/${BOT}/stats`)
@@ -137,108 +115,67 @@ describe('the stats summary, rendered', () => {
   })
 })
 
-describe('the vote-check summary, rendered', () => {
-  it('the headline as a heading, one row per user, IDs as code', async () => {
-    const clock = new TestClock(AT.getTime())
-    const service = await emulator(clock, 7 * HOUR)
-    const users = ['234567890123456789', '345678901234567890']
-    const given = { 'bot-id': BOT, 'api-key': KEY, 'user-id': users.join(', ') }
-    const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
-    const section = renderVotes(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }), { ...outcome, at: AT })
-    const page = render(section)
-    expect(page.trim()).toBe(section.trim())
-    expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT}: 1 of 2 users have not voted in the last 24 hours`])
-    expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT}`])
-    const [table] = tablesOf(page)
-    expect(table!.map(row => row.map(textOf))).toEqual([
-      ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
-      [users[0], 'yes', '3', '11:00 UTC, 1 h before this run'],
-      [users[1], 'no', '0', '']
-    ])
-    expect(table![1]![0]).toBe(`<code>${users[0]}</code>`)
-  })
+it('the vote-check summary: the headline as a heading, one row per user, IDs as code; an error a visible paragraph, escaped', async () => {
+  const clock = new TestClock(AT.getTime())
+  const service = await emulator(clock, 7 * HOUR)
+  const users = ['234567890123456789', '345678901234567890']
+  const given = { 'bot-id': BOT, 'api-key': KEY, 'user-id': users.join(', ') }
+  const settings = settingsFor<VoteSettings>({ mode: 'vote-check', ...given })
+  const { outcome } = await votesRun({ ...given, 'base-url': service.url }, { clock })
+  const section = renderVotes(settings, { ...outcome, at: AT })
+  const page = render(section)
+  expect(page.trim()).toBe(section.trim())
+  expect(headings(page).map(textOf)).toEqual([`⭕ Vote check for Bot ${BOT}: 1 of 2 users have not voted in the last 24 hours`])
+  expect(links(headings(page)[0]!)).toEqual([`https://discord.place/bots/${BOT}`])
+  const [table] = tablesOf(page)
+  expect(table!.map(row => row.map(textOf))).toEqual([
+    ['User', 'Voted in the last 24 hours', 'Votes', 'Last vote'],
+    [users[0], 'yes', '3', '11:00 UTC, 1 h before this run'],
+    [users[1], 'no', '0', '']
+  ])
+  expect(table![1]![0]).toBe(`<code>${users[0]}</code>`)
 
-  it('an error is a visible paragraph, escaped', () => {
-    const settings = settingsFor<VoteSettings>({ mode: 'vote-check', 'bot-id': BOT, 'api-key': KEY, 'user-id': '234567890123456789' })
-    const outcome: VoteOutcome = {
-      result: 'failed',
-      votes: new Map(),
-      status: 500,
-      rateLimited: 0,
-      unchecked: ['234567890123456789'],
-      keyCheck: undefined,
-      error: new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`),
-      at: AT
-    }
-    const section = renderVotes(settings, { ...outcome, at: AT })
-    const page = render(section)
-    expect(page.trim()).toBe(section.trim())
-    expect(page).not.toMatch(/<script|<h1>|<em>/)
-    expect(links(page)).toEqual([`https://discord.place/bots/${BOT}`])
-  })
+  const error = new ActionError(`Vote check failed: the service answered 500 with "${HOSTILE}".`)
+  const failed = render(renderVotes(settings, { ...outcome, result: 'failed', status: 500, votes: new Map(), unchecked: users, error }))
+  expect(failed).toMatch(/<p>❌ <strong>Error:<\/strong> Vote check failed/)
+  expect(failed).not.toMatch(/<script|<h1>|<em>/)
+  expect(links(failed)).toEqual([`https://discord.place/bots/${BOT}`])
 })
 
-describe('text from outside in the stats summary', () => {
-  /** A refused update whose every quoted text is hostile, the listing's name included. */
+it('text from outside in the stats summary stays one HTML block, renders no HTML, heading, emphasis, table or link from it, and shows it as text', async () => {
+  const { outcome } = await statsPage(7 * HOUR, { 'server-count': '9999' })
+  const { record } = outcome.record as { record: object }
+  // A refused update whose every quoted text is hostile, the listing's name included.
   const hostile: StatsOutcome = {
-    result: 'failed',
+    ...outcome,
     counts: { command: { value: 14, source: HOSTILE, read: true }, server: undefined, warnings: [HOSTILE] },
-    body: { command_count: 14 },
-    delivery: 'answered',
-    record: {
-      ok: true,
-      status: 200,
-      record: {
-        username: `Evil\n\n${HOSTILE}`,
-        commands: 12,
-        servers: 1204,
-        commandsUpdatedAt: new Date(AT.getTime() - 7 * HOUR),
-        serversUpdatedAt: undefined
-      }
-    },
-    status: 400,
+    record: { ok: true, status: 200, record: { ...record, username: `Evil\n\n${HOSTILE}` } } as StatsOutcome['record'],
     answer: HOSTILE,
-    nextUpdateAt: undefined,
-    skip: undefined,
-    overlap: undefined,
-    strikeCause: undefined,
     keyCheck: { state: 'unchecked', reason: HOSTILE },
     warnings: [HOSTILE],
-    error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`),
-    at: AT
+    error: new ActionError(`Stats update failed: the service answered 400 with "${HOSTILE}".`)
   }
   const section = renderStats(settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' }), hostile)
   const page = render(section)
-
-  it('stays one HTML block: no blank line in it lets Markdown in', () => {
-    expect(section).not.toMatch(/\n\s*\n/)
-    expect(page.trim()).toBe(section.trim())
-  })
-
-  it('renders no HTML, heading, emphasis, table or link from it', () => {
-    expect(page).not.toMatch(/<script|<h1>|<em>/)
-    expect(tablesOf(page)).toHaveLength(2)
-    expect(links(page)).toEqual([`https://discord.place/bots/${BOT}`, 'https://api.discord.place'])
-  })
-
-  it('shows it as text', () => {
-    const shown = HOSTILE.replace(/\s+/g, ' ')
-    // The listing's name is cut to 100 characters.
-    expect(textOf(headings(page)[0]!)).toMatch(
-      /^❌ Evil <script>alert\(1\)<\/script> # Heading \*x\* \[link\].* more characters not shown\): failed$/
-    )
-    expect(textOf(page)).toContain(`Error: Stats update failed: the service answered 400 with "${shown}".`)
-    expect(textOf(page)).toContain(`Answer400: ${shown}`)
-  })
+  expect(section).not.toMatch(/\n\s*\n/)
+  expect(page.trim()).toBe(section.trim())
+  expect(page).not.toMatch(/<script|<h1>|<em>/)
+  expect(tablesOf(page)).toHaveLength(2)
+  expect(links(page)).toEqual([`https://discord.place/bots/${BOT}`, 'https://api.discord.place'])
+  const shown = HOSTILE.replace(/\s+/g, ' ')
+  // The listing's name is cut to 100 characters.
+  expect(textOf(headings(page)[0]!)).toMatch(
+    /^❌ Evil <script>alert\(1\)<\/script> # Heading \*x\* \[link\].* more characters not shown\): failed$/
+  )
+  expect(textOf(page)).toContain(`Error: Stats update failed: the service answered 400 with "${shown}".`)
+  expect(textOf(page)).toContain(`Answer400: ${shown}`)
 })
 
-describe('a link in the summary', () => {
-  it('is an http(s) address only, escaped, in one attribute', () => {
-    const hostile = 'https://x.example/a"onmouseover="alert(1)&b=<c>'
-    const rendered = render(`<p>${htmlLink('site', hostile)}</p>`)
-    expect(links(rendered)).toEqual(['https://x.example/a&quot;onmouseover=&quot;alert(1)&amp;b=&lt;c&gt;'])
-    expect(rendered).not.toMatch(/onmouseover="/)
-    expect(htmlLink('site', 'javascript:alert(1)')).toBe('site')
-    expect(htmlLink('<b>', 'https://api.discord.place')).toBe('<a href="https://api.discord.place">&lt;b&gt;</a>')
-  })
+it('a link in the summary is an http(s) address only, escaped, in one attribute', () => {
+  const hostile = 'https://x.example/a"onmouseover="alert(1)&b=<c>'
+  const rendered = render(`<p>${htmlLink('site', hostile)}</p>`)
+  expect(links(rendered)).toEqual(['https://x.example/a&quot;onmouseover=&quot;alert(1)&amp;b=&lt;c&gt;'])
+  expect(rendered).not.toMatch(/onmouseover="/)
+  expect(htmlLink('site', 'javascript:alert(1)')).toBe('site')
+  expect(htmlLink('<b>', 'https://api.discord.place')).toBe('<a href="https://api.discord.place">&lt;b&gt;</a>')
 })

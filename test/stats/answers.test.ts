@@ -1,18 +1,17 @@
 /**
  * The service's answers to the stats update (src/stats/answers.ts): which of the two 429s came,
- * the line that explains a refusal (each advice sentence pinned once, in its table) and the
- * strike with its likely cause; then each answer as a run meets it, in process against the
+ * and which outcome of the table (src/stats/outcomes.ts, its words pinned by the generated
+ * docs/troubleshooting.md) each failing answer is; then each answer as a run meets it, in process against the
  * service emulator on the TestClock: success, the refusals, the request limiter (no strike) and
  * the 6-hour refusal (a strike) with the fresh record read after it. Stops are stops.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { keyAdvice, keyHeadline } from '../../src/keys.js'
 import { NetworkError } from '../../src/http/transport.js'
-import type { HttpAnswer } from '../../src/http/transport.js'
 import { serviceMessage } from '../../src/service.js'
-import { answerFromStatusLine, explainFailure, failureHeadline, kindOf429, strikeMessage } from '../../src/stats/answers.js'
-import type { StatsBody } from '../../src/stats/outcome.js'
-import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
+import { answerFromStatusLine, kindOf429 } from '../../src/stats/answers.js'
+import { factsOf, failureOf, type OutcomeId, STATS_OUTCOMES } from '../../src/stats/outcome.js'
+import { PLACEHOLDERS } from '../../scripts/docs.js'
+import { answer, jsonAnswer, serviceError } from '../support/answers.js'
 import { type Fault, jsonFault, limiterFault, recordFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
 import { BOT, emulatedBot, type EmulatedBot, HOUR, KEY, MINUTE, routes, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
 import type { ServiceEmulator } from '../support/emulator.js'
@@ -20,21 +19,6 @@ import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 /** Where every TestClock starts. */
 const START = new TestClock().now()
-
-/** The advice for each refusal that is not about the key (keys.ts has those): pinned here, once. */
-const ADVICE = {
-  tolerance: (neither: boolean): string =>
-    'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
-    `whole update: nothing was stored${neither ? ', the command count neither' : ''}. Send the count your bot sees (its guild ` +
-    'cache), or leave server-count out and set discord-token to read it from Discord.',
-  ranges: 'Check command-count (0 to 1000) and server-count (0 to 10000000).',
-  redirect:
-    "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address.",
-  theirs:
-    'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
-    'could count as an early one); the next run will try again.',
-  unexpected: 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
-}
 
 // ---------------------------------------------------------------------------------------
 // One answer at a time
@@ -69,118 +53,40 @@ it('answerFromStatusLine: the status and headers that arrived, no body to read; 
   expect(answerFromStatusLine(new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true))).toBeUndefined()
 })
 
-describe('explainFailure: one line, the status, the service quoted, the advice that fits', () => {
-  const REVOKED = 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
-  const TOO_FAR = 'Server count is too far from the actual server count.'
-  const COMMANDS = 'Commands count must be between 0 and 1,000.'
-  const html = (status: number, page = HTML_PAGE): HttpAnswer => answer(status, page, { 'content-type': 'text/html' })
-  it.each<[string, HttpAnswer, StatsBody, string]>([
-    ['400 on the server count', serviceError(400, TOO_FAR), { server_count: 99999 }, ADVICE.tolerance(false)],
-    [
-      '400 on the server count, a command count beside it',
-      serviceError(400, TOO_FAR),
-      { command_count: 12, server_count: 99999 },
-      ADVICE.tolerance(true)
-    ],
-    [
-      '400 on the server count, not JSON',
-      answer(400, 'Bad Request', { 'content-type': 'text/plain' }),
-      { server_count: 99999 },
-      ADVICE.tolerance(false)
-    ],
-    ['400 on the command count', serviceError(400, COMMANDS), { command_count: 1001 }, ADVICE.ranges],
-    ['400 on the command count, both sent', serviceError(400, COMMANDS), { command_count: 1001, server_count: 1260 }, ADVICE.ranges],
-    ['400 to a command count, no words', html(400), { command_count: 12 }, ADVICE.ranges],
-    ['401', serviceError(401, 'Invalid API key.'), { command_count: 12 }, keyAdvice(401, 'Invalid API key.', BOT)!],
-    ['404', serviceError(404, 'Bot not found.'), { command_count: 12 }, keyAdvice(404, 'Bot not found.', BOT)!],
-    ['410', serviceError(410, REVOKED), { command_count: 12 }, keyAdvice(410, REVOKED, BOT)!],
-    ['300', answer(300), { command_count: 12 }, ADVICE.redirect],
-    ['399', answer(399), { command_count: 12 }, ADVICE.redirect],
-    ['500, quoted', serviceError(500, 'Could not fetch server count.'), { server_count: 1260 }, ADVICE.theirs],
-    ['502, an HTML page', html(502), { command_count: 12 }, ADVICE.theirs],
-    ['503, no words', answer(503), { command_count: 12 }, ADVICE.theirs],
-    ['299', answer(299), { command_count: 12 }, ADVICE.unexpected],
-    ['403, an HTML page', html(403, '<html>Forbidden</html>'), { command_count: 12 }, ADVICE.unexpected],
-    ['499', answer(499), { command_count: 12 }, ADVICE.unexpected]
-  ])('%s', (_, got, body, advice) => {
-    const said = serviceMessage(got)
-    const message = explainFailure(got, said, { botId: BOT, body })
-    expect(message).toBe(`Stats update failed: the service answered ${got.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`)
-    expect(message, 'one line, none of a page').not.toMatch(/[\r\n<>]/)
-  })
-
-  it('quotes the words, and says what a page was without showing it', () => {
-    expect(explainFailure(serviceError(401, 'Invalid API key.'), 'Invalid API key.', { botId: BOT, body: {} })).toMatch(
-      /^Stats update failed: the service answered 401 with "Invalid API key\."\. /
-    )
-    expect(explainFailure(html(502), serviceMessage(html(502)), { botId: BOT, body: {} })).toContain('non-JSON answer (text/html')
-  })
+it.each<[number, string | undefined, boolean, OutcomeId]>([
+  [400, 'Server count is too far from the actual server count.', true, 'server-count-refused'],
+  [400, undefined, true, 'server-count-refused'],
+  [400, 'Commands count must be between 0 and 1,000.', true, 'count-refused'],
+  [400, undefined, false, 'count-refused'],
+  [401, 'Invalid API key.', false, 'key-401'],
+  [404, 'Bot not found.', false, 'key-404'],
+  [
+    410,
+    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+    false,
+    'key-410-fifth'
+  ],
+  [410, 'This API key has been revoked.', false, 'key-410'],
+  [410, undefined, false, 'key-410'],
+  [300, undefined, false, 'redirect'],
+  [399, undefined, false, 'redirect'],
+  [500, undefined, false, 'service-failed'],
+  [502, undefined, false, 'service-failed'],
+  [299, undefined, false, 'unexpected'],
+  [403, undefined, false, 'unexpected'],
+  [499, undefined, false, 'unexpected']
+])('failureOf(%d, %j, server count sent: %s) is %s', (status, said, withServerCount, id) => {
+  expect(failureOf(status, said, withServerCount)).toBe(id)
 })
 
-it.each([
-  [400, 'count refused by discord.place'],
-  [401, keyHeadline(401)],
-  [404, keyHeadline(404)],
-  [410, keyHeadline(410)],
-  [300, 'redirect not followed'],
-  [399, 'redirect not followed'],
-  [500, 'discord.place failed on its side'],
-  [299, 'unexpected answer (299)'],
-  [499, 'unexpected answer (499)']
-])('failureHeadline(%d): %s', (status, words) => {
-  expect(failureHeadline(status)).toBe(words)
-})
-
-describe('strikeMessage: the strike, its likely cause and what to do (each sentence pinned here)', () => {
-  const at = new Date('2026-11-25T12:00:00Z')
-  const base = { answer: 'You can only update stats once every 6 hours.', overlap: undefined, nextUpdateAt: undefined, at }
-  const group = `concurrency: group: discord-place-stats-${BOT}, cancel-in-progress: false`
-  const STRIKE =
-    'Stats update refused as too early (429: "You can only update stats once every 6 hours."): the service counted a strike ' +
-    'against the API key, and 5 strikes within 6 hours revoke it.'
-  const UNKNOWN =
-    'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
-    `record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group}).`
-
-  it.each([
-    [
-      'overlap',
-      "Likely cause: overlapping runs. Another run updated the counts at 11:59 UTC, after this run read the bot's record: runs " +
-        'that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this bot ' +
-        `in one concurrency group (${group}) so that they queue.`
-    ],
-    [
-      'unverified',
-      'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within 6 ' +
-        'hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'
-    ],
-    [
-      'unchecked',
-      'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
-        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'
-    ],
-    ['unknown', UNKNOWN]
-  ] as const)('the cause %s', (strikeCause, cause) => {
-    const overlap = strikeCause === 'overlap' ? new Date('2026-11-25T11:59:00Z') : undefined
-    expect(strikeMessage({ ...base, strikeCause, overlap }, BOT)).toBe(
-      `${STRIKE} ${cause} When the next update is accepted is unknown. The update was not retried.`
-    )
-  })
-
-  it('no empty quote without the words; the workflow finding, the next update and a stop, each in its place', () => {
-    const stop =
-      "The step was stopped by SIGTERM (a cancelled workflow or a time limit). It came while the bot's record was read after the refusal."
-    const message = strikeMessage(
-      { ...base, answer: undefined, strikeCause: 'unknown', nextUpdateAt: new Date('2026-11-25T17:00:00Z') },
-      BOT,
-      stop,
-      'The workflow that ran this step (w.yml, job stats) shows why: x.'
-    )
-    expect(message).toBe(
-      `${STRIKE.replace(': "You can only update stats once every 6 hours."', '')} ${UNKNOWN} The workflow that ran this step ` +
-        `(w.yml, job stats) shows why: x. The next update is accepted from 17:00 UTC, 5 h after this run. The update was not retried. ${stop}`
-    )
-  })
+it("the strike's error: no empty quote without the words; the cause, the workflow finding, the next update and a stop in that order", () => {
+  const facts = { ...PLACEHOLDERS, said: undefined, workflow: '<workflow>', stopped: '<stop>' }
+  expect(STATS_OUTCOMES['strike-unknown'].says(facts)).toMatch(
+    /^Stats update refused as too early \(429\): .* Likely cause: .* <workflow> The next update is accepted from <time>\. The update was not retried\. <stop>$/
+  )
+  expect(STATS_OUTCOMES['strike-unknown'].says({ ...facts, next: undefined, workflow: undefined, stopped: undefined })).toMatch(
+    /\)\. When the next update is accepted is unknown\. The update was not retried\.$/
+  )
 })
 
 // ---------------------------------------------------------------------------------------
@@ -208,46 +114,46 @@ describe('the answer to the update', () => {
     inputs?: Record<string, string>
     status: number
     said: string
-    advice: string
+    id: OutcomeId
   }>([
-    { name: 'a redirect (300)', fault: { kind: 'answer', status: 300, body: '' }, status: 300, said: '', advice: ADVICE.redirect },
+    { name: 'a redirect (300)', fault: { kind: 'answer', status: 300, body: '' }, status: 300, said: '', id: 'redirect' },
     {
       name: 'a server count outside the tolerance (400)',
       bot: { seed: { realServerCount: 5000 } },
       inputs: { 'command-count': '', 'server-count': '1260' },
       status: 400,
       said: '',
-      advice: ADVICE.tolerance(false)
+      id: 'server-count-refused'
     },
-    { name: 'a wrong key (401)', bot: { seed: { apiKey: 'another-key' } }, status: 401, said: 'Invalid API key.', advice: '' },
-    { name: 'an unknown bot (404)', bot: { seed: { id: '999999999999999999' } }, status: 404, said: 'Bot not found.', advice: '' },
+    { name: 'a wrong key (401)', bot: { seed: { apiKey: 'another-key' } }, status: 401, said: 'Invalid API key.', id: 'key-401' },
+    { name: 'an unknown bot (404)', bot: { seed: { id: '999999999999999999' } }, status: 404, said: 'Bot not found.', id: 'key-404' },
     {
       name: 'the 5th early update, which revokes the key (410)',
       bot: { ago: HOUR, seed: { strikes } },
       status: 410,
       said: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
-      advice: ''
+      id: 'key-410-fifth'
     },
     {
       name: 'a key revoked for strikes on an earlier run, a new one generated since (410)',
       bot: { seed: { apiKey: 'new-key', revokedKeys: [KEY] } },
       status: 410,
       said: 'This API key has been revoked.',
-      advice: ''
+      id: 'key-410'
     },
     {
       name: 'a failure on its side (500)',
       fault: jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 }),
       status: 500,
       said: 'Could not fetch server count.',
-      advice: ADVICE.theirs
+      id: 'service-failed'
     },
     {
       name: 'a 5xx that names a wait, not the request limiter (503)',
       fault: jsonFault(503, { success: false, error: 'Try later.', status: 503, retry_after: 30 }, { 'Retry-After': '30' }),
       status: 503,
       said: 'Try later.',
-      advice: ADVICE.theirs
+      id: 'service-failed'
     },
     {
       name: 'an HTML error page (502), none of it shown',
@@ -259,9 +165,9 @@ describe('the answer to the update', () => {
       },
       status: 502,
       said: '',
-      advice: ADVICE.theirs
+      id: 'service-failed'
     }
-  ])('fails on $name: the outputs, the headline and the advice that fits', async ({ bot, fault, inputs, status, said, advice }) => {
+  ])("fails on $name: the outputs, and the outcome's words and headline", async ({ bot, fault, inputs, status, said, id }) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, bot)
     if (fault !== undefined) emulator.inject('stats', fault)
@@ -270,12 +176,13 @@ describe('the answer to the update', () => {
     expect(emulator.received('stats'), 'never repeated').toHaveLength(1)
     expect(run.outcome).toMatchObject({ status, nextUpdateAt: undefined })
     expect(message).toContain(said === '' ? `answered ${status}` : `answered ${status} with "${said}". `)
-    expect(message.endsWith(advice === '' ? keyAdvice(status, said, BOT)! : advice), 'the advice').toBe(true)
+    const facts = factsOf(run.outcome, { botId: BOT })
+    expect(message).toBe(STATS_OUTCOMES[id].says(facts))
     expect(message).not.toMatch(/[<\r\n]/)
     expect(run.summary).not.toContain('upstream')
     expect(run.outputs).toMatchObject({ result: 'failed', status: String(status) })
     expect(run.summary).toContain(`<tr><td>Answer</td><td>${status}`)
-    expect(run.summary).toMatch(new RegExp(`^<h3>❌ [^\\n]*: failed: ${failureHeadline(status).replace(/[()]/g, '\\$&')}</h3>`))
+    expect(run.summary).toMatch(new RegExp(`^<h3>❌ [^\\n]*: failed: ${STATS_OUTCOMES[id].headline(facts).replace(/[()]/g, '\\$&')}</h3>`))
   })
 
   it("shows the service's control characters as escapes and its HTML escaped, in the error and the summary", async () => {
@@ -417,5 +324,77 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
     expect(annotations(run, 'warning').filter(w => /strike/i.test(w))).toEqual([])
     expect(run.summary).toMatch(/<h3>🛑 [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: refused: strike counted<\/h3>/)
     expect(run.summary).toContain(`<strong>Error:</strong> ${run.failure!.slice(0, 40)}`)
+  })
+})
+
+describe("stale-after: a passing failure of the service, judged by the listing's age", () => {
+  const FAILED_500 = jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 })
+  const RESET: Fault = { kind: 'reset' }
+  it.each<{
+    name: string
+    ago: number
+    faults?: Fault[]
+    bot?: EmulatedBot
+    inputs?: Record<string, string>
+    result: string
+    stats: number
+  }>([
+    { name: 'a 5xx, the listing younger: deferred', ago: 47 * HOUR + 59 * MINUTE, faults: [FAILED_500], result: 'deferred', stats: 1 },
+    { name: 'a 5xx, the listing exactly stale-after old: stale', ago: 48 * HOUR, faults: [FAILED_500], result: 'failed', stats: 1 },
+    { name: 'the limiter, the listing younger: rate-limited', ago: 7 * HOUR, faults: [limiterFault()], result: 'rate-limited', stats: 1 },
+    { name: 'the limiter, the listing older: stale', ago: 53 * HOUR, faults: [limiterFault()], result: 'failed', stats: 1 },
+    {
+      name: 'no answer to the resend the record allowed, younger: deferred',
+      ago: 7 * HOUR,
+      faults: [RESET, RESET],
+      result: 'deferred',
+      stats: 2
+    },
+    {
+      name: "the owner's failure (a wrong key) fails at once",
+      ago: 7 * HOUR,
+      bot: { seed: { apiKey: 'another-key' } },
+      result: 'failed',
+      stats: 1
+    },
+    {
+      name: 'no record read (cooldown-check: false): a 5xx fails',
+      ago: 7 * HOUR,
+      faults: [FAILED_500],
+      inputs: { 'cooldown-check': 'false' },
+      result: 'failed',
+      stats: 1
+    }
+  ])('$name', async ({ ago, faults = [], bot, inputs, result, stats }) => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, { ago, ...bot })
+    for (const fault of faults) emulator.inject('stats', fault)
+    const run = await statsStep(statsInputs(emulator, { 'stale-after': '48', ...inputs }), clock)
+    expect(emulator.received('stats'), 'never repeated after an answer').toHaveLength(stats)
+    expect(run.outputs.result).toBe(result)
+    expect(run.outcome.staleAfter).toBe(inputs === undefined && bot === undefined ? 48 : undefined)
+    const last = inputs === undefined ? new Date(START - ago).toISOString() : undefined
+    expect(run.outputs['last-updated-at']).toBe(last)
+    if (result === 'failed') {
+      expect(expectCleanFailure(run).startsWith('discord.place has not taken an update for')).toBe(
+        bot === undefined && inputs === undefined
+      )
+    } else {
+      expect(run.failure).toBeUndefined()
+      expect(annotations(run, 'warning'), 'one warning names the failure and the age').toEqual([
+        expect.stringContaining(`The listing was updated ${Math.floor(ago / HOUR)} h ago, under stale-after: 48, so the step succeeds.`)
+      ])
+    }
+  })
+
+  it("the stale run's error and headline: how long, since when, and the failure that stopped this run", async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, { ago: 53 * HOUR })
+    emulator.inject('stats', FAILED_500)
+    const run = await statsStep(statsInputs(emulator, { 'stale-after': '48' }), clock)
+    expect(run.outcome.error?.headline).toBe('no update for 53 h')
+    expect(run.failure).toMatch(
+      /^discord\.place has not taken an update for 53 h \(last at \S+ \S+ UTC, 2 days before this run\), stale-after: 48\. This run's update failed too: the service answered 500 with "Could not fetch server count\."\./
+    )
   })
 })

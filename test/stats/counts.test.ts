@@ -1,41 +1,21 @@
 /**
- * Where the counts come from (src/stats/counts.ts), in process: the inputs, a commands-file in
- * the workspace or, without a checkout, in the repository at the run's commit, and Discord for
- * whichever count is still missing, against the service emulator, Discord's fake and GitHub's
- * fake, on a clock the test controls; and the log line that names each count's source.
- * interface.md: Discord "fills in whichever count was not given otherwise", and is asked only
- * for an update that is due; "Counts that would erase the listing are not sent" (a source that
- * finds no commands while the listing shows some), while `command-count: 0` is the user's own
- * word. Discord's own answers are in discord.test.ts.
+ * Where the counts come from (src/stats/counts.ts), in process on a clock the test controls: the
+ * inputs, a commands-file in the workspace or the repository, and Discord for whichever count is
+ * missing, only for an update that is due. interface.md: "Counts that would erase the listing are
+ * not sent"; `command-count: 0` is the user's own word. Manifests: manifest.test.ts; Discord's answers: discord.test.ts.
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { needsDiscord, withDiscordCounts } from '../../src/stats/counts.js'
-import type { Counts, CountInputs } from '../../src/stats/outcome.js'
-import { Requests } from '../../src/http/client.js'
-import type { ServiceEmulator } from '../support/emulator.js'
 import { GitHubFake } from '../support/fakes.js'
-import {
-  BOT,
-  botInputs,
-  DISCORD_TOKEN,
-  discordFake,
-  emulatedBot,
-  HOUR,
-  KEY,
-  settingsFor,
-  statsInputs,
-  statsRun,
-  tempWorkspace,
-  TestClock
-} from '../support/inprocess.js'
+import { BOT, botInputs, DISCORD_TOKEN, discordFake, emulatedBot, type EmulatedBot, HOUR } from '../support/inprocess.js'
+import { statsRun, tempWorkspace, TestClock } from '../support/inprocess.js'
 import { statsStep } from '../support/step.js'
-import type { StatsSettings } from '../../src/settings.js'
 
 const JOB_TOKEN = 'ghs_countsJobToken0123456789'
 const SHA = '0123456789abcdef0123456789abcdef01234567'
+const CONTEXT = { GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }
 
-/** GitHub's fake, one for the file; each run gets its address as GITHUB_API_URL. */
+/** GitHub's fake, one for the file, holding commands.json: one command. */
 let github: GitHubFake
 beforeAll(async () => {
   github = await GitHubFake.start({
@@ -45,282 +25,147 @@ beforeAll(async () => {
     files: { 'commands.json': '[{"name":"ping"}]' }
   })
 })
-afterAll(async () => {
-  await github.close()
-})
+afterAll(() => github.close())
 
-const sent = (emulator: ServiceEmulator): unknown[] => emulator.received('stats').map(r => JSON.parse(r.body) as unknown)
+interface Scene extends EmulatedBot {
+  /** commands.json in the run's workspace; none when undefined. */
+  manifest?: string
+  /** Discord's global commands: Discord's fake is given as discord-token and discord-api-url. */
+  discord?: unknown[]
+  guildCount?: number
+  env?: Record<string, string>
+}
 
-const ERASURE_ADVICE =
-  'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build. ' +
-  '(command-count: 0 sends zero on purpose.)'
-
-/** A run whose commands-file, commands.json, holds `manifest` in a workspace of its own; `dir` is that workspace. */
-async function withManifest(clock: TestClock, emulator: ServiceEmulator, manifest: string, more: Record<string, string> = {}) {
-  const dir = await tempWorkspace({ 'commands.json': manifest })
-  const run = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', ...more }), { clock, env: { GITHUB_WORKSPACE: dir } })
-  return { ...run, dir }
+/** A run for the test's bot (its listing shows 12 commands) with commands-file commands.json, and what each side saw. */
+async function run(more: Record<string, string>, { manifest, discord, guildCount, env, ...bot }: Scene = {}) {
+  const clock = new TestClock()
+  const emulator = await emulatedBot(clock, bot)
+  const fake = await discordFake(discord, guildCount)
+  const workspace = await tempWorkspace(manifest === undefined ? {} : { 'commands.json': manifest })
+  const token: Record<string, string> = discord === undefined ? {} : { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }
+  const inputs = botInputs(emulator, { 'commands-file': 'commands.json', ...token, ...more })
+  const { outcome, log } = await statsRun(inputs, { clock, env: { GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, ...env } })
+  const sent = emulator.received('stats').map(r => JSON.parse(r.body) as unknown)
+  return { emulator, fake, outcome, log, workspace, sent }
 }
 
 describe('a commands-file', () => {
   it('in the workspace: counted, named as the source, and the log says which file', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const { outcome, log, dir } = await withManifest(clock, emulator, '[{"name":"ping","type":1},{"name":"help","type":1}]')
+    const { outcome, log, workspace, sent } = await run({}, { manifest: '[{"name":"ping","type":1},{"name":"help","type":1}]' })
     expect(outcome.counts?.command).toEqual({ value: 2, source: 'commands-file commands.json', read: true })
-    expect(log).toContain(`Counting the commands in ${join(dir, 'commands.json')}.`)
-    expect(sent(emulator)).toEqual([{ command_count: 2 }])
-  })
-
-  it('that lists no commands while the listing shows some: left out with a warning, the server count still sent', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250' })
-    expect(sent(emulator)).toEqual([{ server_count: 1250 }])
-    expect(emulator.bot(BOT).commands).toBe(12)
-    expect(outcome.counts?.warnings).toEqual([
-      `The command count was left out: commands-file commands.json found no commands, and the listing shows 12; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
-    ])
-    expect(outcome.warnings, 'one warning, and nothing contrary').toEqual([])
-  })
-
-  it('that lists no commands while the listing shows none either: 0 is sent, with no warning', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock, { seed: { commands: 0 } })
-    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250' })
-    expect(emulator.received('stats')[0]!.body).toBe('{"command_count":0,"server_count":1250}')
-    expect(outcome.counts?.warnings).toEqual([])
-    expect(outcome.warnings).toEqual([])
-  })
-
-  it('a count a source left out leaves nothing to send: skipped, the key still checked, nothing sent', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    // A manifest that lists no commands while the listing shows 12: the count is left out.
-    const { outcome } = await withManifest(clock, emulator, '[]')
-    expect(emulator.received('stats')).toEqual([])
-    expect(emulator.received('votes')).toHaveLength(1)
-    expect(outcome).toMatchObject({ result: 'skipped', skip: 'nothing', keyCheck: { state: 'valid' }, error: undefined })
-  })
-
-  it('that lists no commands, without the record to compare (cooldown-check: false): left out, saying the listing was not read', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const { outcome } = await withManifest(clock, emulator, '[]', { 'server-count': '1250', 'cooldown-check': 'false' })
-    expect(sent(emulator)).toEqual([{ server_count: 1250 }])
-    expect(outcome.counts?.warnings).toEqual([
-      `The command count was left out: commands-file commands.json found no commands, and the listing's count could not be read to compare; sending 0 would erase the count on the listing. ${ERASURE_ADVICE}`
-    ])
+    expect(log).toContain(`Counting the commands in ${join(workspace, 'commands.json')}.`)
+    expect(sent).toEqual([{ command_count: 2 }])
   })
 
   it('not in a workspace without a checkout: read from the repository at the run’s commit, and the source says so', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace()
-    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
-    const { outcome, log } = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', 'github-token': JOB_TOKEN }), {
-      clock,
-      env
-    })
+    const { outcome, log, sent } = await run({ 'github-token': JOB_TOKEN }, { env: CONTEXT })
     expect(outcome.counts?.command).toEqual({ value: 1, source: 'commands-file commands.json (from the repository)', read: true })
     expect(log).toContain(
       'commands-file commands.json is not in the workspace; reading it from example/bot at 0123456789ab through the GitHub API.'
     )
-    expect(sent(emulator)).toEqual([{ command_count: 1 }])
+    expect(sent).toEqual([{ command_count: 1 }])
   })
 
-  it('that the repository does not hold either: the failure names the repository and the commit', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace()
-    const env = { GITHUB_WORKSPACE: dir, GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
-    const { outcome } = await statsRun(botInputs(emulator, { 'commands-file': 'missing.json', 'github-token': JOB_TOKEN }), { clock, env })
+  const token = { 'github-token': JOB_TOKEN }
+  const NEEDED = /could not be read from the repository \(the repository and a github-token are needed\)/
+  // The inputs, the run's context, the failure, and the requests to GitHub.
+  it.each([
+    [
+      'not in the repository either',
+      { ...token, 'commands-file': 'missing.json' },
+      CONTEXT,
+      /missing\.json from example\/bot at 0123456789ab/,
+      1
+    ],
+    ['with no github-token', {}, CONTEXT, NEEDED, 0],
+    ['with no repository', token, { GITHUB_SHA: SHA }, NEEDED, 0],
+    ['with no commit', token, { GITHUB_REPOSITORY: 'example/bot' }, NEEDED, 0]
+  ])('not in the workspace, %s: the run fails before any request to the service', async (_, more, env, why, asked) => {
+    const before = github.requests.length
+    const { outcome, emulator } = await run(more, { env })
     expect(outcome.result).toBe('failed')
-    expect(outcome.error?.message).toMatch(/reading missing\.json from example\/bot at 0123456789ab through the GitHub API failed \(404/)
+    expect(outcome.error?.message).toMatch(why)
+    expect(github.requests.length - before).toBe(asked)
     expect(emulator.requests).toEqual([])
   })
-
-  it.each([
-    ['no github-token', {}, { GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA }],
-    ['no repository', { 'github-token': JOB_TOKEN }, { GITHUB_SHA: SHA }],
-    ['no commit', { 'github-token': JOB_TOKEN }, { GITHUB_REPOSITORY: 'example/bot' }]
-  ])('not in the workspace, with %s: not read from the repository, and the failure says what is needed', async (_, more, context) => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const dir = await tempWorkspace()
-    const before = github.requests.length
-    const { outcome } = await statsRun(botInputs(emulator, { 'commands-file': 'commands.json', ...more }), {
-      clock,
-      env: { GITHUB_WORKSPACE: dir, GITHUB_API_URL: github.url, ...context }
-    })
-    expect(github.requests.length - before).toBe(0)
-    expect(outcome.result).toBe('failed')
-    expect(outcome.error?.message).toMatch(/could not be read from the repository \(the repository and a github-token are needed\)/)
-  })
 })
 
-describe('a count given as an input', () => {
-  it('command-count: 0 is the user’s own word: sent, stored, and written to the outputs as 0; no output for a count not given', async () => {
+describe('a command count of 0 that a source read', () => {
+  const leftOut = (source: string, shown: string, fix: string): string =>
+    `The command count was left out: ${source} found no commands, and ${shown}; sending 0 would erase the count on the listing. ${fix} ` +
+    '(command-count: 0 sends zero on purpose.)'
+  const MANIFEST = 'A manifest that lists none usually means the wrong file or a build step that did not run: check the path and the build.'
+  const PER_SERVER =
+    'A bot that registers its commands per server has no global commands: set commands-file to the manifest your deploy script sends, to count those.'
+  const [FILE, SHOWS, UNREAD] = ['commands-file commands.json', 'the listing shows 12', "the listing's count could not be read to compare"]
+  const [servers, unchecked] = [{ 'server-count': '1250' }, { 'server-count': '1250', 'cooldown-check': 'false' }]
+  const SERVER_ONLY = [{ server_count: 1250 }]
+  // What the listing shows, the inputs, what is sent, and the warning (none when 0 is sent).
+  it.each<[string, number, Record<string, string>, unknown[], string?]>([
+    ['a manifest listing none, the listing 12: left out', 12, servers, SERVER_ONLY, leftOut(FILE, SHOWS, MANIFEST)],
+    ['the same, the only count: skipped', 12, { 'discord-token': '' }, [], leftOut(FILE, SHOWS, MANIFEST)],
+    ['the same, unchecked (cooldown-check: false)', 12, unchecked, SERVER_ONLY, leftOut(FILE, UNREAD, MANIFEST)],
+    ['Discord with no global commands', 12, { 'commands-file': '' }, SERVER_ONLY, leftOut('Discord (global commands)', SHOWS, PER_SERVER)],
+    ['a manifest listing none, the listing none: 0 is sent', 0, servers, [{ command_count: 0, server_count: 1250 }]]
+  ])('%s', async (_, commands, more, bodies, warning) => {
+    const { outcome, emulator, sent } = await run(more, { manifest: '[]', seed: { commands }, discord: [] })
+    expect(sent).toEqual(bodies)
+    expect(emulator.bot(BOT).commands).toBe(commands)
+    expect(outcome.counts?.warnings).toEqual(warning === undefined ? [] : [warning])
+    expect(outcome.warnings, 'one warning, and nothing contrary').toEqual([])
+    // With nothing left to send, the key is still checked.
+    if (bodies.length === 0)
+      expect(outcome).toMatchObject({ result: 'skipped', skip: 'nothing', keyCheck: { state: 'valid' }, error: undefined })
+  })
+
+  it('command-count: 0 is the user’s own word: sent, stored, and written to the outputs; no output for a count not given', async () => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
-    const run = await statsStep(botInputs(emulator, { 'command-count': '0' }), clock)
-    expect(emulator.received('stats')[0]!.body).toBe('{"command_count":0}')
+    const step = await statsStep(botInputs(emulator, { 'command-count': '0' }), clock)
+    expect(emulator.received('stats').map(r => r.body)).toEqual(['{"command_count":0}'])
     expect(emulator.bot(BOT)).toMatchObject({ commands: 0, servers: 1204 })
-    expect(run.outputs).toMatchObject({ result: 'updated', 'command-count': '0', status: '200' })
-    expect(run.outputs['server-count']).toBeUndefined()
-  })
-})
-
-describe('the log', () => {
-  it('names each count given with its source', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const { log } = await statsRun(statsInputs(emulator, { 'server-count': '1250' }), { clock })
-    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
-      'Command count: 14 (input command-count)',
-      'Server count: 1250 (input server-count)'
-    ])
-  })
-
-  it('names each count with its source once, then the ones Discord filled in', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake()
-    const { log } = await statsRun(statsInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
-    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual([
-      'Command count: 14 (input command-count)',
-      'Server count: 1250 (Discord (approximate_guild_count))'
-    ])
+    expect(step.outputs).toMatchObject({ result: 'updated', 'command-count': '0', status: '200' })
+    expect(step.outputs['server-count']).toBeUndefined()
   })
 })
 
 describe('Discord fills in whichever count is missing', () => {
-  it('is asked only after the record, and not at all when the run will be skipped (even when it is down)', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock, { ago: 2 * HOUR })
-    const fake = await discordFake()
-    fake.inject('application', { kind: 'answer', status: 500, body: 'down' })
-    const { outcome } = await statsRun(botInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
+  it.each<[string, Record<string, string>, EmulatedBot, string]>([
+    ['the run will be skipped', { 'command-count': '1' }, { ago: 2 * HOUR }, 'skipped'],
+    ['both counts are given', { 'command-count': '3', 'server-count': '1250' }, {}, 'updated']
+  ])('is not asked when %s', async (_, more, bot, result) => {
+    const { outcome, log, fake } = await run({ 'commands-file': '', ...more }, { discord: [], ...bot })
     expect(fake.requests).toEqual([])
-    expect(outcome.result).toBe('skipped')
+    expect(log.filter(line => line.includes('from Discord'))).toEqual([])
+    expect(outcome.result).toBe(result)
+    expect(outcome.counts?.command).toEqual({ value: Number(more['command-count']), source: 'input command-count', read: false })
   })
 
-  it('fills in both counts when the update is due', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake([
-      { name: 'ping', type: 1 },
-      { name: 'help', type: 1 }
-    ])
-    const { outcome } = await statsRun(botInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
-    expect(emulator.requests[0]!.receivedNs).toBeLessThan(fake.requests[0]!.receivedNs)
-    expect(emulator.received('stats')[0]!.body).toBe('{"command_count":2,"server_count":1250}')
-    expect(outcome.result).toBe('updated')
-  })
-
-  it('no global commands while the listing shows some: the command count is left out with a warning, not sent as 0', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake()
-    const { outcome } = await statsRun(botInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
-    expect(emulator.received('stats')[0]!.body).toBe('{"server_count":1250}')
-    expect(emulator.bot(BOT).commands).toBe(12)
-    expect(outcome.counts?.warnings.join('\n')).toMatch(
-      /The command count was left out: Discord \(global commands\) found no commands, and the listing shows 12/
-    )
-    // The fix that helps a bot with per-server commands: count its manifest.
-    expect(outcome.counts?.warnings.join('\n')).toMatch(
-      /has no global commands: set commands-file to the manifest your deploy script sends/
-    )
-  })
-
-  it('both counts: says so, and names Discord as the source of each', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake([{ name: 'ping', type: 1 }])
-    const { outcome, log } = await statsRun(botInputs(emulator, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }), { clock })
-    expect(log).toContain('Reading the server count and the command count from Discord.')
-    expect(outcome.counts).toEqual({
-      command: { value: 1, source: 'Discord (global commands)', read: true },
-      server: { value: 1250, source: 'Discord (approximate_guild_count)', read: true },
-      warnings: []
+  const [COMMANDS, SERVERS] = ['Discord (global commands)', 'Discord (approximate_guild_count)']
+  const DUPLICATE = `Input 'commands-file' (commands.json) lists the chat input command "ping" 2 times; each was counted once.`
+  const [noFile, server] = [{ 'commands-file': '' }, { 'commands-file': '', 'server-count': '1250' }]
+  // The inputs (commands-file: commands.json, "ping" twice, unless left out), what is read, the counts' sources, the warnings.
+  it.each<[string, Record<string, string>, string, string, string, string[]]>([
+    ['both counts', noFile, 'the server count and the command count', COMMANDS, SERVERS, []],
+    ['only commands: server-count given, even out of range', server, 'the command count', COMMANDS, 'input server-count', []],
+    ['only servers: the manifest’s warnings kept', {}, 'the server count', 'commands-file commands.json', SERVERS, [DUPLICATE]]
+  ])('%s', async (_, more, read, commandSource, serverSource, warnings) => {
+    const manifest = '[{"name":"ping"},{"name":"ping"}]'
+    const { outcome, log, fake, emulator, sent } = await run(more, {
+      manifest,
+      discord: [{ name: 'ping' }],
+      guildCount: more === server ? 20_000_000 : 1250
     })
-  })
-
-  it('only the command count when the server count is given: Discord’s server count is not used, even one out of range', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake([{ name: 'ping', type: 1 }], 20_000_000)
-    const { outcome, log } = await statsRun(
-      botInputs(emulator, { 'server-count': '1250', 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }),
-      {
-        clock
-      }
-    )
-    expect(log).toContain('Reading the command count from Discord.')
-    expect(outcome.result).toBe('updated')
-    expect(outcome.counts).toEqual({
-      command: { value: 1, source: 'Discord (global commands)', read: true },
-      server: { value: 1250, source: 'input server-count', read: false },
-      warnings: []
-    })
-    expect(sent(emulator)).toEqual([{ command_count: 1, server_count: 1250 }])
-  })
-
-  it('only the server count when a manifest gives the commands, keeping the manifest’s warnings', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake([])
-    const { outcome, log } = await withManifest(clock, emulator, '[{"name":"ping"},{"name":"ping"}]', {
-      'discord-token': DISCORD_TOKEN,
-      'discord-api-url': fake.url
-    })
-    expect(log).toContain('Reading the server count from Discord.')
-    expect(fake.requests.map(r => r.route)).toEqual(['application'])
-    expect(outcome.counts?.warnings).toHaveLength(1)
-    expect(outcome.counts?.warnings[0]).toMatch(/ping/)
-    expect(sent(emulator)).toEqual([{ command_count: 1, server_count: 1250 }])
-  })
-
-  it('is not asked when both counts are given, token or not', async () => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock)
-    const fake = await discordFake([])
-    const { outcome } = await statsRun(
-      botInputs(emulator, { 'command-count': '3', 'server-count': '1250', 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }),
-      { clock }
-    )
-    expect(fake.requests).toEqual([])
-    expect(outcome.result).toBe('updated')
-  })
-})
-
-describe('needsDiscord and withDiscordCounts', () => {
-  const inputs = (token: string | undefined): CountInputs => ({
-    ...settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '1' }),
-    discordToken: token,
-    // Nothing listens there: Discord is never to be asked in these.
-    discordApiUrl: 'http://127.0.0.1:9'
-  })
-  const given = (command?: number, server?: number): Counts => ({
-    command: command === undefined ? undefined : { value: command, source: 'input command-count', read: false },
-    server: server === undefined ? undefined : { value: server, source: 'input server-count', read: false },
-    warnings: []
-  })
-
-  it('Discord is needed only with a token and a count missing', () => {
-    expect(needsDiscord(inputs(undefined), given(1))).toBe(false)
-    expect(needsDiscord(inputs(DISCORD_TOKEN), given(1, 2))).toBe(false)
-    expect(needsDiscord(inputs(DISCORD_TOKEN), given(1))).toBe(true)
-    expect(needsDiscord(inputs(DISCORD_TOKEN), given(undefined, 2))).toBe(true)
-  })
-
-  it('with nothing to fill in, the counts come back as they are, and nothing is asked or logged', async () => {
-    const log: string[] = []
-    const counts = given(1, 2)
-    const requests = new Requests({ attemptTimeoutMs: 1_000, totalMs: 1_000 }, new TestClock())
-    expect(await withDiscordCounts(inputs(DISCORD_TOKEN), counts, { requests, log: line => log.push(line) })).toBe(counts)
-    expect(await withDiscordCounts(inputs(undefined), given(1), { requests, log: line => log.push(line) })).toEqual(given(1))
-    expect(log).toEqual([])
+    expect(log).toContain(`Reading ${read} from Discord.`)
+    // Each count and its source logged once: those given first, then those Discord filled in.
+    const lines = [`Command count: 1 (${commandSource})`, `Server count: 1250 (${serverSource})`]
+    const fromDiscord = (line: string): number => Number(line.includes('(Discord'))
+    expect(log.filter(line => /^(Command|Server) count: /.test(line))).toEqual(lines.sort((a, b) => fromDiscord(a) - fromDiscord(b)))
+    expect(fake.requests.map(r => r.route)).toEqual(commandSource === COMMANDS ? ['application', 'commands'] : ['application'])
+    expect(emulator.requests[0]!.receivedNs, 'the record is read first').toBeLessThan(fake.requests[0]!.receivedNs)
+    expect(outcome).toMatchObject({ result: 'updated', counts: { warnings } })
+    expect(outcome.counts?.command).toEqual({ value: 1, source: commandSource, read: true })
+    expect(outcome.counts?.server).toEqual({ value: 1250, source: serverSource, read: serverSource === SERVERS })
+    expect(sent).toEqual([{ command_count: 1, server_count: 1250 }])
   })
 })

@@ -1,60 +1,315 @@
+/**
+ * Command manifests (src/stats/manifest.ts, commands.ts), in process: the shapes and counts, every
+ * refusal's sentence (pinned once, in a table), the file in the workspace or read from the
+ * repository, and the bytes people's tools write, which read the same both ways.
+ */
 import { readFileSync } from 'node:fs'
-import { mkdir, open, rm, writeFile } from 'node:fs/promises'
+import { mkdir, open, writeFile } from 'node:fs/promises'
 import * as http from 'node:http'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { countCommands } from '../../src/stats/commands.js'
 import { countManifest, countManifestText, type ManifestPlan } from '../../src/stats/manifest.js'
 import { ActionError } from '../../src/errors.js'
 import { Requests } from '../../src/http/client.js'
 import { readRepositoryFile } from '../../src/stats/github.js'
 import { CONTROL_CHARACTER } from '../../src/text.js'
-import { GitHubFake } from '../support/fakes.js'
 import { tempWorkspace } from '../support/inprocess.js'
-import { type Fault, listenForTest } from '../support/server.js'
+import { listenForTest } from '../support/server.js'
 import { afterTest } from '../support/teardown.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
 const fixtureBytes = (name: string): Buffer => readFileSync(join(FIXTURES, name))
 const fixture = (name: string): string => fixtureBytes(name).toString('utf8')
 const ORIGIN = "Input 'commands-file' (commands.json)"
-
-/** The service's maximum, and the size limit, as the issue states them. */
-const MAX_COMMANDS = 1000
 const FIVE_MB = 5 * 1024 * 1024
-
-/** The message of what was thrown (undefined when nothing was): an ActionError's, on one line. */
-function oneLineError(caught: unknown): string {
-  expect(caught).toBeInstanceOf(ActionError)
-  const message = (caught as ActionError).message
-  expect(message).not.toMatch(/[\r\n]/)
-  return message
-}
-
-/** Runs `run`, expects an ActionError with a one-line message, and returns the message. */
-function actionError(run: () => unknown): string {
-  try {
-    run()
-  } catch (error) {
-    return oneLineError(error)
-  }
-  return oneLineError(undefined)
-}
-
-/** The same for a run that rejects. */
-function actionErrorAsync(run: () => Promise<unknown>): Promise<string> {
-  return Promise.resolve()
-    .then(run)
-    .then(() => oneLineError(undefined), oneLineError)
-}
-
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const TOKEN = 'ghs_manifestJobToken0123456789'
+const count = (text: string, countSubcommands = false) => countManifestText(text, ORIGIN, countSubcommands)
 
-/** GitHub's contents API answering `bytes` raw, as GitHub does (GitHubFake holds its files as text). */
-async function apiServing(bytes: Buffer): Promise<string> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/vnd.github.raw' }).end(bytes))
+/** What `run` threw, at once or in time: an ActionError with a one-line message. */
+async function refusal(run: () => unknown): Promise<ActionError> {
+  const caught: unknown = await Promise.resolve()
+    .then(run)
+    .catch((error: unknown) => error)
+  expect(caught).toBeInstanceOf(ActionError)
+  expect((caught as ActionError).message).not.toMatch(/[\r\n]/)
+  return caught as ActionError
+}
+const message = async (run: () => unknown): Promise<string> => (await refusal(run)).message
+
+describe('counting', () => {
+  it.each([
+    // fixture, count by default, count with count-subcommands
+    ['discordjs-v1.json', 5, 1 + 1 + 1 + 5 + 4],
+    ['discordjs-v2.json', 6, 1 + 3 + 1 + 1 + 1 + 1],
+    ['rest-body.json', 7, 7],
+    ['saved-get.json', 10, 6 + 3 + 1 + 1 + 1],
+    ['wrapped.json', 3, 3],
+    ['keyed.json', 3, 1 + 2 + 1]
+  ])('%s counts %i, or %i with subcommands, with or without a byte order mark', (name, plain, withSubcommands) => {
+    for (const text of [fixture(name), `\uFEFF${fixture(name)}`]) {
+      expect(count(text)).toEqual({ count: plain, warnings: [] })
+      expect(count(text, true)).toEqual({ count: withSubcommands, warnings: [] })
+    }
+  })
+
+  it.each([false, true])('duplicates.json counts 4 and warns once, of "ping" only: the two "Report" differ by type', sub => {
+    const warning = `${ORIGIN} lists the chat input command "ping" 2 times; each was counted once.`
+    expect(count(fixture('duplicates.json'), sub)).toEqual({ count: 4, warnings: [warning] })
+  })
+
+  it('names at most 20 duplicates in its one warning, an absent "type" being chat input', () => {
+    const names = Array.from({ length: 25 }, (_, i) => `cmd${String(i).padStart(2, '0')}`)
+    const text = JSON.stringify([...names.map(name => ({ name })), ...names.map(name => ({ type: 1, name })), { name: 'cmd00' }])
+    const { count: counted, warnings } = count(text)
+    expect(counted).toBe(25)
+    const named = / lists the chat input command "cmd00" 3 times, the chat input command "cmd01" 2 times, .*"cmd19" 2 times, and 5 more; /
+    expect(warnings).toEqual([expect.stringMatching(named)])
+    expect(warnings[0]).not.toContain('"cmd20"')
+  })
+
+  it("refuses more than the service's 1,000 commands, subcommands counting only with count-subcommands", async () => {
+    const commands = (n: number, subcommands = 0): string =>
+      JSON.stringify(
+        Array.from({ length: n }, (_, i) => ({
+          name: `command-${i}`,
+          options: Array.from({ length: subcommands }, (_, j) => ({ type: 1, name: `sub-${j}` }))
+        }))
+      )
+    expect(count(commands(1000)).count).toBe(1000)
+    expect(count(commands(1000), true).count).toBe(1000)
+    expect(count(commands(600, 2)).count).toBe(600)
+    expect(await message(() => count(commands(1001)))).toBe(`${ORIGIN} counts 1001 commands, more than the service's maximum of 1000.`)
+    expect(await message(() => count(commands(600, 2), true))).toBe(
+      `${ORIGIN} counts 1200 commands (with subcommands), more than the service's maximum of 1000. ` +
+        'Set count-subcommands: false to count top-level commands.'
+    )
+  })
+
+  it('reads a command ConvertTo-Json cut at its default depth, and says so with -Depth when the lost options matter', async () => {
+    const cut = JSON.stringify([{ name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }])
+    expect(count(cut).count).toBe(1)
+    const error = await refusal(() => count(cut, true))
+    expect(error.message).toBe(
+      `${ORIGIN}: [0].options[0] has no integer "type"; expected an application command option. The manifest looks cut short by ` +
+        "PowerShell's ConvertTo-Json, which writes objects deeper than its -Depth (2 by default) as text like " +
+        '"@{name=ban; type=1; options=System.Objec": add -Depth 20 to ConvertTo-Json.'
+    )
+    expect(error.headline).toBe('commands-file cut by ConvertTo-Json')
+  })
+})
+
+describe('refusals of the text', () => {
+  const TYPES = 'expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).'
+  const SHAPES = 'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
+  const OPTION = 'has no integer "type"; expected an application command option.'
+  const group = (inner: string): string => `[{"name":"config","options":[{"type":2,"name":"log",${inner}}]}]`
+  // The manifest, whether the message needs count-subcommands, and the message after ORIGIN.
+  it.each([
+    ['no-name.json', false, ': commands[3] has no "name".'],
+    ['[1]', false, ': [0] is a number; expected a command object with a "name".'],
+    ['[{"name":"ping"}, null]', false, ': [1] is null; expected a command object with a "name".'],
+    ['[{"name":42}]', false, ': [0] has a "name" that is a number; expected a non-empty string.'],
+    ['[{"name":"ping","type":7}]', false, `: [0] ("ping") has "type": 7; ${TYPES}`],
+    ['[{"name":"ping","type":"CHAT_INPUT"}]', false, `: [0] ("ping") has "type": "CHAT_INPUT"; ${TYPES}`],
+    ['[{"name":"ping","options":{"type":3}}]', false, ': [0] ("ping") has "options" that is an object; expected an array.'],
+    ['[{"name":"ping"},{"name":"config","options":[{"type":1,"name":"show"},{"name":"reset"}]}]', true, `: [1].options[1] ${OPTION}`],
+    [group('"options":[{"type":"1","name":"on"}]'), true, `: [0].options[0].options[0] ${OPTION}`],
+    [group('"options":{}'), true, ': [0].options[0] has "options" that is not an array.'],
+    ['"ping"', false, ` holds a string; ${SHAPES}`],
+    ['42', false, ` holds a number; ${SHAPES}`],
+    ['null', false, ` holds null; ${SHAPES}`],
+    ['true', false, ` holds a boolean; ${SHAPES}`],
+    ['{"ping":"Check the latency"}', false, ` holds an object that is neither; ${SHAPES}`],
+    ['{"commands":"ping"}', false, ` holds an object that is neither; ${SHAPES}`]
+  ])('refuses %s (count-subcommands %s)', async (given, countSubcommands, expected) => {
+    const text = given.endsWith('.json') ? fixture(given) : given
+    expect(await message(() => count(text, countSubcommands))).toBe(`${ORIGIN}${expected}`)
+    // Options are read only to count subcommands.
+    if (countSubcommands) expect(count(text).count).toBeGreaterThan(0)
+  })
+
+  const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
+  it.each([
+    ['a trailing comma in an object', fixture('invalid-json.json'), /^Expected double-quoted property name in JSON at position \d+/],
+    ['a trailing comma, after a byte order mark', `\uFEFF${fixture('invalid-json.json')}`, /at position \d+/],
+    ['a trailing comma in an array', `${twoCommands},\n]`, /Unexpected token '\]', .*is not valid JSON/],
+    ['a // comment', `[\n  // utility commands\n${twoCommands.slice(2)}\n]`, /Unexpected token '\/', "\[ \/\/ utility/],
+    ['a misspelt literal', `${twoCommands.slice(0, -1)}, "nsfw": tru}\n]`, /Unexpected token '}'/],
+    ['an empty file', '', /^Unexpected end of JSON input$/],
+    ['a file that ends early', fixture('discordjs-v1.json').slice(0, 200), /Unexpected end of JSON input|position 200/]
+  ])("refuses %s as invalid JSON, saying where in Node's words", async (_, text, where) => {
+    const said = await message(() => count(text))
+    const prefix = `${ORIGIN} is not valid JSON: `
+    expect(said.slice(0, prefix.length)).toBe(prefix)
+    expect(said.slice(prefix.length)).toMatch(where)
+  })
+
+  // V8 quotes the offending character raw, and the text around it with its line breaks.
+  it.each([['{"a":1\r,"b"\r:\rtru}'], ['["a\rb"]'], ['[1,\x1b]'], ['[1,\u009b]'], ['[1,\u2028]']])(
+    'shows no raw control character of the file: %j',
+    async text => expect(await message(() => count(text))).not.toMatch(CONTROL_CHARACTER)
+  )
+
+  const DEEP = 100_000
+  const field = `[\n  {"name": "ping", "description": "Pong", "extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}}\n]`
+  it.each([
+    ['[ (broken JSON)', '['.repeat(DEEP), 'line 1, column 101'],
+    ['[ across lines', '[\n'.repeat(DEEP), 'line 101, column 1'],
+    ['{"a":', '{"a":'.repeat(DEEP), 'line 1, column 501'],
+    ['arrays (valid JSON)', `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`, 'line 1, column 101'],
+    ["a command's field (valid JSON)", field, `line 2, column ${field.split('\n')[1]!.indexOf('[') + 99}`]
+  ])('refuses %s nested 100,000 deep where it passes 100 levels, not with a stack overflow', async (_, text, where) => {
+    expect(await message(() => count(text, true))).toBe(
+      `${ORIGIN} is nested more than 100 levels deep at ${where}; a command manifest is about 12 levels deep. Check the path and the file.`
+    )
+  })
+
+  it('accepts nesting 100 deep, and counts brackets inside strings as text', async () => {
+    const nested = (depth: number): string =>
+      `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
+    expect(count(nested(100), true).count).toBe(1)
+    expect(await message(() => count(nested(101), true))).toContain('nested more than 100 levels deep at line 1, column')
+  })
+
+  it('a Discord answer, not depth-checked: a deep or long "type" named by its kind or cut short; options read no deeper than Discord\'s', async () => {
+    const discord = (value: object, countSubcommands = false) =>
+      countCommands({ origin: "Discord's global commands", entries: [{ label: '[0]', value }] }, countSubcommands)
+    let deep: unknown = 1
+    for (let i = 0; i < DEEP; i++) deep = [deep]
+    const TYPE = `Discord's global commands: [0] ("ping") has "type"`
+    expect(await message(() => discord({ name: 'ping', type: deep }))).toBe(`${TYPE}: an array; ${TYPES}`)
+    expect(await message(() => discord({ name: 'ping', type: 'x'.repeat(10_000) }))).toBe(`${TYPE}: "${'x'.repeat(40)}…"; ${TYPES}`)
+    const command = { name: 'config', options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep }] }] }
+    expect(discord(command, true).count).toBe(1)
+  })
+})
+
+describe('the file', () => {
+  const plan = (workspace: string, given: string, extra: Partial<ManifestPlan> = {}): ManifestPlan => ({
+    given,
+    path: resolve(workspace, given),
+    countSubcommands: false,
+    workspace,
+    ...extra
+  })
+  const unused = () => vi.fn(async (_path: string) => Buffer.from('[]'))
+
+  it.each([
+    ['bot/commands.json', 'workspace'],
+    ['..generated/commands.json', 'workspace'],
+    ['config/bot/commands.json', 'repository'],
+    ['..generated/commands.json', 'repository'],
+    ['<workspace>/data/commands.json', 'repository']
+  ])('%s is read from the %s: the repository only when the file is missing, by its path there', async (given, readFrom) => {
+    const workspace = await tempWorkspace(readFrom === 'workspace' ? { [given]: fixture('discordjs-v1.json') } : {})
+    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('discordjs-v1.json'))
+    const p = plan(workspace, given.replace('<workspace>', workspace), { fromRepository })
+    expect(await countManifest(p)).toEqual({ count: 5, warnings: [], readFrom })
+    expect(await countManifest({ ...p, countSubcommands: true })).toMatchObject({ count: 12, readFrom })
+    const inRepository = given.replace('<workspace>/', '')
+    expect(fromRepository.mock.calls).toEqual(readFrom === 'repository' ? [[inRepository], [inRepository]] : [])
+  })
+
+  it('refuses a directory and a file over 5 MB without trying the repository, and more than 5 MB from the repository', async () => {
+    const workspace = await tempWorkspace()
+    await mkdir(join(workspace, 'commands'))
+    const handle = await open(join(workspace, 'huge.json'), 'w')
+    await handle.truncate(FIVE_MB + 1) // sparse: no 5 MB written to disk
+    await handle.close()
+    const fromRepository = unused()
+    expect(await message(() => countManifest(plan(workspace, 'commands', { fromRepository })))).toBe(
+      `Input 'commands-file' (commands): ${join(workspace, 'commands')} is a directory; give the path of the JSON file.`
+    )
+    const TOO_LARGE = 'is larger than 5 MB, too large for a command manifest. Check the path.'
+    expect(await message(() => countManifest(plan(workspace, 'huge.json', { fromRepository })))).toBe(
+      `Input 'commands-file' (huge.json) ${TOO_LARGE}`
+    )
+    expect(fromRepository).not.toHaveBeenCalled()
+    const huge = async (): Promise<Buffer> => Buffer.from(`[${' '.repeat(FIVE_MB)}]`)
+    expect(await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository: huge })))).toBe(`${ORIGIN} ${TOO_LARGE}`)
+  })
+
+  const CHECKOUT = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
+  const REUSABLE =
+    "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the repository " +
+    "(it is read at the run's commit), or run the action in a job of your own after actions/checkout and the step that writes the file."
+  const TYPO = 'Check the path for a typo, and that the step that writes the file runs before this one.'
+  const failing = (error: Error) => vi.fn(async (_path: string): Promise<Buffer> => Promise.reject(error))
+  const files = (names: string[]): Record<string, string> => Object.fromEntries(names.map(name => [name, '']))
+  const twelve = files(Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`))
+  type Row = Partial<ManifestPlan> & { files?: Record<string, string>; asked?: boolean; headline?: string }
+  // What the workspace and the plan hold (the path config/commands.json unless given), and the message after "no file at <path>".
+  it.each<[string, Row, string]>([
+    [
+      'with no repository to try',
+      {},
+      `, and it could not be read from the repository (the repository and a github-token are needed). ${CHECKOUT}`
+    ],
+    [
+      'outside the workspace',
+      { path: '/etc/discord-place-no-such-dir/commands.json', fromRepository: unused() },
+      `, and it could not be read from the repository (the path is outside the workspace). ${CHECKOUT}`
+    ],
+    [
+      'in a checked-out workspace: the nearest folder is named, not a checkout step',
+      {
+        files: files(['.git/HEAD', 'config/comands.json', 'config/index.js', 'config/out/x']),
+        path: 'config/gen/c.json',
+        fromRepository: unused()
+      },
+      `. The workspace is checked out; the nearest existing folder, config/, holds comands.json, index.js, out/. ${TYPO}`
+    ],
+    [
+      'in a checked-out empty workspace',
+      { files: files(['.git/HEAD']) },
+      `. The workspace is checked out; the nearest existing folder, the workspace root, is empty. ${TYPO}`
+    ],
+    [
+      'in a checked-out workspace of 12 files',
+      { files: { ...twelve, '.git/HEAD': '' } },
+      '. The workspace is checked out; the nearest existing folder, the workspace root, holds ' +
+        `f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt and 2 more. ${TYPO}`
+    ],
+    [
+      'nor in the repository',
+      { fromRepository: failing(new Error('HttpError: Not Found (404)')), asked: true },
+      `, and reading config/commands.json from example/bot at 0123abc through the GitHub API failed (HttpError: Not Found (404)). ${CHECKOUT}`
+    ],
+    [
+      'nor in the repository, inside the reusable workflow: advice its caller can follow',
+      { fromRepository: failing(new Error('404: Not Found')), asked: true, inReusableWorkflow: true },
+      `, and reading config/commands.json from example/bot at 0123abc through the GitHub API failed (404: Not Found). ${REUSABLE}`
+    ],
+    [
+      "with GitHub's API unreachable: network advice, not checkout advice",
+      {
+        fromRepository: failing(Object.assign(new Error('could not connect to api.github.com'), { network: true })),
+        asked: true,
+        headline: 'GitHub unreachable'
+      },
+      ", and GitHub's API could not be reached to read it from the repository (could not connect to api.github.com). " +
+        "Check the runner's network and proxy settings; the next run will try again."
+    ]
+  ])('a missing file %s', async (_, { files: given = {}, asked, headline = 'commands-file not found', ...extra }, expected) => {
+    const workspace = await tempWorkspace(given)
+    const path = resolve(workspace, extra.path ?? 'config/commands.json')
+    const p = plan(workspace, 'commands.json', { repositoryLabel: 'example/bot at 0123abc', ...extra, path })
+    const error = await refusal(() => countManifest(p))
+    expect(error.message).toBe(`${ORIGIN}: no file at ${path}${expected}`)
+    expect(error.headline).toBe(headline)
+    if (p.fromRepository) expect(vi.mocked(p.fromRepository).mock.calls).toEqual(asked ? [['config/commands.json']] : [])
+  })
+})
+
+/** GitHub's contents API answering every request with `body`, raw unless `headers` say otherwise. */
+async function gitHub(
+  body: Buffer | string,
+  headers: Record<string, string> = { 'Content-Type': 'application/vnd.github.raw' }
+): Promise<string> {
+  const server = http.createServer((_req, res) => res.writeHead(200, headers).end(body))
   return `http://127.0.0.1:${await listenForTest(server)}`
 }
 
@@ -70,477 +325,12 @@ function planVia(workspace: string, apiUrl: string): ManifestPlan {
   }
 }
 
-/** The 1-based line and column just past the last character of `text`. */
-describe('countManifestText: fixtures', () => {
-  // fixture, count by default, count with count-subcommands
-  const table: [string, number, number][] = [
-    ['discordjs-v1.json', 5, 1 + 1 + 1 + 5 + 4],
-    ['discordjs-v2.json', 6, 1 + 3 + 1 + 1 + 1 + 1],
-    ['rest-body.json', 7, 7],
-    ['saved-get.json', 10, 6 + 3 + 1 + 1 + 1],
-    ['wrapped.json', 3, 3],
-    ['keyed.json', 3, 1 + 2 + 1],
-    ['duplicates.json', 4, 4]
-  ]
-
-  it.each(table)('%s counts %i, or %i with subcommands', (name, plain, withSubcommands) => {
-    const text = fixture(name)
-    expect(countManifestText(text, ORIGIN, false).count).toBe(plain)
-    expect(countManifestText(text, ORIGIN, true).count).toBe(withSubcommands)
-  })
-
-  it.each(table.filter(([name]) => name !== 'duplicates.json'))('%s gives no warnings', name => {
-    expect(countManifestText(fixture(name), ORIGIN, false).warnings).toEqual([])
-    expect(countManifestText(fixture(name), ORIGIN, true).warnings).toEqual([])
-  })
-
-  it.each([false, true])('duplicates.json warns once, naming "ping" (count-subcommands %s)', countSubcommands => {
-    const { warnings } = countManifestText(fixture('duplicates.json'), ORIGIN, countSubcommands)
-    expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain('"ping"')
-    // The two "Report" commands differ by type, so neither is a duplicate; "help" is listed once.
-    expect(warnings[0]).not.toContain('Report')
-    expect(warnings[0]).not.toContain('help')
-  })
-
-  it('lists every duplicate in one warning, not one warning per command', () => {
-    const names = Array.from({ length: 25 }, (_, i) => `cmd${String(i).padStart(2, '0')}`)
-    const text = JSON.stringify([...names, ...names, 'cmd00'].map(name => ({ name, description: 'd' })))
-    const { count, warnings } = countManifestText(text, ORIGIN, false)
-    expect(count).toBe(25)
-    expect(warnings, 'one warning for all duplicates').toHaveLength(1)
-    expect(warnings[0]).toContain('the chat input command "cmd00" 3 times')
-    expect(warnings[0]).toContain('the chat input command "cmd01" 2 times')
-    expect(warnings[0]).toContain('"cmd19"')
-    expect(warnings[0], 'at most 20 named, the rest counted').not.toContain('"cmd20"')
-    expect(warnings[0]).toMatch(/, and 5 more; each was counted once\.$/)
-  })
-
-  it('treats an absent "type" as chat input when looking for duplicates', () => {
-    const text = JSON.stringify([
-      { name: 'ping', description: 'a' },
-      { type: 1, name: 'ping', description: 'b' }
-    ])
-    const { count, warnings } = countManifestText(text, ORIGIN, false)
-    expect(count).toBe(1)
-    expect(warnings).toHaveLength(1)
-  })
-
-  it('accepts a UTF-8 byte order mark', () => {
-    const text = `\uFEFF${fixture('discordjs-v2.json')}`
-    expect(countManifestText(text, ORIGIN, false)).toEqual({ count: 6, warnings: [] })
-    expect(countManifestText(text, ORIGIN, true).count).toBe(8)
-  })
-
-  it('does not inspect options unless subcommands are counted', () => {
-    const text = JSON.stringify([{ name: 'config', description: 'Configure', options: [{ name: 'show', description: 'Show' }] }])
-    expect(countManifestText(text, ORIGIN, false).count).toBe(1)
-  })
-})
-
-describe('countManifestText: limits', () => {
-  const commands = (n: number, subcommands = 0): string =>
-    JSON.stringify(
-      Array.from({ length: n }, (_, i) => ({
-        type: 1,
-        name: `command-${i}`,
-        description: `Command number ${i}`,
-        options: Array.from({ length: subcommands }, (_, j) => ({ type: 1, name: `sub-${j}`, description: `Subcommand ${j}` }))
-      }))
-    )
-
-  it(`accepts exactly ${MAX_COMMANDS} commands`, () => {
-    expect(countManifestText(commands(MAX_COMMANDS), ORIGIN, false).count).toBe(MAX_COMMANDS)
-    expect(countManifestText(commands(MAX_COMMANDS), ORIGIN, true).count).toBe(MAX_COMMANDS)
-  })
-
-  it.each([false, true])(`refuses ${MAX_COMMANDS + 1} commands (count-subcommands %s)`, countSubcommands => {
-    const message = actionError(() => countManifestText(commands(MAX_COMMANDS + 1), ORIGIN, countSubcommands))
-    expect(message).toMatch(/1,?000/)
-  })
-
-  it('refuses 600 commands of 2 subcommands each only when counting subcommands (1200 > 1000)', () => {
-    const text = commands(600, 2)
-    expect(countManifestText(text, ORIGIN, false).count).toBe(600)
-    const message = actionError(() => countManifestText(text, ORIGIN, true))
-    expect(message).toMatch(/1,?000/)
-  })
-})
-
-describe('countManifestText: invalid JSON', () => {
-  const invalid = fixture('invalid-json.json')
-  // Node's own message says where: the position (with its line and column on Node 24, which the
-  // end-to-end tests check), or the text around an unexpected token, escaped.
-  const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
-  it.each([
-    [
-      'a trailing comma in an object (the fixture)',
-      invalid,
-      /not valid JSON: Expected double-quoted property name in JSON at position \d+/
-    ],
-    ['a trailing comma, after a byte order mark', `\uFEFF${invalid}`, /at position \d+/],
-    ['a trailing comma in an array', `${twoCommands},\n]`, /Unexpected token '\]', .*is not valid JSON/],
-    ['a // comment', `[\n  // utility commands\n${twoCommands.slice(2)}\n]`, /Unexpected token '\/', "\[ \/\/ utility/],
-    ['a misspelt literal', `${twoCommands.slice(0, -1)}, "nsfw": tru}\n]`, /Unexpected token '}'/],
-    ['an empty file', '', /not valid JSON: Unexpected end of JSON input/],
-    [
-      'a file that ends early',
-      fixture('discordjs-v1.json').slice(0, 200),
-      /not valid JSON: (?:Unexpected end of JSON input|.*position 200)/
-    ]
-  ])("refuses %s, saying where in Node's words", (_, text, where) => {
-    const message = actionError(() => countManifestText(text, ORIGIN, false))
-    expect(message).toContain(ORIGIN)
-    expect(message).toMatch(where)
-  })
-
-  // V8 quotes the offending character raw, and the text around it with its line breaks.
-  it.each([
-    ['a carriage return before the mistake', '{"a":1\r,"b"\r:\rtru}'],
-    ['a carriage return in a string', '["a\rb"]'],
-    ['an escape character', '[1,\x1b]'],
-    ['a C1 control character', '[1,\u009b]'],
-    ['a line separator', '[1,\u2028]']
-  ])('shows no raw control character of the file in the message (%s)', (_, text) => {
-    expect(actionError(() => countManifestText(text, ORIGIN, false))).not.toMatch(CONTROL_CHARACTER)
-  })
-})
-
-describe('countManifestText: deep nesting', () => {
-  /** Nesting far deeper than any command manifest (about 12 levels). */
-  const MAX_DEPTH = 100
-  const DEEP = 100_000
-
-  /** A located error that says what is wrong, never the engine's own stack overflow. */
-  function expectLocated(text: string, where: string): string {
-    const message = actionError(() => countManifestText(text, ORIGIN, true))
-    expect(message).toContain(ORIGIN)
-    expect(message).toContain(where)
-    expect(message).not.toMatch(/call stack/i)
-    return message
-  }
-
-  it(`refuses ${DEEP} nested [ (broken JSON) with its line and column`, () => {
-    const message = expectLocated('['.repeat(DEEP), `line 1, column ${MAX_DEPTH + 1}`)
-    expect(message).toMatch(/nested more than 100 levels/)
-  })
-
-  it(`refuses ${DEEP} nested [ across lines (broken JSON) with its line and column`, () => {
-    expectLocated('[\n'.repeat(DEEP), `line ${MAX_DEPTH + 1}, column 1`)
-  })
-
-  it(`refuses ${DEEP} nested {"a": (broken JSON) with its line and column`, () => {
-    expectLocated('{"a":'.repeat(DEEP), `line 1, column ${5 * MAX_DEPTH + 1}`)
-  })
-
-  it(`refuses ${DEEP} nested arrays (valid JSON) with their line and column`, () => {
-    expectLocated(`${'['.repeat(DEEP)}${']'.repeat(DEEP)}`, `line 1, column ${MAX_DEPTH + 1}`)
-  })
-
-  it(`refuses a command with a field nested ${DEEP} deep (valid JSON) with its line and column`, () => {
-    const text = `[\n  {"name": "ping", "description": "Pong", "extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}}\n]`
-    expectLocated(text, `line 2, column ${text.split('\n')[1]!.indexOf('[') + MAX_DEPTH - 1}`)
-  })
-
-  it(`accepts nesting ${MAX_DEPTH} deep, and counts brackets inside strings as text`, () => {
-    const nested = (depth: number): string =>
-      `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
-    expect(countManifestText(nested(MAX_DEPTH), ORIGIN, true).count).toBe(1)
-    expectLocated(nested(MAX_DEPTH + 1), 'line 1, column')
-  })
-})
-
-describe('countCommands: values nested deep (a Discord answer is not read through the manifest check)', () => {
-  const ORIGIN_DISCORD = "Discord's global commands"
-  const deep = (depth: number): unknown => {
-    let value: unknown = 1
-    for (let i = 0; i < depth; i++) value = [value]
-    return value
-  }
-
-  it('refuses a "type" nested 100,000 deep, naming the element and what it is', () => {
-    let caught: unknown
-    try {
-      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: deep(100_000) } }] }, false)
-    } catch (error) {
-      caught = error
-    }
-    expect(caught).toBeInstanceOf(ActionError)
-    expect((caught as ActionError).message).toMatch(/\[0\] \("ping"\) has "type": an array/)
-  })
-
-  it('reads options at most three levels down (command > group > subcommand), whatever lies below', () => {
-    const command = {
-      name: 'config',
-      type: 1,
-      options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep(100_000) }] }]
-    }
-    expect(countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: command }] }, true).count).toBe(1)
-  })
-
-  it('quotes a "type" that is a long string cut short', () => {
-    let caught: unknown
-    try {
-      countCommands({ origin: ORIGIN_DISCORD, entries: [{ label: '[0]', value: { name: 'ping', type: 'x'.repeat(10_000) } }] }, false)
-    } catch (error) {
-      caught = error
-    }
-    expect((caught as ActionError).message.length).toBeLessThan(400)
-  })
-})
-
-describe('countManifestText: wrong shapes', () => {
-  it('names the element without a "name"', () => {
-    const message = actionError(() => countManifestText(fixture('no-name.json'), ORIGIN, false))
-    expect(message).toContain(ORIGIN)
-    expect(message).toContain('commands[3] has no "name"')
-  })
-
-  const cases: [string, string, boolean, RegExp[]][] = [
-    ['an element that is a number', '[1]', false, [/\[0\]/, /object/]],
-    ['an element that is null', '[{"name":"ping"}, null]', false, [/\[1\]/, /object/]],
-    ['a name that is not a string', '[{"name":42}]', false, [/\[0\]/, /"name"/]],
-    ['an unknown command type', '[{"name":"ping","description":"Pong","type":7}]', false, [/\[0\]/, /"type"/, /7/]],
-    ['a type that is a string', '[{"name":"ping","description":"Pong","type":"CHAT_INPUT"}]', false, [/\[0\]/, /"type"/]],
-    [
-      'options that are not an array',
-      '[{"name":"ping","description":"Pong","options":{"type":3}}]',
-      false,
-      [/\[0\]/, /"options"/, /array/]
-    ],
-    [
-      'a subcommand option without an integer type',
-      '[{"name":"ping","description":"Pong"},{"name":"config","description":"Configure","options":[{"type":1,"name":"show","description":"Show"},{"name":"reset","description":"Reset"}]}]',
-      true,
-      [/\[1\]\.options\[1\]/, /"type"/]
-    ],
-    [
-      'an option inside a group without an integer type',
-      '[{"name":"config","description":"Configure","options":[{"type":2,"name":"log","description":"Log","options":[{"type":"1","name":"on","description":"On"}]}]}]',
-      true,
-      [/\[0\]\.options\[0\]\.options\[0\]/, /"type"/]
-    ],
-    ['a string', '"ping"', false, [/string/]],
-    ['a number', '42', false, [/number/]],
-    ['null', 'null', false, [/null/]],
-    ['true', 'true', false, [/boolean/]],
-    ['an object of strings', '{"ping":"Check the latency"}', false, [/expected/]],
-    ['a "commands" object of strings', '{"commands":"ping"}', false, [/expected/]]
-  ]
-
-  it.each(cases)('refuses %s', (_, text, countSubcommands, patterns) => {
-    const message = actionError(() => countManifestText(text, ORIGIN, countSubcommands))
-    expect(message).toContain(ORIGIN)
-    for (const pattern of patterns) expect(message).toMatch(pattern)
-  })
-})
-
-describe('countManifest: files', () => {
-  /** The test's own workspace folder, removed when it finishes. */
-  let workspace: string
-  beforeEach(async () => {
-    workspace = await tempWorkspace()
-  })
-
-  const plan = (given: string, extra: Partial<ManifestPlan> = {}): ManifestPlan => ({
-    given,
-    path: join(workspace, given),
-    countSubcommands: false,
-    workspace,
-    ...extra
-  })
-
-  it('reads the file from the workspace', async () => {
-    await mkdir(join(workspace, 'bot'))
-    await writeFile(join(workspace, 'bot', 'commands.json'), fixture('discordjs-v1.json'))
-    const fromRepository = vi.fn(async () => Buffer.from('[]'))
-    expect(await countManifest(plan('bot/commands.json', { fromRepository }))).toEqual({ count: 5, warnings: [], readFrom: 'workspace' })
-    expect(await countManifest(plan('bot/commands.json', { countSubcommands: true, fromRepository }))).toMatchObject({
-      count: 12,
-      readFrom: 'workspace'
-    })
-    expect(fromRepository).not.toHaveBeenCalled()
-  })
-
-  it('passes warnings through', async () => {
-    await writeFile(join(workspace, 'commands.json'), fixture('duplicates.json'))
-    const result = await countManifest(plan('commands.json'))
-    expect(result.count).toBe(4)
-    expect(result.warnings).toHaveLength(1)
-    expect(result.warnings[0]).toContain('"ping"')
-  })
-
-  it('refuses a missing file when the repository cannot be tried', async () => {
-    const p = plan('config/commands.json')
-    const message = await actionErrorAsync(() => countManifest(p))
-    expect(message).toContain(p.path)
-    expect(message).toContain('actions/checkout')
-  })
-
-  it('in a checked-out workspace, names the nearest existing folder and what it holds, not a checkout step', async () => {
-    await mkdir(join(workspace, '.git'))
-    await mkdir(join(workspace, 'build', 'out'), { recursive: true })
-    await writeFile(join(workspace, 'build', 'comands.json'), '[]')
-    await writeFile(join(workspace, 'build', 'index.js'), '')
-    const fromRepository = vi.fn(async (_path: string) => Buffer.from('[]'))
-    const p = plan('build/gen/commands.json', { fromRepository })
-    const message = await actionErrorAsync(() => countManifest(p))
-    expect(fromRepository, 'no repository read: a checkout holds the repository already').not.toHaveBeenCalled()
-    expect(message).toContain(`no file at ${p.path}`)
-    expect(message).toContain('the nearest existing folder, build/, holds comands.json, index.js, out/')
-    expect(message).toContain('Check the path for a typo')
-    expect(message).not.toContain('actions/checkout')
-  })
-
-  it('in a checked-out workspace, says when the nearest folder is the root, lists at most 10 names, or is empty', async () => {
-    await mkdir(join(workspace, '.git'))
-    const root = await actionErrorAsync(() => countManifest(plan('missing/commands.json')))
-    expect(root).toContain('the nearest existing folder, the workspace root, is empty')
-    for (let i = 0; i < 12; i++) await writeFile(join(workspace, `f${String(i).padStart(2, '0')}.txt`), '')
-    const many = await actionErrorAsync(() => countManifest(plan('commands.json')))
-    expect(many).toContain('the workspace root, holds f00.txt, f01.txt')
-    expect(many).toContain('f09.txt and 2 more')
-    expect(many).not.toContain('f10.txt')
-    expect(many, 'the .git folder is not listed').not.toContain('.git')
-  })
-
-  it('reads a missing file from the repository, by its path relative to the workspace', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('saved-get.json'))
-    const p = plan('config/bot/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
-    expect(await countManifest(p)).toEqual({ count: 10, warnings: [], readFrom: 'repository' })
-    expect(fromRepository).toHaveBeenCalledTimes(1)
-    expect(fromRepository).toHaveBeenCalledWith('config/bot/commands.json')
-    expect(await countManifest({ ...p, countSubcommands: true })).toMatchObject({ count: 12, readFrom: 'repository' })
-  })
-
-  it('also finds a path given as absolute inside the workspace in the repository', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('keyed.json'))
-    const path = join(workspace, 'data', 'commands.json')
-    expect(await countManifest({ given: path, path, countSubcommands: true, workspace, fromRepository })).toMatchObject({
-      count: 4,
-      readFrom: 'repository'
-    })
-    expect(fromRepository).toHaveBeenCalledWith('data/commands.json')
-  })
-
-  it('refuses text from the repository that is not a valid manifest', async () => {
-    const fromRepository = async (): Promise<Buffer> => fixtureBytes('no-name.json')
-    const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
-    expect(message).toContain('commands[3] has no "name"')
-  })
-
-  it('refuses text from the repository over 5 MB', async () => {
-    const fromRepository = async (): Promise<Buffer> => Buffer.from(`[${' '.repeat(FIVE_MB)}]`)
-    const message = await actionErrorAsync(() => countManifest(plan('commands.json', { fromRepository })))
-    expect(message).toContain('larger than 5 MB')
-  })
-
-  it('says what was tried and how to fix it when the repository fails too', async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
-      throw new Error('HttpError: Not Found (404)')
-    })
-    const p = plan('config/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })
-    const message = await actionErrorAsync(() => countManifest(p))
-    expect(fromRepository).toHaveBeenCalledWith('config/commands.json')
-    expect(message).toContain(p.path)
-    expect(message).toContain('config/commands.json')
-    expect(message).toContain('example/bot at 0123abc')
-    expect(message).toContain('HttpError: Not Found (404)')
-    expect(message).toContain('actions/checkout')
-    expect(message).toContain('contents: read')
-  })
-
-  it('does not try the repository for a missing path outside the workspace', async () => {
-    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('rest-body.json'))
-    const path = '/etc/discord-place-no-such-dir/commands.json'
-    const message = await actionErrorAsync(() =>
-      countManifest({ given: path, path, countSubcommands: false, workspace, fromRepository, repositoryLabel: 'example/bot at 0123abc' })
-    )
-    expect(fromRepository).not.toHaveBeenCalled()
-    expect(message).toContain(path)
-  })
-
-  it('refuses a directory', async () => {
-    await mkdir(join(workspace, 'commands'))
-    const fromRepository = vi.fn(async (_path: string) => Buffer.from('[]'))
-    const message = await actionErrorAsync(() => countManifest(plan('commands', { fromRepository })))
-    expect(message).toContain('is a directory')
-    expect(fromRepository).not.toHaveBeenCalled()
-  })
-
-  it('refuses a file over 5 MB', async () => {
-    const path = join(workspace, 'huge.json')
-    const handle = await open(path, 'w')
-    try {
-      await handle.truncate(FIVE_MB + 1) // sparse: no 5 MB written to disk
-    } finally {
-      await handle.close()
-    }
-    try {
-      const message = await actionErrorAsync(() => countManifest(plan('huge.json')))
-      expect(message).toContain('larger than 5 MB')
-    } finally {
-      await rm(path, { force: true })
-    }
-  })
-
-  it('accepts a file with a byte order mark', async () => {
-    await writeFile(join(workspace, 'commands.json'), `\uFEFF${fixture('wrapped.json')}`)
-    expect(await countManifest(plan('commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
-  })
-
-  it('a missing file fails with the headline "commands-file not found"', async () => {
-    await expect(countManifest(plan('config/commands.json'))).rejects.toMatchObject({ headline: 'commands-file not found' })
-  })
-
-  it('a folder whose name starts with two dots is inside the workspace, not a step up', async () => {
-    await mkdir(join(workspace, '..generated'))
-    await writeFile(join(workspace, '..generated', 'commands.json'), fixture('wrapped.json'))
-    expect(await countManifest(plan('..generated/commands.json'))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
-    // A missing one is looked up in the repository too: it is in the workspace.
-    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('wrapped.json'))
-    expect(await countManifest(plan('..generated/other.json', { fromRepository }))).toMatchObject({ count: 3, readFrom: 'repository' })
-    expect(fromRepository).toHaveBeenCalledWith('..generated/other.json')
-  })
-
-  it('inside the reusable workflow, a missing manifest gets advice its caller can follow: no checkout step to add', async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
-      throw new Error('404: Not Found')
-    })
-    const message = await actionErrorAsync(() =>
-      countManifest(plan('dist/commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc', inReusableWorkflow: true }))
-    )
-    expect(message).toMatch(/This job is the reusable workflow's, which cannot check out and build your code: commit the manifest/)
-    expect(message).not.toMatch(/Add an actions\/checkout step before this one|grant the job/)
-  })
-
-  it("GitHub's API unreachable: network advice, not checkout advice", async () => {
-    const fromRepository = vi.fn(async (_path: string): Promise<Buffer> => {
-      throw Object.assign(new Error('could not connect to api.github.com: the host name could not be resolved'), { network: true })
-    })
-    const error = await countManifest(plan('commands.json', { fromRepository, repositoryLabel: 'example/bot at 0123abc' })).catch(e => e)
-    expect(error).toBeInstanceOf(ActionError)
-    expect(error.message).toMatch(
-      /GitHub's API could not be reached to read it from the repository \(could not connect .*\)\. Check the runner's network/
-    )
-    expect(error.message).not.toMatch(/actions\/checkout/)
-    expect(error.headline).toBe('GitHub unreachable')
-  })
-})
-
-describe("countManifest: files as people's tools write them", () => {
-  /** The test's own workspace folder, removed when it finishes. */
-  let workspace: string
-  beforeEach(async () => {
-    workspace = await tempWorkspace()
-  })
-  /**
-   * Counts `bytes` as commands.json in the workspace, and through GitHub's API from a workspace
-   * without it: one reading, or one refusal (thrown), both ways.
-   */
+describe("files as people's tools write them, the same from the workspace and through GitHub's API", () => {
+  /** Counts `bytes` as commands.json in a workspace, and through GitHub's API from one without it: one result or one refusal. */
   const read = async (bytes: Buffer): Promise<unknown> => {
+    const apiUrl = await gitHub(bytes)
+    const workspace = await tempWorkspace()
     await writeFile(join(workspace, 'commands.json'), bytes)
-    const apiUrl = await apiServing(bytes)
     const [local, api] = await Promise.all(
       [workspace, await tempWorkspace()].map(dir => countManifest(planVia(dir, apiUrl)).catch((error: unknown) => error))
     )
@@ -553,7 +343,7 @@ describe("countManifest: files as people's tools write them", () => {
   }
   // What Windows PowerShell 5.1's `ConvertTo-Json | Out-File` writes: CRLF, indented.
   const windows = fixture('wrapped.json').replace(/\r?\n/g, '\r\n')
-  /** `text` in UTF-32, as PowerShell's -Encoding utf32 (LE) writes it. */
+  const utf16 = Buffer.from(windows, 'utf16le')
   const utf32 = (text: string, order: 'LE' | 'BE'): Buffer =>
     Buffer.concat(
       [...text].map(char => {
@@ -564,87 +354,51 @@ describe("countManifest: files as people's tools write them", () => {
     )
 
   it.each([
-    ['UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File)', [0xff, 0xfe], Buffer.from(windows, 'utf16le')],
-    ['UTF-16 BE with a byte order mark', [0xfe, 0xff], Buffer.from(windows, 'utf16le').swap16()],
-    ['UTF-16 BE with a stray last byte', [0xfe, 0xff], Buffer.concat([Buffer.from(windows, 'utf16le').swap16(), Buffer.of(0x0a)])],
+    ['UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File)', [0xff, 0xfe], utf16],
+    ['UTF-16 BE with a byte order mark', [0xfe, 0xff], Buffer.from(utf16).swap16()],
+    ['UTF-16 BE with a stray last byte', [0xfe, 0xff], Buffer.concat([Buffer.from(utf16).swap16(), Buffer.of(0x0a)])],
     ['UTF-8 with a byte order mark and CRLF line ends', [0xef, 0xbb, 0xbf], Buffer.from(windows)]
   ])('%s is read', async (_, bom, body) => {
     expect(await read(Buffer.concat([Buffer.from(bom), body]))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
   })
 
+  const FIX = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
   it.each([
-    ['LE with a byte order mark', utf32(`\ufeff${windows}`, 'LE')],
-    ['BE with a byte order mark', utf32(`\ufeff${windows}`, 'BE')],
-    ['LE without one', utf32(windows, 'LE')]
-  ])('UTF-32 %s is refused by name, with the fix, not taken for UTF-16', async (_, bytes) => {
-    const message = await actionErrorAsync(() => read(bytes))
-    expect(message).toMatch(/ UTF-32\b.*Out-File -Encoding utf8/)
-    expect(message).not.toMatch(/UTF-16|JSON/)
-  })
-
-  it('UTF-16 without a byte order mark is refused, naming it and the fix, with no raw NUL in the message', async () => {
-    const message = await actionErrorAsync(() => read(Buffer.from(windows, 'utf16le')))
-    expect(message).toMatch(/looks like UTF-16 without a byte order mark .* Out-File -Encoding utf8/)
-    expect(message.includes('\u0000') || message.includes('\ufffd')).toBe(false)
-  })
-
-  it('a legacy code page (Windows-1252 "é" as one byte) is refused, naming UTF-8 and the fix', async () => {
-    const bytes = Buffer.from('[{"name":"caf\xe9"}]', 'latin1')
-    const message = await actionErrorAsync(() => read(bytes))
-    expect(message).toMatch(/is not UTF-8 \(a legacy code page such as Windows-1252/)
-    expect(message).not.toMatch(/\ufffd/)
-  })
-
-  it('a manifest that ConvertTo-Json cut at its default depth says so, with -Depth, when the lost options matter', () => {
-    // ConvertTo-Json -Depth 2 (the default) writes the options of each command as text.
-    const cut = JSON.stringify([{ name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }])
-    const message = actionError(() => countManifestText(cut, ORIGIN, true))
-    expect(message).toMatch(/looks cut short by PowerShell's ConvertTo-Json, .*add -Depth 20 to ConvertTo-Json\.$/)
-    // Without subcommands the top-level count is whole.
-    expect(countManifestText(cut, ORIGIN, false).count).toBe(1)
+    ['UTF-32 LE with a byte order mark', utf32(`\ufeff${windows}`, 'LE'), 'is UTF-32, which is not read.'],
+    ['UTF-32 BE with a byte order mark', utf32(`\ufeff${windows}`, 'BE'), 'is UTF-32, which is not read.'],
+    ['UTF-32 LE without one', utf32(windows, 'LE'), 'looks like UTF-32 (three bytes in four are zero), which is not read.'],
+    ['UTF-16 without a BOM', utf16, 'looks like UTF-16 without a byte order mark (every other byte is zero), which is not read.'],
+    [
+      'a legacy code page (Windows-1252 "é" as one byte)',
+      Buffer.from('[{"name":"caf\xe9"}]', 'latin1'),
+      'is not UTF-8 (a legacy code page such as Windows-1252, or a binary file?), so it is not read.'
+    ]
+  ])('%s is refused by name, with the fix', async (_, bytes, expected) => {
+    const error = await refusal(() => read(bytes))
+    expect(error.message).toBe(`${ORIGIN} ${expected} ${FIX}`)
+    expect(error.headline).toBe('commands-file not UTF-8')
   })
 })
 
-describe("countManifest through GitHub's API", () => {
-  /** GitHub's fake, whose next answer is `fault`'s, closed when the test finishes. */
-  async function gitHubAnswering(fault: Fault): Promise<GitHubFake> {
-    const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: TOKEN, files: {} })
-    afterTest(() => github.close())
-    github.inject('contents', fault)
-    return github
-  }
-
-  it("GitHub's deprecation notice, which quotes its headers, prints nothing; the file is still read", async () => {
+describe("GitHub's answers", () => {
+  it('a deprecation notice, which quotes its headers, prints nothing; the file is still read', async () => {
     // Octokit's request writes the notice with console.warn unless given a log of its own.
-    const github = await gitHubAnswering({
-      kind: 'answer',
-      status: 200,
-      headers: {
-        'Content-Type': 'application/vnd.github.raw',
-        Deprecation: 'true',
-        Sunset: '::warning::x',
-        Link: '<##[error]y>; rel="deprecation"'
-      },
-      body: fixture('wrapped.json')
-    })
-    const warn = vi.spyOn(console, 'warn')
-    const stderr = vi.spyOn(process.stderr, 'write')
-    afterTest(() => [warn, stderr].forEach(spy => spy.mockRestore()))
-    expect(await countManifest(planVia(await tempWorkspace(), github.url))).toMatchObject({ count: 3, readFrom: 'repository' })
-    expect(github.requests.map(r => r.status)).toEqual([200])
-    expect(warn).not.toHaveBeenCalled()
-    expect(stderr).not.toHaveBeenCalled()
+    const headers = {
+      'Content-Type': 'application/vnd.github.raw',
+      Deprecation: 'true',
+      Sunset: '::warning::x',
+      Link: '<##[error]y>; rel="deprecation"'
+    }
+    const apiUrl = await gitHub(fixture('wrapped.json'), headers)
+    const spies = [vi.spyOn(console, 'warn'), vi.spyOn(process.stderr, 'write')]
+    afterTest(() => spies.forEach(spy => spy.mockRestore()))
+    expect(await countManifest(planVia(await tempWorkspace(), apiUrl))).toEqual({ count: 3, warnings: [], readFrom: 'repository' })
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled()
   })
 
-  it('refuses a directory, which GitHub lists as JSON', async () => {
+  it('a directory, which GitHub lists as JSON, is refused', async () => {
     const listing = JSON.stringify([{ type: 'file', name: 'commands.json', path: 'commands.json/commands.json' }])
-    const github = await gitHubAnswering({
-      kind: 'answer',
-      status: 200,
-      headers: { 'Content-Type': 'application/json; charset=utf-8' },
-      body: listing
-    })
-    const plan = planVia(await tempWorkspace(), github.url)
-    expect(await actionErrorAsync(() => countManifest(plan))).toContain('(the path is not a file)')
+    const apiUrl = await gitHub(listing, { 'Content-Type': 'application/json; charset=utf-8' })
+    expect(await message(async () => countManifest(planVia(await tempWorkspace(), apiUrl)))).toContain('(the path is not a file)')
   })
 })

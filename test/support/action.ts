@@ -4,7 +4,7 @@
  * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
  * environment than a runner gives.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -23,9 +23,6 @@ export const BUNDLE = join(ROOT, 'dist/index.js')
  * Without one, vitest.config.ts leaves the end-to-end tests out and says why.
  */
 export const NODE24: string | undefined = locateNode24()
-const versions = new Map<string, string>()
-export const NODES: { name: string; path: string }[] =
-  NODE24 === undefined ? [] : [{ name: `node ${nodeVersion(NODE24)} (runs.using: node24)`, path: NODE24 }]
 
 /** The Node a test runs the bundle on. */
 export const RUNTIME_NODE: string = NODE24 ?? process.execPath
@@ -36,16 +33,6 @@ export function locateNode24(): string | undefined {
   const located = spawnSync(process.execPath, [script, '--locate'], { encoding: 'utf8' })
   const found = located.stdout.trim()
   return located.status === 0 && found !== '' ? found : undefined
-}
-
-function nodeVersion(path: string): string {
-  if (!existsSync(path)) throw new Error(`no Node binary at ${path}`)
-  let version = versions.get(path)
-  if (version === undefined) {
-    version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim()
-    versions.set(path, version)
-  }
-  return version
 }
 
 /**
@@ -74,7 +61,7 @@ export interface RunOptions {
   /** The workspace's files, by path relative to it. */
   files?: Record<string, string>
   /** Prepares the workspace further (links, pipes, sparse files) before the process starts. */
-  setup?: (workspace: string) => Promise<void>
+  setup?: (workspace: string) => Promise<unknown>
   /** Called with the started process, e.g. to signal it at a known moment. */
   control?: (child: ChildProcess) => void
   /** Extra environment, on top of what a runner sets. */
@@ -305,28 +292,22 @@ export function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log
 
 function parseCommandLine(line: string): WorkflowCommand | undefined {
   const trimmed = line.trimStart()
-  if (trimmed.startsWith('::')) {
-    const end = trimmed.indexOf('::', 2)
-    if (end >= 0) {
-      const info = trimmed.slice(2, end)
-      const space = info.indexOf(' ')
-      const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
-      if (RUNNER_COMMANDS.has(name)) {
-        const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), ',', unescapeProperty)
-        return { command: name, message: unescapeCommand(trimmed.slice(end + 2)), properties, syntax: '::', line }
-      }
-    }
-  }
+  const end = trimmed.startsWith('::') ? trimmed.indexOf('::', 2) : -1
+  const command = end < 0 ? undefined : commandOf(line, '::', trimmed.slice(2, end), trimmed.slice(end + 2))
+  if (command !== undefined) return command
   const start = line.indexOf('##[')
-  if (start < 0) return undefined
-  const close = line.indexOf(']', start)
-  if (close < 0) return undefined
-  const info = line.slice(start + 3, close)
+  const close = start < 0 ? -1 : line.indexOf(']', start)
+  return close < 0 ? undefined : commandOf(line, '##[', line.slice(start + 3, close), line.slice(close + 1))
+}
+
+/** The command of a line from its `name properties` part and its value, if the runner registers the name. */
+function commandOf(line: string, syntax: WorkflowCommand['syntax'], info: string, value: string): WorkflowCommand | undefined {
   const space = info.indexOf(' ')
   const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
   if (!RUNNER_COMMANDS.has(name)) return undefined
-  const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), ';', unescapeLegacy)
-  return { command: name, message: unescapeLegacy(line.slice(close + 1)), properties, syntax: '##[', line }
+  const legacy = syntax === '##['
+  const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), legacy ? ';' : ',', legacy ? unescapeLegacy : unescapeProperty)
+  return { command: name, message: legacy ? unescapeLegacy(value) : unescapeCommand(value), properties, syntax, line }
 }
 
 function parseProperties(text: string, separator: string, unescape: (value: string) => string): Record<string, string> {
@@ -349,14 +330,6 @@ function unescapeLegacy(value: string): string {
 /** The messages of the `::error::` commands a run printed. */
 export function errorsOf(result: RunResult): string[] {
   return result.commands.filter(c => c.command === 'error').map(c => c.message)
-}
-
-/** Runs dist/index.js, then checks that none of `secrets`, nor the job's token, shows in any form in what the run left. */
-export async function runSwept(options: RunOptions, secrets: string[]): Promise<RunResult> {
-  const result = await runAction(options)
-  const leaks = findLeaks(result, [...secrets, options.jobToken ?? JOB_TOKEN])
-  if (leaks.length > 0) throw new Error(`a secret shows in what the run left: ${leaks.join('; ')}`)
-  return result
 }
 
 /**

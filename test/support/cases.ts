@@ -1,11 +1,10 @@
 /**
- * Tables of runs that differ only in what they are given (a refused input, a secret pasted
- * into the wrong input, text that tries to start a workflow command, a secret echoed back by
- * the service), each with the check of its run. test/shared/cases.test.ts runs every case
- * through run() in process (runInProcess, fast); the end-to-end files run a few cases of each
- * table through dist/ on Node 24 (runAction), for what only the bundle in a process of its own
- * shows: real stdout as the runner parses it, the exit code, no stack trace on stderr. Both
- * harnesses set the step up the same way and sweep every run for the secrets it was given.
+ * Tables of runs that differ only in what they are given (a refused input, a secret in the wrong
+ * input, text that tries to start a workflow command, a secret echoed back by the service), each
+ * with the check of its run. test/shared/cases.test.ts runs every case in process; the end-to-end
+ * files run a few through dist/ on Node 24, for what only the bundle in a process of its own
+ * shows. Both harnesses sweep every run for the secrets it was given. Each input's refusal, word
+ * for word, is pinned by test/shared/settings.test.ts: these check the run around it.
  */
 import { expect } from 'vitest'
 import { DiscordFake } from './fakes.js'
@@ -28,7 +27,14 @@ const stepInputs = (service: ServiceEmulator, more: Record<string, string> = {})
   ...more
 })
 
-const patches = (service: ServiceEmulator): number => service.requests.filter(r => r.method === 'PATCH').length
+/** A refused run: exit 1, one error that names the input, the result output failed. */
+async function refusedRun(runner: Runner, inputs: Record<string, string>, input: string): Promise<RunResult> {
+  const result = await runner({ inputs })
+  expect(result.code).toBe(1)
+  expect(errorsOf(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Inputs? '${input}'`))])
+  expect(result.outputs['result']).toBe('failed')
+  return result
+}
 
 // ---------------------------------------------------------------------------------------------
 // Refused inputs: one ::error:: line naming the input, before any request.
@@ -37,39 +43,23 @@ const patches = (service: ServiceEmulator): number => service.requests.filter(r 
 export type Refusal = [string, Record<string, string>, string]
 
 export const REFUSALS: Refusal[] = [
-  ['bot-id too short', { 'bot-id': '1234567890123456' }, 'bot-id'],
-  ['bot-id too long', { 'bot-id': '123456789012345678901' }, 'bot-id'],
   ['bot-id not digits', { 'bot-id': 'my-bot' }, 'bot-id'],
   ['bot-id empty', { 'bot-id': '' }, 'bot-id'],
-  ['command-count negative', { 'command-count': '-1' }, 'command-count'],
   ['command-count decimal', { 'command-count': '12.5' }, 'command-count'],
-  ['command-count exponent', { 'command-count': '1e3' }, 'command-count'],
-  ['command-count hex', { 'command-count': '0x10' }, 'command-count'],
-  ['command-count words', { 'command-count': 'twelve' }, 'command-count'],
   ['command-count above 1000', { 'command-count': '1001' }, 'command-count'],
-  ['server-count above 10 million', { 'server-count': '10000001' }, 'server-count'],
   ['server-count with separators', { 'server-count': '1,260' }, 'server-count'],
   ['no count at all', { 'command-count': '' }, 'command-count'],
   ['api-key missing', { 'api-key': '' }, 'api-key'],
   ['api-key with a space inside', { 'api-key': 'sk_4f3e2d1c 9a8b7c6d5e' }, 'api-key'],
   ['api-key with a line break inside', { 'api-key': 'sk_4f3e2d1c\r\nX-Injected: 9a8b7c6d5e' }, 'api-key'],
-  ['base-url not absolute', { 'base-url': 'api.discord.place' }, 'base-url'],
   ['base-url plain http to a remote host', { 'base-url': 'http://api.discord.place' }, 'base-url'],
-  ['base-url with credentials', { 'base-url': 'https://user:pw@api.discord.place' }, 'base-url'],
   ['mode unknown', { mode: 'update' }, 'mode'],
   ['vote-check with a count (a stats input)', { mode: 'vote-check', 'user-id': '223456789012345678' }, 'command-count'],
   ['vote-check without user-id', { mode: 'vote-check', 'command-count': '' }, 'user-id'],
   ['vote-check with an invalid user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678,12' }, 'user-id'],
   ['dry-run not a boolean', { 'dry-run': 'yes' }, 'dry-run'],
-  ['cooldown-check not a boolean', { 'cooldown-check': 'off' }, 'cooldown-check'],
   ['commands-file together with command-count', { 'commands-file': 'commands.json' }, 'commands-file'],
   ['discord-token with the "Bot " prefix', { 'discord-token': 'Bot MTIz.Gx7kQ2.vN4pL8rT1wZ9' }, 'discord-token'],
-  [
-    'discord-api-url over plain http to a remote host',
-    { 'discord-token': 'MTIz.Gx7kQ2.vN4pL8rT1wZ9', 'discord-api-url': 'http://discord.com/api/v10' },
-    'discord-api-url'
-  ],
-  ['user-id in stats mode', { 'user-id': '223456789012345678' }, 'user-id'],
   ['count-subcommands without a source', { 'count-subcommands': 'true' }, 'count-subcommands']
 ]
 
@@ -77,16 +67,10 @@ export const REFUSALS: Refusal[] = [
 export async function expectRefused(runner: Runner, [, change, input]: Refusal): Promise<void> {
   const emulator = await service()
   const inputs: Record<string, string> = { 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': emulator.url, ...change }
-  const result = await runner({ inputs })
-
-  expect(result.code).toBe(1)
-  const errors = errorsOf(result)
-  expect(errors).toHaveLength(1)
-  expect(errors[0]).toMatch(new RegExp(`^Inputs? '${input}'`))
-  expect(errors[0]).not.toContain('\n')
+  const result = await refusedRun(runner, inputs, input)
+  expect(errorsOf(result)[0]).not.toContain('\n')
   expect(result.stdout + result.stderr, 'no stack trace').not.toMatch(/\n\s+at .+:\d+:\d+/)
   expect(emulator.requests, 'nothing sent').toEqual([])
-  expect(result.outputs['result']).toBe('failed')
   // The headline names the bot once its ID was read, and says why in a few words.
   const who = input === 'bot-id' ? 'discord\\.place' : `Bot ${BOT}`
   const why = input === 'command-count' && change['command-count'] === '' ? 'no count to send' : `bad input &#39;${input}&#39;`
@@ -103,8 +87,7 @@ export async function expectRefused(runner: Runner, [, change, input]: Refusal):
 
 // ---------------------------------------------------------------------------------------------
 // Credentials that belong elsewhere (interface.md, "The key's guardian"): refused before any
-// request, so a Discord token never reaches discord.place and a discord.place key never
-// reaches Discord. The request counts of both remotes prove it; the value is masked, never shown.
+// request to either remote; the value is masked, never shown.
 
 export const tokenOf = (id: string): string => `${Buffer.from(id).toString('base64url')}.Gx7kQ2.vN4pL8rT1wZ9qA3sD5fG7hJ9kL1zX`
 const PLACE_KEY = '9f2c4e6a8b0d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a'
@@ -112,52 +95,28 @@ const PLACE_KEY = '9f2c4e6a8b0d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9
 /** [case, inputs to change, the input the error must name, what it must say] */
 export type MixUp = [string, Record<string, string>, string, RegExp]
 
+const SAME = 'dp_same-secret-0123456789'
+const NO_COUNT = { 'command-count': '' }
+
 export const MIX_UPS: MixUp[] = [
   ["api-key holding this bot's Discord token", { 'api-key': tokenOf(BOT) }, 'api-key', /looks like a Discord bot token/],
-  [
-    'api-key and discord-token the same secret',
-    { 'api-key': 'dp_same-secret-0123456789', 'discord-token': 'dp_same-secret-0123456789' },
-    'api-key',
-    /same secret as discord-token/
-  ],
+  ['api-key and discord-token the same secret', { 'api-key': SAME, 'discord-token': SAME }, 'api-key', /same secret as discord-token/],
   ['api-key the same as github-token', { 'api-key': JOB_TOKEN }, 'api-key', /same secret as github-token/],
-  [
-    'discord-token holding a discord.place key',
-    { 'discord-token': PLACE_KEY, 'command-count': '' },
-    'discord-token',
-    /looks like a discord\.place API key/
-  ],
+  ['discord-token holding a discord.place key', { 'discord-token': PLACE_KEY, ...NO_COUNT }, 'discord-token', /a discord\.place API key/],
   [
     'discord-token of another bot',
-    { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' },
+    { 'discord-token': tokenOf('223456789012345678'), ...NO_COUNT },
     'discord-token',
     /token of another bot/
   ],
   // Secrets as people paste them (interface.md, "What people paste, what files say").
-  [
-    'api-key holding the Discord token in quotes',
-    { 'api-key': `"${tokenOf(BOT)}"` },
-    'api-key',
-    /looks like a Discord bot token.*quotes around it/
-  ],
-  [
-    'api-key holding a .env line',
-    { 'api-key': `DISCORD_TOKEN=${tokenOf(BOT)}` },
-    'api-key',
-    /looks like a Discord bot token.*variable name/
-  ],
-  ['api-key with "Bearer "', { 'api-key': `Bearer ${PLACE_KEY}` }, 'api-key', /holds more than the secret \(the word "Bearer" in front\)/],
+  ['api-key holding the Discord token in quotes', { 'api-key': `"${tokenOf(BOT)}"` }, 'api-key', /a Discord bot token.*quotes around it/],
+  ['api-key holding a .env line', { 'api-key': `DISCORD_TOKEN=${tokenOf(BOT)}` }, 'api-key', /a Discord bot token.*variable name/],
   [
     'discord-token holding the key in quotes',
-    { 'discord-token': `'${PLACE_KEY}'`, 'command-count': '' },
+    { 'discord-token': `'${PLACE_KEY}'`, ...NO_COUNT },
     'discord-token',
-    /looks like a discord\.place API key.*quotes around it/
-  ],
-  [
-    'discord-token as a .env line',
-    { 'discord-token': `DISCORD_TOKEN=${tokenOf(BOT)}`, 'command-count': '' },
-    'discord-token',
-    /holds more than the secret \(a variable name and "=" in front\)/
+    /a discord\.place API key.*quotes around it/
   ]
 ]
 
@@ -173,13 +132,8 @@ export async function expectMixUpRefused(runner: Runner, [, change, input, probl
     'discord-api-url': discord.url,
     ...change
   }
-  const result = await runner({ inputs })
-
-  expect(result.code).toBe(1)
-  const errors = errorsOf(result)
-  expect(errors).toHaveLength(1)
-  expect(errors[0]).toMatch(new RegExp(`^Input '${input}' `))
-  expect(errors[0]).toMatch(problem)
+  const result = await refusedRun(runner, inputs, input)
+  expect(errorsOf(result)[0]).toMatch(problem)
   expect(emulator.requests, 'nothing sent to discord.place').toEqual([])
   expect(discord.requests, 'nothing sent to Discord').toEqual([])
   const secrets = [inputs['api-key']!, inputs['discord-token'] ?? '', JOB_TOKEN].filter(s => s.length >= 8)
@@ -222,6 +176,8 @@ export function expectInert(result: RunResult): void {
 const INJECTION =
   '\n::error::INJECTED\n::add-mask::Bot\n::set-output name=result::updated\n::stop-commands::pwned ##[set-output name=result;]updated ##[add-mask]Bot'
 
+const VOTE = { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678' }
+
 /** [the input, the inputs to change] */
 export type Injection = [string, Record<string, string>]
 
@@ -239,12 +195,9 @@ export const INJECTIONS: Injection[] = [
   ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
   ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
   ['count-subcommands', { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }],
-  ['user-id', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678' + INJECTION }],
-  [
-    'fail-if-not-voted',
-    { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'fail-if-not-voted': 'true' + INJECTION }
-  ],
-  ['rate-limit-wait', { mode: 'vote-check', 'command-count': '', 'user-id': '223456789012345678', 'rate-limit-wait': '60' + INJECTION }]
+  ['user-id', { ...VOTE, 'user-id': '223456789012345678' + INJECTION }],
+  ['fail-if-not-voted', { ...VOTE, 'fail-if-not-voted': 'true' + INJECTION }],
+  ['rate-limit-wait', { ...VOTE, 'rate-limit-wait': '60' + INJECTION }]
 ]
 
 /** Each input holding the legacy `##[` syntax on one line. */
@@ -257,20 +210,14 @@ export const LEGACY_INJECTIONS: Injection[] = [
 /** An input holding workflow-command lines: refused by name, nothing sent, and the runner finds no injected command. */
 export async function expectInjectionRefused(runner: Runner, [input, change]: Injection): Promise<void> {
   const emulator = await service()
-  const result = await runner({ inputs: stepInputs(emulator, change) })
-  expect(result.code).toBe(1)
-  expect(errorsOf(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
-  expectOnlyOwnCommands(result)
-  expect(result.outputs['result']).toBe('failed')
+  expectOnlyOwnCommands(await refusedRun(runner, stepInputs(emulator, change), input))
   expect(emulator.requests, 'nothing sent').toEqual([])
 }
 
 /** An input holding `##[` on one line: refused by name with the syntax broken (`# #[`), nothing sent, nothing read as a command. */
 export async function expectLegacyInjectionRefused(runner: Runner, [input, change]: Injection): Promise<void> {
   const emulator = await service()
-  const result = await runner({ inputs: stepInputs(emulator, change) })
-  expect(result.code).toBe(1)
-  expect(errorsOf(result)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}'`))])
+  const result = await refusedRun(runner, stepInputs(emulator, change), input)
   expect(errorsOf(result)[0]).toContain('# #[')
   expectInert(result)
   expect(
@@ -311,7 +258,7 @@ export async function expectEchoRedacted(runner: Runner, [, text]: Echo): Promis
   const result = await runner({ inputs: stepInputs(emulator, { 'command-count': '12' }) })
   // The sweep in both harnesses already failed the test if any form or piece leaked; what is left is said.
   expect(result.code).toBe(1)
-  expect(patches(emulator), 'one PATCH, never resent').toBe(1)
+  expect(emulator.requests.filter(r => r.method === 'PATCH').length, 'one PATCH, never resent').toBe(1)
   expect(errorsOf(result)).toHaveLength(1)
   expect(errorsOf(result)[0]).toContain('***')
   expect(result.summary).toContain('***')

@@ -142,17 +142,12 @@ export type GitHubRoute = 'contents'
 export class GitHubFake {
   private readonly server: FakeServer<GitHubRoute>
 
-  private constructor(
-    private readonly repository: string,
-    private readonly sha: string,
-    private readonly token: string,
-    private readonly files: Record<string, string>
-  ) {
+  private constructor(private readonly options: { repository: string; sha: string; token: string; files: Record<string, string> }) {
     this.server = new FakeServer<GitHubRoute>((method, path) => this.route(method, path))
   }
 
-  static async start(options: { repository: string; sha: string; token: string; files: Record<string, string> }): Promise<GitHubFake> {
-    const fake = new GitHubFake(options.repository, options.sha, options.token, options.files)
+  static async start(options: GitHubFake['options']): Promise<GitHubFake> {
+    const fake = new GitHubFake(options)
     await fake.server.listen()
     return fake
   }
@@ -179,13 +174,14 @@ export class GitHubFake {
     return {
       route: 'contents',
       reply: req => {
+        const { repository, sha, token, files } = this.options
         const url = new URL(req.url ?? '/', 'http://fake')
-        if (req.headers['authorization'] !== `token ${this.token}` && req.headers['authorization'] !== `Bearer ${this.token}`) {
+        if (req.headers['authorization'] !== `token ${token}` && req.headers['authorization'] !== `Bearer ${token}`) {
           return { status: 401, json: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } }
         }
         const path = decodeURIComponent(m[3]!)
-        const file = this.files[path]
-        if (`${m[1]}/${m[2]}` !== this.repository || url.searchParams.get('ref') !== this.sha || file === undefined) {
+        const file = files[path]
+        if (`${m[1]}/${m[2]}` !== repository || url.searchParams.get('ref') !== sha || file === undefined) {
           return {
             status: 404,
             json: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/repos/contents', status: '404' }

@@ -58,40 +58,29 @@ export interface InProcessOptions {
   onLog?: (line: string) => void
 }
 
-function deps(settings: StatsSettings | VoteSettings, options: InProcessOptions) {
-  const clock = options.clock ?? new TestClock()
-  const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, clock, options.signal)
+/** Runs `mode` with `settings`: its requests on the test's clock and stop signal, its log kept (each line also handed to onLog). */
+async function inProcess<S extends StatsSettings | VoteSettings, O>(
+  settings: S,
+  mode: (settings: S, deps: { requests: Requests; log: (line: string) => void }) => Promise<O>,
+  { clock = new TestClock(), signal, onLog }: InProcessOptions
+): Promise<{ outcome: O; log: string[] }> {
+  const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, clock, signal)
   const log: string[] = []
-  return {
-    log,
-    deps: {
-      requests,
-      log: (line: string) => {
-        log.push(line)
-        options.onLog?.(line)
-      }
-    }
+  const write = (line: string): void => {
+    log.push(line)
+    onLog?.(line)
   }
+  return { outcome: await mode(settings, { requests, log: write }), log }
 }
 
 /** Runs the stats mode in process. */
-export async function statsRun(
-  given: Record<string, string>,
-  options: InProcessOptions = {}
-): Promise<{ outcome: StatsOutcome; log: string[] }> {
-  const settings = settingsFor<StatsSettings>(given, options.env)
-  const { log, deps: d } = deps(settings, options)
-  return { outcome: await runStats(settings, d), log }
+export function statsRun(given: Record<string, string>, options: InProcessOptions = {}): Promise<{ outcome: StatsOutcome; log: string[] }> {
+  return inProcess(settingsFor<StatsSettings>(given, options.env), runStats, options)
 }
 
 /** Runs the vote-check mode in process. */
-export async function votesRun(
-  given: Record<string, string>,
-  options: InProcessOptions = {}
-): Promise<{ outcome: VoteOutcome; log: string[] }> {
-  const settings = settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env)
-  const { log, deps: d } = deps(settings, options)
-  return { outcome: await runVotes(settings, d), log }
+export function votesRun(given: Record<string, string>, options: InProcessOptions = {}): Promise<{ outcome: VoteOutcome; log: string[] }> {
+  return inProcess(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env), runVotes, options)
 }
 
 /**

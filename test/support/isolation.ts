@@ -1,8 +1,7 @@
 /**
- * Each test file starts as a run of the action does, in a process of its own: no secret known
- * yet, no job summary begun, the environment as the worker had it. The test files share their
- * workers' modules (vitest's `isolate: false`: loading the modules afresh for every file cost
- * half the suite's time), so what one file leaves behind is undone here, before and after it.
+ * Each test file starts as a run of the action does: no secret known, no job summary begun, the
+ * environment as the worker had it. The files share their workers' modules (`isolate: false`:
+ * loading them afresh for every file cost half the suite's time), so leftovers are undone here.
  */
 import * as core from '@actions/core'
 import { afterAll, beforeAll } from 'vitest'
@@ -14,8 +13,7 @@ const environment = { ...process.env }
 function fresh(): void {
   clearSecrets()
   core.summary.emptyBuffer()
-  // The summary remembers GITHUB_STEP_SUMMARY at its first write (one file per process, in a
-  // run); a test file sets its own, so the path is forgotten with the rest.
+  // The summary remembers GITHUB_STEP_SUMMARY at its first write; a test file sets its own.
   ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
   for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name]
   Object.assign(process.env, environment)

@@ -1,44 +1,38 @@
 /**
- * A small forward proxy for tests, on 127.0.0.1 at a free port, the kind a self-hosted
- * runner reaches through `HTTPS_PROXY` / `HTTP_PROXY`. It maps host names to loopback
- * ports, so a run can aim at the real names (`api.discord.place:443`, `discord.com:443`)
- * while the answers come from the loopback fakes; the client never resolves those names
- * itself when it uses a proxy.
- *
- * - `CONNECT host:port` is tunnelled to 127.0.0.1 at the port mapped from `host:port`;
- * - a plain proxied request (`GET http://host:port/path`) is forwarded the same way;
- * - an unmapped target is refused with 502;
- * - with `hangConnects`, a CONNECT is read and never answered (a proxy that hangs).
- * Every CONNECT target and every plain request's absolute URL is recorded, mapped or not, and
- * when the client closed each CONNECT's connection.
+ * A small forward proxy for tests, on 127.0.0.1 at a free port, as a self-hosted runner reaches
+ * through `HTTPS_PROXY` / `HTTP_PROXY`. `CONNECT host:port` is tunnelled to the loopback port
+ * mapped from `host:port`, so a run aims at the real names while the loopback fakes answer. An
+ * unmapped target, or a plain proxied request (the client never sends one: it tunnels), gets a 502.
  */
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as net from 'node:net'
 
+const BAD_GATEWAY = 'HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+
 export class ForwardProxy {
   /** `host:port` of every CONNECT, in order, refused ones included. */
   readonly connects: string[] = []
-  /** The absolute URL of every plain proxied request, in order, refused ones included. */
+  /** The absolute URL of every plain proxied request (none is expected: the client tunnels). */
   readonly requests: string[] = []
   /** `host:port` -> loopback port; may be changed while the proxy runs. */
   readonly map: Map<string, number>
-  /**
-   * For every CONNECT, in order: settles with `performance.now()` when the client's connection
-   * to the proxy closes, whichever side closed it (with `hangConnects`, only the client does,
-   * until the proxy itself is closed).
-   */
-  readonly connectClosed: Promise<number>[] = []
-  /** When set, the `Proxy-Authorization` a request must carry; others are answered 407. */
+  /** For every CONNECT: settles when the client's connection to the proxy closes, whichever side closed it. */
+  readonly connectClosed: Promise<unknown>[] = []
+  /** When set, the `Proxy-Authorization` a CONNECT must carry; others are answered 407. */
   requireAuthorization: string | undefined
-  /** When set, a CONNECT is read and never answered: neither opened nor refused, as a hung proxy does. */
+  /** When set, a CONNECT is read and never answered, as a hung proxy does. */
   hangConnects = false
   private readonly server: http.Server
   private readonly sockets = new Set<net.Socket>()
 
   private constructor(map: Record<string, number>) {
     this.map = new Map(Object.entries(map).map(([target, port]) => [target.toLowerCase(), port]))
-    this.server = http.createServer((req, res) => this.forward(req, res))
+    this.server = http.createServer((req, res) => {
+      this.requests.push(req.url ?? '')
+      req.resume()
+      res.writeHead(502, { 'Content-Length': '0', Connection: 'close' }).end()
+    })
     this.server.on('connection', socket => this.track(socket))
     this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => this.tunnel(req, socket, head))
   }
@@ -50,13 +44,9 @@ export class ForwardProxy {
     return proxy
   }
 
-  get port(): number {
-    return (this.server.address() as AddressInfo).port
-  }
-
   /** The proxy's address, for `HTTPS_PROXY` / `HTTP_PROXY`. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
   }
 
   /** Stops listening and destroys every open connection, tunnels included. */
@@ -70,14 +60,10 @@ export class ForwardProxy {
     socket.on('close', () => this.sockets.delete(socket))
   }
 
-  private target(hostPort: string): number | undefined {
-    return this.map.get(hostPort.toLowerCase())
-  }
-
   private tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): void {
     const target = req.url ?? ''
     this.connects.push(target)
-    this.connectClosed.push(new Promise(resolve => client.once('close', () => resolve(performance.now()))))
+    this.connectClosed.push(new Promise(resolve => client.once('close', resolve)))
     client.on('error', () => client.destroy())
     if (this.hangConnects) {
       // Reads on (the server keeps a half-open connection), so that the client's close is seen.
@@ -90,11 +76,8 @@ export class ForwardProxy {
       )
       return
     }
-    const port = this.target(target)
-    if (port === undefined) {
-      client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
-      return
-    }
+    const port = this.map.get(target.toLowerCase())
+    if (port === undefined) return void client.end(BAD_GATEWAY)
     const upstream = net.connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       if (head.length > 0) upstream.write(head)
@@ -102,44 +85,8 @@ export class ForwardProxy {
       client.pipe(upstream)
     })
     this.track(upstream)
-    upstream.on('error', () => {
-      if (!client.writableEnded && upstream.connecting)
-        client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
-      else client.destroy()
-    })
+    upstream.on('error', () => (!client.writableEnded && upstream.connecting ? client.end(BAD_GATEWAY) : client.destroy()))
     upstream.on('close', () => client.destroy())
     client.on('close', () => upstream.destroy())
-  }
-
-  private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const raw = req.url ?? ''
-    this.requests.push(raw)
-    let url: URL | undefined
-    try {
-      url = new URL(raw)
-    } catch {
-      url = undefined
-    }
-    const port = url === undefined || url.protocol !== 'http:' ? undefined : this.target(`${url.hostname}:${url.port || '80'}`)
-    if (url === undefined || port === undefined) {
-      req.resume()
-      res.writeHead(502, { 'Content-Length': '0', Connection: 'close' }).end()
-      return
-    }
-    const headers = { ...req.headers }
-    delete headers['proxy-connection']
-    delete headers['proxy-authorization']
-    const upstream = http.request(
-      { host: '127.0.0.1', port, method: req.method, path: `${url.pathname}${url.search}`, headers },
-      answer => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      }
-    )
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Length': '0', Connection: 'close' }).end()
-      else res.destroy()
-    })
-    req.pipe(upstream)
   }
 }

@@ -1,33 +1,17 @@
 /**
  * The Actions runner's view of action.yml and of workflows, through GitHub's own parser
- * (`@actions/workflow-parser`, the package behind GitHub's Actions language service) and its
- * expression evaluator (`@actions/expressions`).
- *
- * - `parseActionFile` refuses what the runner refuses: a file with any parse error (an
- *   expression in a field where the runner allows none, a context not allowed in a default,
- *   an unknown key) does not load, as "Fail to load action.yml" on a real runner.
- * - `inputEnvironment` builds the `INPUT_*` variables as the runner does for a node action:
- *   every declared input is set, the value given in `with:` or else its default, a default
- *   expression (`${{ github.token }}`) evaluated with the contexts the runner gives, and an
- *   input without a default set to the empty string. An input action.yml does not declare is
- *   refused here (the runner would only warn, and the action would never read it).
- *
- * The package ships its schemas as JSON imports meant for bundlers: vitest loads it inline
- * (vitest.config.ts), tsx loads it as it is.
+ * (`@actions/workflow-parser`, behind GitHub's Actions language service) and its expression
+ * evaluator: `parseActionFile` refuses what the runner refuses ("Fail to load action.yml"), and
+ * `inputEnvironment` sets `INPUT_*` as the runner does for a node action. The package ships its
+ * schemas as JSON imports meant for bundlers: vitest loads it inline (vitest.config.ts).
  */
 import { data, Evaluator, Lexer, Parser } from '@actions/expressions'
 import { convertWorkflowTemplate, isBasicExpression, isString, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser'
 import { parseAction } from '@actions/workflow-parser/actions/action-parser'
 import { type ActionInputDefinition, type ActionTemplate, convertActionTemplate } from '@actions/workflow-parser/actions/action-template'
 
-/** A parse: the errors, each with file, line and column as the parser words them, and the template when there are none. */
-export interface ActionParse {
-  readonly errors: readonly string[]
-  readonly template: ActionTemplate | undefined
-}
-
-/** Parses an action's metadata as the runner loads it. */
-export function parseActionFile(name: string, content: string): ActionParse {
+/** Parses an action's metadata as the runner loads it: the errors (with file, line and column), and the template when there are none. */
+export function parseActionFile(name: string, content: string): { errors: string[]; template: ActionTemplate | undefined } {
   const parsed = parseAction({ name, content }, new NoOperationTraceWriter())
   const errors = parsed.context.errors.getErrors().map(error => error.message)
   if (errors.length > 0 || parsed.value === undefined) return { errors, template: undefined }
@@ -47,9 +31,7 @@ export async function workflowErrors(name: string, content: string): Promise<str
 }
 
 /** The contexts the runner evaluates an input's default with; only `github.token` is used here. */
-export interface DefaultContexts {
-  readonly github: { readonly token: string }
-}
+type DefaultContexts = { readonly github: { readonly token: string } }
 
 /** The environment variable the runner sets for an input (`bot-id` -> `INPUT_BOT-ID`). */
 export function inputVariable(name: string): string {
@@ -57,8 +39,8 @@ export function inputVariable(name: string): string {
 }
 
 /**
- * `INPUT_*` for one step: what `with:` gives, else the evaluated default, else ''. Throws for
- * an input the action does not declare, naming it.
+ * `INPUT_*` for one step: what `with:` gives, else the evaluated default, else ''. Throws for an
+ * input the action does not declare, naming it (the runner would only warn, and the action never read it).
  */
 export function inputEnvironment(
   action: ActionTemplate,

@@ -1,8 +1,4 @@
-/**
- * A step in process as the runner sees it: its report (the outputs file, the job summary, the
- * workflow commands printed) read back from fresh runner files, for tests of what a workflow
- * sees of a run.
- */
+/** A step in process as the runner sees it: its outputs, job summary and workflow commands, read back from fresh runner files. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,14 +23,12 @@ import { settingsFor, statsRun, type TestClock } from './inprocess.js'
 import { afterTest } from './teardown.js'
 
 /**
- * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers
- * of what was written to them; when the test finishes, the environment is as it was and the
- * files are gone. `output: 'directory'` points GITHUB_OUTPUT at a folder, where no output can
- * be written.
+ * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers of
+ * what was written to them; when the test finishes, the environment is as it was and the files
+ * are gone. `output: 'directory'` points GITHUB_OUTPUT at a folder, where no output can be written.
  */
 export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
   outputs: () => Record<string, string>
-  outputText: () => string
   summary: () => string
 } {
   const dir = mkdtempSync(join(tmpdir(), 'runner-files-'))
@@ -45,7 +39,6 @@ export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
     process.env[name] = file
   }
   if (options.output === 'directory') process.env['GITHUB_OUTPUT'] = dir
-  // @actions/core's summary keeps the file of its first write, as one step's process would.
   forgetSummaryFile()
   afterTest(() => {
     for (const [name, value] of Object.entries(saved)) {
@@ -55,52 +48,55 @@ export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
     forgetSummaryFile()
     rmSync(dir, { recursive: true, force: true })
   })
-  const outputText = (): string => readFileSync(files.GITHUB_OUTPUT, 'utf8')
   return {
-    outputs: () => parseOutputFile(outputText()),
-    outputText,
+    outputs: () => parseOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
     summary: () => readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
   }
 }
 
-/** A step of its own: the summary's buffer emptied, and the file of its first write forgotten. */
+/** A step of its own: @actions/core's summary keeps the file of its first write (one step's process would), so its buffer is emptied and the file forgotten. */
 function forgetSummaryFile(): void {
   core.summary.emptyBuffer()
   ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
 }
 
-/** What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`, or until the test finishes. */
-export function capturedStdout(): { text: () => string; lines: () => string[]; stop: () => void } {
+/** What is written to a stream from now until `stop`, or until the test finishes. */
+function captured(stream: NodeJS.WriteStream): { text: () => string; stop: () => void } {
   const chunks: string[] = []
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+  const spy = vi.spyOn(stream, 'write').mockImplementation(chunk => {
     chunks.push(String(chunk))
     return true
   })
   const stop = (): void => spy.mockRestore()
   afterTest(stop)
+  return { text: () => chunks.join(''), stop }
+}
+
+/** What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`, or until the test finishes. */
+export function capturedStdout(): { text: () => string; lines: () => string[]; stop: () => void } {
+  const printed = captured(process.stdout)
   return {
-    text: () => chunks.join(''),
+    ...printed,
     lines: () =>
-      chunks
-        .join('')
+      printed
+        .text()
         .split(/\r?\n/)
-        .filter(line => line !== ''),
-    stop
+        .filter(line => line !== '')
   }
 }
 
-/** A stats step in process, as the runner sees it: the run, then its report as main.ts writes it. */
+/**
+ * A stats step in process, as the runner sees it: the run (its log lines, every wait it asked
+ * for), then its report as main.ts writes it (the workflow commands it printed, and `failure`,
+ * what main.ts fails the step with in its one `::error::`).
+ */
 export interface StatsStep {
   outcome: StatsOutcome
-  /** The run's own log lines. */
   log: string[]
   outputs: Record<string, string>
   summary: string
-  /** The workflow commands the report printed (annotations), as the runner reads them. */
   commands: WorkflowCommand[]
-  /** What main.ts fails the step with (its one `::error::`), if anything. */
   failure: string | undefined
-  /** Every wait the run asked for. */
   waits: number[]
 }
 
@@ -150,19 +146,14 @@ export function expectCleanFailure(step: StatsStep): string {
 const RUNNER_VARIABLE = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_)|^(https?|all|no)_proxy$/i
 
 /**
- * main.ts's run() in process, set up as runAction sets up the bundle (prepareRun: the
- * workspace and its files, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, INPUT_* with action.yml's
- * defaults), read back the same way and put through the same secrets sweep. For tables of
- * cases that differ only in what they are given (inputs, a remote's answer); the end-to-end
- * tests run a few cases of each table through dist/ on Node 24, for what only a process shows.
- * The run owns the process's environment, stdout and exit code while it lasts: never run two
- * at once.
+ * main.ts's run() in process, set up as runAction sets up the bundle (prepareRun), read back the
+ * same way and put through the same secrets sweep: for tables of cases that differ only in what
+ * they are given. The run owns the process's environment, stdout and exit code while it lasts:
+ * never run two at once.
  */
 export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' | 'bundle' | 'timeoutMs'>): Promise<RunResult> {
   const prepared = await prepareRun(options)
   const saved = { ...process.env }
-  const printed: string[] = []
-  const errors: string[] = []
   const restore = (): void => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
     Object.assign(process.env, saved)
@@ -174,23 +165,16 @@ export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' 
   for (const name of Object.keys(process.env)) if (RUNNER_VARIABLE.test(name)) delete process.env[name]
   const { PATH: _path, HOME: _home, ...runner } = prepared.env
   Object.assign(process.env, runner)
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation(chunk => {
-    printed.push(String(chunk))
-    return true
-  })
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(chunk => {
-    errors.push(String(chunk))
-    return true
-  })
+  const [out, err] = [captured(process.stdout), captured(process.stderr)]
   const started = performance.now()
   try {
     await run()
     const code = typeof process.exitCode === 'number' ? process.exitCode : 0
-    const stdout = printed.join('')
+    const stdout = out.text()
     const result: RunResult = {
       code,
       stdout,
-      stderr: errors.join(''),
+      stderr: err.text(),
       outputs: parseOutputFile(readFileSync(prepared.outputFile, 'utf8')),
       summary: readFileSync(prepared.summaryFile, 'utf8'),
       ...parseCommands(stdout),
@@ -199,8 +183,8 @@ export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' 
     sweepSecrets(result, prepared.env)
     return result
   } finally {
-    out.mockRestore()
-    err.mockRestore()
+    out.stop()
+    err.stop()
     restore()
     await prepared.cleanup()
   }

@@ -1,10 +1,8 @@
 /**
- * Teardown at the end of the test that set something up, through vitest's onTestFinished.
- * vitest's own onTestFinished, called outside a test's context, attaches to the test that
- * started last: in concurrent tests (the fault table, the end-to-end files) that may be another
- * one, which would close a server while its own test still uses it. So every test runs in an
- * async context of its own (isolation.ts calls trackTests for every file), and afterTest
- * registers with the test that is running there, concurrent or not.
+ * Teardown at the end of the test that set something up. vitest's own onTestFinished, called
+ * outside a test's context, attaches to the test that started last: among concurrent tests that
+ * may be another one, which would close a server its own test still uses. So every test runs in
+ * an async context of its own (trackTests, for every file), and afterTest registers with it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'

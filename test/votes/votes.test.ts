@@ -6,19 +6,15 @@
  * Contract: test/fixtures/service/interface.md and the service's OpenAPI document
  * (`GET /bots/{id}/voters/{user_id}`, the TooManyRequests answer).
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import type { IncomingMessage, Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ActionError, StoppedError } from '../../src/errors.js'
-import { Requests, realClock } from '../../src/http/client.js'
+import { Requests } from '../../src/http/client.js'
 import type { HttpAnswer } from '../../src/http/transport.js'
-import { keyHeadline } from '../../src/keys.js'
+import { keyAdvice, keyHeadline } from '../../src/keys.js'
 import { readVote, runVotes, type Vote, type VoteOutcome, type VotePlan } from '../../src/votes/check.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
 import { type BotSeed, type Fault, jsonFault, limiterFault, type RateLimit, type ServiceEmulator } from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, KEY, TestClock } from '../support/inprocess.js'
-import { afterTest } from '../support/teardown.js'
 
 /** 2023-09-10T11:30:00Z, the `lastVote` example of the OpenAPI document. */
 const LAST_VOTE_MS = 1694345400000
@@ -29,15 +25,6 @@ const users = (count: number): string[] => Array.from({ length: count }, (_, i) 
 describe('readVote', () => {
   const U = user(7)
   const read = (given: HttpAnswer): Vote => readVote(given, U, { botId: BOT })
-  const refusal = (given: HttpAnswer): ActionError => {
-    try {
-      read(given)
-    } catch (error) {
-      expect(error).toBeInstanceOf(ActionError)
-      return error as ActionError
-    }
-    throw new Error('read as a vote')
-  }
   const voted = (fields: Record<string, unknown>): HttpAnswer => jsonAnswer(200, { voted: true, vote: 1, lastVote: null, ...fields })
   const counted = (votes: number | null, lastVote: Date | null = null): Vote => ({ voted: true, votes, lastVote })
 
@@ -54,69 +41,35 @@ describe('readVote', () => {
     expect(read(given)).toEqual(vote)
   })
 
-  it.each<[string, HttpAnswer, string | RegExp]>([
-    [
-      'a 200 without a "voted" field',
-      jsonAnswer(200, { vote: 3 }),
-      `Vote check for user ${U} failed: the service answered 200 without a "voted" field. Check base-url.`
-    ],
+  const failed = (status: number, said?: string) =>
+    `Vote check for user ${U} failed: the service answered ${status}${said === undefined ? '' : ` with "${said}"`}.`
+  const NOT_A_VOTE = `This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`
+  // Columns: the answer, the error's message (a RegExp matches it), and its headline (the key's advice is pinned in service.test.ts).
+  it.each<[string, HttpAnswer, string | RegExp, string?]>([
+    ['a 200 without a "voted" field', jsonAnswer(200, { vote: 3 }), `${failed(200).slice(0, -1)} without a "voted" field. Check base-url.`],
     ['a 200 HTML page (a wrong base-url)', answer(200, HTML_PAGE), /answered 200 without a "voted" field/],
-    [
-      'a 5xx, quoting the service on one line',
-      serviceError(500, 'first line\nsecond line'),
-      `Vote check for user ${U} failed: the service answered 500 with "first line second line". ` +
-        `This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`
-    ],
-    [
-      'a 503 page, naming the status alone',
-      answer(503, HTML_PAGE),
-      new RegExp(`^Vote check for user ${U} failed: the service answered 503\\. This`)
-    ],
-    ...[201, 202, 403].map((status): [string, HttpAnswer, RegExp] => [
+    ['a 5xx, quoting the service on one line', serviceError(500, 'first\nsecond'), `${failed(500, 'first second')} ${NOT_A_VOTE}`],
+    ['a 503 page, naming the status alone', answer(503, HTML_PAGE), `${failed(503)} ${NOT_A_VOTE}`],
+    ...[201, 202, 403].map((status): [string, HttpAnswer, string] => [
       `a ${status} with a "voted" field: only 200 and 204 are vote answers`,
       jsonAnswer(status, { voted: false, vote: 0, lastVote: null }),
-      new RegExp(`answered ${status}\\. This is not a vote answer`)
-    ])
-  ])('refuses %s, never reading it as "not voted"', (_, given, message) => {
-    if (typeof message === 'string') expect(refusal(given).message).toBe(message)
-    else expect(refusal(given).message).toMatch(message)
-  })
-
-  // The advice's words are pinned in test/shared/service.test.ts: here, which advice.
-  it.each([
-    [401, 'Invalid API key.', /api-key secret/],
-    [404, 'Bot not found.', /Check bot-id/],
-    [410, 'This API key has been revoked.', /revoked the key after five updates/]
-  ])('refuses %i with its advice and headline, quoting the service', (status, said, advice) => {
-    const error = refusal(serviceError(status, said))
-    expect(error.message.startsWith(`Vote check for user ${U} failed: the service answered ${status} with "${said}". `)).toBe(true)
-    expect(error.message).toMatch(advice)
-    expect(error.headline).toBe(keyHeadline(status))
+      `${failed(status)} ${NOT_A_VOTE}`
+    ]),
+    ...([401, 404, 410] as const).map((status): [string, HttpAnswer, string, string] => {
+      const said = { 401: 'Invalid API key.', 404: 'Bot not found.', 410: 'This API key has been revoked.' }[status]
+      return [
+        `a ${status}, with its advice`,
+        serviceError(status, said),
+        `${failed(status, said)} ${keyAdvice(status, said, BOT)}`,
+        keyHeadline(status)!
+      ]
+    })
+  ])('refuses %s, never reading it as "not voted"', (_, given, message, headline) => {
+    expect(() => read(given)).toThrow(ActionError)
+    const said = typeof message === 'string' ? message : expect.stringMatching(message)
+    expect(() => read(given)).toThrow(expect.objectContaining({ message: said, headline }))
   })
 })
-
-// How a stop ends the pacer's wait on the runner. Belongs with the rest of realClock.sleep in test/http/client.test.ts,
-// which does not assert the cleared timer yet.
-describe('realClock.sleep', () => {
-  it('ends early, with its timer cleared, when the signal aborts', async () => {
-    // Timers that never fire unless told: only the abort can end the sleep.
-    vi.useFakeTimers()
-    try {
-      const stop = new AbortController()
-      const sleeping = realClock.sleep(60_000, stop.signal).then(() => 'ended')
-      expect(await Promise.race([sleeping, Promise.resolve('sleeping')]), 'the sleep waits for its timer').toBe('sleeping')
-      stop.abort()
-      expect(await sleeping).toBe('ended')
-      expect(vi.getTimerCount(), 'no timer left to keep the process alive').toBe(0)
-    } finally {
-      vi.useRealTimers()
-    }
-  })
-})
-
-// ---------------------------------------------------------------------------------------
-// runVotes against the emulator
-// ---------------------------------------------------------------------------------------
 
 const NOW = new TestClock().now()
 /** user(1) voted an hour ago, user(2) never did, user(3) 30 hours ago (not in the last 24); anyone else never did. */
@@ -135,21 +88,13 @@ const tooMany = (seconds: number, headers: Record<string, string> = {}): Fault =
   limiterFault({ retry_after: seconds }, { 'Retry-After': String(seconds), ...headers })
 /** A vote answer with these rate-limit headers: checks left in the window, and the seconds to its end. */
 const limited = (remaining: string, reset?: string): Fault =>
-  jsonFault(
-    200,
-    { voted: true, vote: 1, lastVote: null },
-    { 'RateLimit-Remaining': remaining, ...(reset === undefined ? {} : { 'RateLimit-Reset': reset }) }
-  )
+  jsonFault(200, { voted: true, vote: 1, lastVote: null }, { 'RateLimit-Remaining': remaining, ...(reset && { 'RateLimit-Reset': reset }) })
 /** The headers of a spent window that ends now. */
 const SPENT_NOW = { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '0' }
 /** A 503 with checks left (the limiter does not count it). */
 const UNCOUNTED = unavailable({ 'RateLimit-Remaining': '2', 'RateLimit-Reset': '2' })
 const NOT_FOUND = jsonFault(404, { success: false, error: 'Bot not found.', status: 404 })
 const FIVE_PER_2S: RateLimit = { limit: 5, windowMs: 2_000 }
-const tooManyFault = (fault: Fault): boolean => fault.kind === 'answer' && fault.status === 429
-/** A fault the client tries again after. */
-const retried = (fault: Fault): boolean =>
-  fault.kind === 'reset' || (fault.kind === 'answer' && (fault.status === 429 || fault.status >= 500))
 
 function planFor(baseUrl: string, userIds: string[], over: Partial<VotePlan> = {}): VotePlan {
   return { baseUrl, botId: BOT, apiKey: KEY, userIds, rateLimitWaitMs: 60_000, failIfNotVoted: false, dryRun: false, ...over }
@@ -180,28 +125,14 @@ async function check(userIds: string[], setup: Setup = {}) {
   const requests = new Requests({ attemptTimeoutMs: 2_000, totalMs: setup.totalMs ?? 1e12 }, clock, run.signal)
   const outcome = await runVotes(planFor(emulator.url, userIds, setup.plan), { requests, log: line => logs.push(line) })
   expect([...logs, outcome.error?.message].join('\n')).not.toContain(KEY)
-  return { outcome, logs, clock, emulator, sent: emulator.received('votes') }
+  const sent = emulator.received('votes')
+  return { outcome, logs, clock, emulator, sent, rateLimited: sent.filter(r => r.status === 429).length }
 }
 
 /** Stops the run once its first wait has begun (the test's clock then does not move). */
 const stopOnWait: Setup['arm'] = (stop, _, clock) => {
   const wait = clock.sleep
-  clock.sleep = (ms, signal) => {
-    stop()
-    return wait(ms, signal)
-  }
-}
-
-/** Stops the run the moment the service has the head of the second vote check: an event, not a timer. */
-const stopOnSecondCheck: Setup['arm'] = (stop, emulator) => {
-  let checks = 0
-  const onRequest = (message: unknown): void => {
-    const { request, server } = message as { request: IncomingMessage; server: Server }
-    if ((server.address() as AddressInfo | null)?.port !== emulator.port || !request.url?.includes('/voters/')) return
-    if (++checks === 2) stop()
-  }
-  subscribe('http.server.request.start', onRequest)
-  afterTest(() => unsubscribe('http.server.request.start', onRequest))
+  clock.sleep = (ms, signal) => (stop(), wait(ms, signal))
 }
 
 describe('runVotes', () => {
@@ -262,12 +193,14 @@ describe('runVotes', () => {
     ["paces 12 checks through the limiter's 5 per 2 s: only its resets waited", 12, { limit: FIVE_PER_2S }, [2_000, 2_000]]
   ])('%s', async (_, count, setup, waits) => {
     const ids = users(count)
-    const faults = setup.faults ?? []
-    const { outcome, clock, emulator, sent } = await check(ids, setup)
+    const { outcome, clock, emulator, sent, rateLimited } = await check(ids, setup)
 
-    expect(outcome).toMatchObject({ error: undefined, unchecked: [], rateLimited: faults.filter(tooManyFault).length })
+    expect(outcome).toMatchObject({ error: undefined, unchecked: [], rateLimited })
     expect([...outcome.votes.keys()]).toEqual(ids)
-    expect(sent).toHaveLength(count + faults.filter(retried).length)
+    expect(
+      sent.filter(r => r.status === 200),
+      'one vote answer per user; every other request a retry'
+    ).toHaveLength(count)
     expect(clock.waits).toEqual(waits)
     expect(
       emulator.windowLog.filter(w => w.refused > 0),
@@ -282,7 +215,8 @@ describe('runVotes', () => {
   const LOST = /^Vote check for user 9\d+ failed: .+ \(3 tries\)\.$/
   const TEN_429S: Setup = { faults: Array<Fault>(10).fill(tooMany(0, SPENT_NOW)) }
   const PACED_3S: Setup = { limit: FIVE_PER_2S, plan: { rateLimitWaitMs: 3_000 } }
-  const IN_FLIGHT: Setup = { faults: [NO_CONTENT, { kind: 'hang' }], arm: stopOnSecondCheck }
+  /** Stops the run once the service has the second check, which it never answers: an event, not a timer. */
+  const IN_FLIGHT: Setup = { faults: [NO_CONTENT], arm: (stop, emulator) => emulator.inject('votes', { kind: 'hang', seen: stop }) }
 
   // Columns: users, setup, checks sent, users answered, the last status, waits, the error.
   it.each<[string, number, Setup, number, number, number | undefined, number[], string | RegExp]>([
@@ -299,9 +233,8 @@ describe('runVotes', () => {
     ['a stop with a check in flight, naming it', 3, IN_FLIGHT, 2, 1, 204, [], CUT_OFF]
   ])('fails on %s, listing the users not checked', async (_, count, setup, sentCount, answered, status, waits, message) => {
     const ids = users(count)
-    const { outcome, logs, clock, sent } = await check(ids, setup)
+    const { outcome, logs, clock, sent, rateLimited } = await check(ids, setup)
 
-    const rateLimited = (setup.faults ?? []).filter(tooManyFault).length
     expect(outcome).toMatchObject({ result: 'failed', status, rateLimited, unchecked: ids.slice(answered) })
     expect([...outcome.votes.keys()]).toEqual(ids.slice(0, answered))
     expect(sent, 'nothing sent after the failure').toHaveLength(sentCount)

@@ -1,0 +1,97 @@
+// `npm run docs`: writes the outcome tables of src/ into docs/troubleshooting.md, between the
+// page's `<!-- generated: NAME -->` and `<!-- end: NAME -->` marks; the rest of the page is
+// written by hand. test/repo/docs.test.ts fails when the committed page differs.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { KEY_ANSWERS } from '../src/keys.js'
+import { type Facts, STATS_OUTCOMES } from '../src/stats/outcome.js'
+import { VOTE_OUTCOMES } from '../src/votes/report.js'
+
+export const PAGE = fileURLToPath(new URL('../docs/troubleshooting.md', import.meta.url))
+
+/** What varies, as the page shows it. */
+export const PLACEHOLDERS: Facts = {
+  botId: '<bot-id>',
+  body: '<body>',
+  withCommands: true,
+  next: '<time>',
+  last: '<time>',
+  status: '<status>',
+  said: '<text>',
+  overlap: '<time>',
+  failure: '<network failure>',
+  age: '<n> h',
+  staleAfter: '<hours>',
+  reason: '<a reason from a "Stats not sent" row>',
+  workflow: undefined,
+  stopped: undefined
+}
+
+/** A table cell: Markdown's `<` and `|` escaped, so that `<time>` shows as written. */
+const cell = (text: string): string => text.replace(/[<|]/g, '\\$&')
+const table = (head: string[], rows: string[][]): string =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map(row => `| ${row.map(cell).join(' | ')} |`)].join('\n')
+
+/** A row's words, its first and last sentences shown as `…` where the row above has the same. */
+function elided(text: string, above: string): string {
+  const sentences = (words: string): string[] => words.split(/(?<=\.) /)
+  const [mine, theirs] = [sentences(text), sentences(above)]
+  let head = 0
+  while (head < mine.length - 1 && mine[head] === theirs[head]) head++
+  let tail = 0
+  while (tail < mine.length - head - 1 && mine.at(-1 - tail) === theirs.at(-1 - tail)) tail++
+  return [head > 0 ? '…' : '', ...mine.slice(head, mine.length - tail), tail > 0 ? '…' : ''].filter(Boolean).join(' ')
+}
+
+const SECTIONS: Record<string, () => string> = {
+  stats: () =>
+    table(
+      ['`result`', 'Headline', 'What the run says'],
+      Object.entries(STATS_OUTCOMES)
+        .filter(([id]) => !id.startsWith('key-'))
+        .map(([id, { result, mark, headline, says }], row, rows) => {
+          // A deferred or stale run names the service's answer (a 5xx, the limiter) or the network failure;
+          // the limiter's warning names the listing's age only with stale-after set, shown in the deferred row.
+          const facts =
+            id === 'deferred' || id === 'stale'
+              ? { ...PLACEHOLDERS, failure: '<answer or network failure>' }
+              : { ...PLACEHOLDERS, age: id === 'rate-limited' ? undefined : PLACEHOLDERS.age }
+          return [
+            `\`${result}\``,
+            `${mark} ${result === 'failed' ? 'failed: ' : ''}${headline(facts)}`,
+            elided(says(facts), row === 0 ? '' : rows[row - 1]![1].says(PLACEHOLDERS))
+          ]
+        })
+    ),
+  keys: () =>
+    table(
+      ['Answer', 'Headline', 'Advice'],
+      Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }], row, rows) => [
+        answer === '410-fifth' ? '410, "…revoked due to spamming…"' : answer,
+        `failed: ${headline}`,
+        elided(advice(PLACEHOLDERS), row === 0 ? '' : rows[row - 1]![1].advice(PLACEHOLDERS))
+      ])
+    ),
+  votes: () =>
+    table(
+      ['`result`', 'Headline: one user', 'Several users'],
+      Object.entries(VOTE_OUTCOMES).map(([result, { mark, headline }]) => [
+        `\`${result}\``,
+        `${mark} ${headline(1, 1, 0, result === 'failed' ? '<why>' : undefined)}`,
+        `${mark} ${headline('<m>', '<n>', '<k>', result === 'failed' ? '<why>' : undefined)}`
+      ])
+    )
+}
+
+/** The page with each generated section written afresh. */
+export function generate(page: string): string {
+  return page.replace(/(<!-- generated: (\w+) -->\n)[\s\S]*?(<!-- end: \2 -->)/g, (_all, open: string, name: string, close: string) => {
+    const section = SECTIONS[name]
+    if (section === undefined) throw new Error(`docs/troubleshooting.md names an unknown section: ${name}`)
+    return `${open}${section()}\n${close}`
+  })
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeFileSync(PAGE, generate(readFileSync(PAGE, 'utf8')))
+}
