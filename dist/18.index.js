@@ -46,7 +46,9 @@ function hasGroup(value) {
  */
 function frequentSchedule(on) {
     const schedule = isObject(on) ? on['schedule'] : undefined;
-    for (const entry of Array.isArray(schedule) ? schedule : []) {
+    if (!Array.isArray(schedule))
+        return undefined;
+    for (const entry of schedule) {
         if (!isObject(entry) || typeof entry['cron'] !== 'string')
             continue;
         const gap = shortestGapMinutes(entry['cron']);
@@ -63,9 +65,6 @@ function frequentSchedule(on) {
 const SPAN_START = Date.UTC(2028, 0, 1);
 const SPAN_DAYS = 4 * 365 + 1;
 const DAY_MINUTES = 24 * 60;
-/** Each cron field's range: minute, hour, day of month, month, day of week (7 is Sunday too). */
-const FIELD_MIN = [0, 0, 1, 1, 0];
-const FIELD_MAX = [59, 23, 31, 12, 7];
 /**
  * The shortest gap, in minutes, between two firings of a five-field cron expression (as GitHub
  * reads it: `*`, lists, ranges and steps), over four years; undefined for an expression it cannot
@@ -76,7 +75,10 @@ function shortestGapMinutes(cron) {
     const fields = cron.trim().split(/\s+/);
     if (fields.length !== 5)
         return undefined;
-    const sets = fields.map((field, i) => cronField(field, FIELD_MIN[i], FIELD_MAX[i]));
+    // Each field's range: minute, hour, day of month, month, day of week (7 is Sunday too).
+    const low = [0, 0, 1, 1, 0];
+    const high = [59, 23, 31, 12, 7];
+    const sets = fields.map((field, i) => cronField(field, low[i], high[i]));
     if (sets.some(set => set === undefined))
         return undefined;
     const [minutes, hours, days, months, weekdays] = sets;

@@ -943,14 +943,10 @@ function outcomeLine(outcome) {
         case 'cooldown':
             // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
             return { kind: 'info', title: '', text: 'The service refused the update as too early: a strike was counted.' };
-        case 'failed':
-            return {
-                kind: 'info',
-                title: '',
-                text: outcome.delivery === 'not-sent'
-                    ? 'The run failed before any stats update was sent; the error says why.'
-                    : 'The stats update failed; the error says why.'
-            };
+        case 'failed': {
+            const what = outcome.delivery === 'not-sent' ? 'The run failed before any stats update was sent' : 'The stats update failed';
+            return { kind: 'info', title: '', text: `${what}; the error says why.` };
+        }
         default:
             return { kind: 'info', title: '', text };
     }

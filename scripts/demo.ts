@@ -10,7 +10,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import type { RunOptions, RunResult } from '../test/support/action.js'
-import type { BotSeed } from '../test/support/emulator.js'
+import type { BotSeed, Fault } from '../test/support/emulator.js'
 
 const HOUR = 60 * 60 * 1000
 const TIMEOUT_MS = 10_000
@@ -21,6 +21,13 @@ const ago = (hours: number): Date => new Date(Date.now() - hours * HOUR)
 /** The bot's counts last updated `hours` ago. */
 const updated = (hours: number): Partial<BotSeed> => ({ commandsUpdatedAt: ago(hours), serversUpdatedAt: ago(hours) })
 const COUNTS = { 'command-count': '14', 'server-count': '1260' }
+/** discord.place's answer when its own lookup of the server count fails (routes/bots/[id]/stats.js). */
+const FAILED: Fault = {
+  kind: 'answer',
+  status: 500,
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"success":false,"error":"Could not fetch server count.","status":500}'
+}
 
 /** A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among them. */
 const subcommands = (...names: string[]): object[] => names.map(name => ({ type: 1, name, description: `The ${name} subcommand` }))
@@ -40,6 +47,8 @@ export interface Scenario {
   inputs: Record<string, string>
   /** The workspace's files. */
   files?: Record<string, string>
+  /** The service's answer to the update, when it is not the service's own. */
+  fault?: Fault
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -93,6 +102,20 @@ export const SCENARIOS: Scenario[] = [
     files: { 'commands.json': JSON.stringify(MANIFEST, null, 2) }
   },
   {
+    name: 'deferred',
+    shows: 'stale-after: 48, and the service fails on its side (500) 7 h after the last update: a green step with one warning',
+    bot: updated(7),
+    inputs: { ...COUNTS, 'stale-after': '48' },
+    fault: FAILED
+  },
+  {
+    name: 'stale',
+    shows: 'stale-after: 48, and the service fails on its side (500) with the listing 53 h without an update: the step fails',
+    bot: updated(53),
+    inputs: { ...COUNTS, 'stale-after': '48' },
+    fault: FAILED
+  },
+  {
     name: 'vote-check',
     shows: 'mode: vote-check for two users, one who voted 3 h ago and one 30 h ago',
     bot: { voters: { [ALICE]: { vote: 3, lastVote: ago(3) }, [BOB]: { vote: 1, lastVote: ago(30) } } },
@@ -115,6 +138,7 @@ export async function runScenario(scenario: Scenario, run: StepRunner): Promise<
   const emulator = await ServiceEmulator.start({
     bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }]
   })
+  if (scenario.fault !== undefined) emulator.inject('stats', scenario.fault)
   try {
     const result = await run({
       inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs },

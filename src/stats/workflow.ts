@@ -46,7 +46,8 @@ function hasGroup(value: unknown): boolean {
  */
 function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
   const schedule = isObject(on) ? on['schedule'] : undefined
-  for (const entry of Array.isArray(schedule) ? schedule : []) {
+  if (!Array.isArray(schedule)) return undefined
+  for (const entry of schedule) {
     if (!isObject(entry) || typeof entry['cron'] !== 'string') continue
     const gap = shortestGapMinutes(entry['cron'])
     if (gap !== undefined && gap <= 6 * 60) return { cron: entry['cron'], gapMinutes: gap }
@@ -62,9 +63,6 @@ function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
 const SPAN_START = Date.UTC(2028, 0, 1)
 const SPAN_DAYS = 4 * 365 + 1
 const DAY_MINUTES = 24 * 60
-/** Each cron field's range: minute, hour, day of month, month, day of week (7 is Sunday too). */
-const FIELD_MIN = [0, 0, 1, 1, 0]
-const FIELD_MAX = [59, 23, 31, 12, 7]
 
 /**
  * The shortest gap, in minutes, between two firings of a five-field cron expression (as GitHub
@@ -75,7 +73,10 @@ const FIELD_MAX = [59, 23, 31, 12, 7]
 export function shortestGapMinutes(cron: string): number | undefined {
   const fields = cron.trim().split(/\s+/)
   if (fields.length !== 5) return undefined
-  const sets = fields.map((field, i) => cronField(field, FIELD_MIN[i]!, FIELD_MAX[i]!))
+  // Each field's range: minute, hour, day of month, month, day of week (7 is Sunday too).
+  const low = [0, 0, 1, 1, 0]
+  const high = [59, 23, 31, 12, 7]
+  const sets = fields.map((field, i) => cronField(field, low[i]!, high[i]!))
   if (sets.some(set => set === undefined)) return undefined
   const [minutes, hours, days, months, weekdays] = sets as Set<number>[]
   if (weekdays!.has(7)) weekdays!.add(0)

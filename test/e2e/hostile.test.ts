@@ -1,21 +1,21 @@
 /**
  * End to end, as an attacker or a careless user would try it (issue 12), for what only the
  * bundle in a process of its own shows: real stdout as the runner reads it (workflow commands,
- * masks), files that are not files, GitHub's and a YAML parser's warnings, a GITHUB_OUTPUT that
- * cannot be written, and stop signals. Every run passes through runAction's secrets sweep.
+ * masks), files that are not files, GitHub's and a YAML parser's warnings, and stop signals.
+ * Every run passes through runAction's secrets sweep. A GITHUB_OUTPUT that cannot be written:
+ * test/stats/report.test.ts.
  *
  * The tables of test/support/cases.ts run whole in process (test/shared/cases.test.ts); one case
  * of each runs here. Text from outside is made inert by the functions every annotation and log
  * line goes through (test/shared/text.test.ts, test/shared/redact.test.ts), whichever remote sent
  * it; a stop's report, in process: test/stats/stops.test.ts.
  */
-import { type ChildProcess, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { symlink, truncate, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MAX_WORKFLOW_BYTES } from '../../src/stats/diagnosis.js'
-import { errorsOf, type RunResult } from '../support/action.js'
+import { errorsOf } from '../support/action.js'
 import {
   ECHOES,
   expectEchoRedacted,
@@ -31,7 +31,7 @@ import {
   REFUSALS
 } from '../support/cases.js'
 import { jsonFault, limiterFault } from '../support/emulator.js'
-import { botInputs, discord, DISCORD_TOKEN, github, KEY, run, service, statsInputs, WINDOWS } from '../support/e2e.js'
+import { botInputs, discord, DISCORD_TOKEN, github, KEY, run, runWatched, service, statsInputs, WINDOWS } from '../support/e2e.js'
 
 describe.concurrent('one case of each table of cases.ts, through the bundle', () => {
   it('a refused input: an api-key cut by a line break, masked line by line as the runner masks', () =>
@@ -65,10 +65,8 @@ describe.concurrent('what a remote and the runner hand the run', () => {
     expectInert(result)
     const masks = result.commands.filter(c => c.command === 'add-mask').map(c => c.message)
     expect(masks).toEqual(expect.arrayContaining([KEY, password]))
-    expect(
-      masks.filter(mask => mask.length < 8),
-      'no mask for a short or common word'
-    ).toEqual([])
+    // No mask for a short or common word.
+    expect(masks.filter(mask => mask.length < 8)).toEqual([])
     // The remote text is shown, inert: in the one annotation that quotes it, and in the log line.
     expect(result.commands.filter(c => c.message.includes('forged'))).toEqual([
       expect.objectContaining({
@@ -104,17 +102,6 @@ describe.concurrent('what a remote and the runner hand the run', () => {
       expect.stringMatching(/approximate_guild_count of 10000001, above the service's maximum server count/)
     ])
     expect(api.received('stats')).toEqual([])
-  })
-
-  it('a GITHUB_OUTPUT that cannot be written: the summary is still written, and the step fails with one clear error', async () => {
-    // A directory where the output file should be: appending to it fails (EISDIR), even as root.
-    const api = await service()
-    const result = await run({ inputs: statsInputs(api), env: { GITHUB_OUTPUT: tmpdir() } })
-    expect(result.code).toBe(1)
-    expect(errorsOf(result)).toEqual([expect.stringMatching(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*EISDIR/)])
-    expect(result.summary).toMatch(/^<h3>❌ [^<]*: updated, .*; the step failed: its outputs could not be written<\/h3>/)
-    expect(result.summary, 'what was sent and what came back').toContain('<tr><td>Answer</td><td>200</td></tr>')
-    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/)
   })
 
   it("a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of YAML's worst shape parses in time", async () => {
@@ -175,30 +162,14 @@ describe.concurrent('a commands-file that is not a plain file in the workspace: 
 })
 
 describe.skipIf(WINDOWS)('a stopped run (cancelled workflow, runner time limit): Windows ends a process, POSIX signals it', () => {
-  /** Runs the step, signalling it once `ready` holds; `exitMs` is how long it took to exit after that. */
-  async function stopped(options: Parameters<typeof run>[0], ready: () => boolean, signal: NodeJS.Signals) {
-    let sentAt = 0
-    let exitedAt = 0
-    const control = (child: ChildProcess): void => {
-      const poll = setInterval(() => {
-        if (!ready()) return
-        clearInterval(poll)
-        sentAt = performance.now()
-        child.kill(signal)
-      }, 10)
-      child.on('exit', () => {
-        clearInterval(poll)
-        exitedAt = performance.now()
-      })
-    }
-    const result: RunResult = await run({ ...options, control })
-    return { result, exitMs: sentAt === 0 ? Number.NaN : exitedAt - sentAt }
-  }
-
   it('SIGTERM while the PATCH waits for its answer: says it was sent, writes result and summary, exits at once', async () => {
     const api = await service()
     api.inject('stats', { kind: 'hang' })
-    const { result, exitMs } = await stopped({ inputs: statsInputs(api) }, () => api.received('stats').length > 0, 'SIGTERM')
+    const { result, exitMs } = await runWatched(
+      { inputs: statsInputs(api) },
+      () => api.received('stats').length > 0,
+      child => child.kill('SIGTERM')
+    )
     expect(exitMs, 'exits within a second of the signal').toBeLessThan(1_000)
     expect(result.code).toBe(1)
     expect(api.received('stats'), 'one PATCH, never resent').toHaveLength(1)
@@ -212,13 +183,14 @@ describe.skipIf(WINDOWS)('a stopped run (cancelled workflow, runner time limit):
   it('SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {
     const api = await service()
     api.inject('record', limiterFault({ retry_after: 30 }, { 'Retry-After': '30', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '30' }))
-    const { result, exitMs } = await stopped({ inputs: statsInputs(api) }, () => api.requests.length > 0, 'SIGINT')
+    const { result, exitMs } = await runWatched(
+      { inputs: statsInputs(api) },
+      () => api.requests.length > 0,
+      child => child.kill('SIGINT')
+    )
     expect(exitMs, 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(1_000)
     expect(result.code).toBe(1)
-    expect(
-      api.requests.map(r => r.route),
-      'the record read only'
-    ).toEqual(['record'])
+    expect(api.requests.map(r => r.route)).toEqual(['record'])
     expect(errorsOf(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)])
     expect(result.outputs['result']).toBe('failed')
     expect(result.summary).toContain('The stats update was not sent')

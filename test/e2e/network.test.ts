@@ -10,9 +10,8 @@
  * arithmetic and Discord's own failures are decisions, tested in process (test/stats/faults.test.ts,
  * test/http/client.test.ts, test/stats/discord.test.ts).
  */
-import type { ChildProcess } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { BOT, CA, discord, DISCORD_TOKEN, expectCleanFailure, fixture, KEY, proxy, run, service, TLS } from '../support/e2e.js'
+import { BOT, CA, discord, DISCORD_TOKEN, expectCleanFailure, fixture, KEY, proxy, run, runWatched, service, TLS } from '../support/e2e.js'
 
 const SERVICE = 'api.discord.place:443'
 const DISCORD = 'discord.com:443'
@@ -103,23 +102,10 @@ describe.concurrent('proxies and certificates', () => {
     forward.hangConnects = true
     // Timed from the proxy's first CONNECT, which comes after the step's clock started: a loaded
     // machine's slow process start does not count.
-    let connectedAt = 0
-    let exitedAt = 0
-    const control = (child: ChildProcess): void => {
-      const poll = setInterval(() => {
-        if (forward.connects.length === 0) return
-        clearInterval(poll)
-        connectedAt = performance.now()
-      }, 5)
-      child.on('exit', () => {
-        clearInterval(poll)
-        exitedAt = performance.now()
-      })
-    }
-    const result = await run({ inputs: { ...BOT_KEY, 'command-count': '14', timeout: '3' }, env: { HTTPS_PROXY: forward.url }, control })
+    const inputs = { ...BOT_KEY, 'command-count': '14', timeout: '3' }
+    const { result, exitMs } = await runWatched({ inputs, env: { HTTPS_PROXY: forward.url } }, () => forward.connects.length > 0)
 
-    expect(connectedAt, 'the proxy got the CONNECT').toBeGreaterThan(0)
-    expect(exitedAt - connectedAt, 'exited by the deadline').toBeLessThan(4_500)
+    expect(exitMs, 'the proxy got the CONNECT, and the process exited by the deadline').toBeLessThan(4_500)
     expectCleanFailure(result)
   })
 })

@@ -35,6 +35,7 @@ import { routes, tempWorkspace } from '../support/inprocess.js'
 const MARGIN = 60_000
 
 describe.concurrent('a stats update as the runner runs it', () => {
+  // interface.md, "Scheduled runs": the one e2e run of stale-after (its branches are answers.test.ts's).
   it('with stale-after, a failure of the service on a fresh listing is a green step with one warning: deferred', async () => {
     const api = await service()
     api.inject('stats', jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 }))
@@ -46,16 +47,28 @@ describe.concurrent('a stats update as the runner runs it', () => {
       status: '500',
       'last-updated-at': api.bot(BOT).serversUpdatedAt?.toISOString()
     })
-    expect(result.commands.filter(c => c.command !== 'add-mask').map(c => [c.command, c.properties['title']])).toEqual([
-      ['warning', 'Stats update deferred']
-    ])
+    const annotations = result.commands.filter(c => c.command !== 'add-mask').map(c => [c.command, c.properties['title']])
+    expect(annotations).toEqual([['warning', 'Stats update deferred']])
     expect(result.summary).toMatch(/^<h3>⏸️ Example Bot: deferred, the listing 7 h old<\/h3>/)
   })
 
-  it('reads the record, sends the PATCH on the same connection, reports in the outputs, summary and log, and exits at once', async () => {
+  it('reads the record, PATCHes on the same connection, reports in outputs, summary and log, exits at once, loading no optional chunk', async () => {
+    // A copy of the bundle without its optional chunks, and Node's own list of what the process
+    // loaded, written at exit by a module preloaded through NODE_OPTIONS (the runner sets no such
+    // thing; the run itself is as a runner's).
+    const dir = await tempWorkspace()
+    const bundle = join(dir, 'index.js')
+    await copyFile(BUNDLE, bundle)
+    await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
+    const [list, hook] = [join(dir, 'loaded.txt'), join(dir, 'hook.cjs')]
+    await writeFile(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))`
+    )
     const api = await service()
     const before = Date.now()
-    const result = await run({ inputs: statsInputs(api, { 'server-count': '1260' }) })
+    const env = { NODE_OPTIONS: `--require ${JSON.stringify(hook)}` }
+    const result = await run({ bundle, inputs: statsInputs(api, { 'server-count': '1260' }), env })
     const exited = process.hrtime.bigint()
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
@@ -89,11 +102,19 @@ describe.concurrent('a stats update as the runner runs it', () => {
     expect(result.summary, 'no link: base-url is not the live service').not.toContain('href="https://discord.place')
     expect(result.summary).toContain('<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>')
     expect(result.summary, 'no Markdown table').not.toMatch(/^\|/m)
-    expect(
-      result.commands.filter(c => c.command !== 'add-mask'),
-      'an update is a log line, no annotation'
-    ).toEqual([])
+    // An update is a log line, no annotation.
+    expect(result.commands.filter(c => c.command !== 'add-mask')).toEqual([])
     expect(result.log).toContainEqual(expect.stringMatching(/^Stats updated \(\{"command_count":14,"server_count":1260\}\)\./))
+
+    const loaded = (await readFile(list, 'utf8')).split('\n')
+    expect(loaded, 'the hook saw the run load node:http').toContain('NativeModule http')
+    // fs.promises: the job summary is written with synchronous calls (patches/README.md).
+    // https and tls: the service here is plain http, and TLS is loaded only for an https address.
+    for (const unused of ['internal/fs/promises', 'https', 'tls', 'zlib', 'worker_threads']) {
+      expect(loaded, `node:${unused} was loaded`).not.toContain(`NativeModule ${unused}`)
+    }
+    const manifest = await run({ bundle, inputs: botInputs(api, { 'commands-file': 'c.json' }), files: { 'c.json': '[]' } })
+    expect(manifest.code, 'the manifest chunk is needed, and missing here: the test can fail').toBe(1)
   })
 
   it('reads the manifest from the repository and the server count from Discord, updates over https: one connection to each', async () => {
@@ -107,10 +128,7 @@ describe.concurrent('a stats update as the runner runs it', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(repo.requests.map(r => decodeURIComponent(r.path))).toEqual(['/repos/example/bot/contents/build/commands.json'])
     expect(repo.requests[0]!.headers.authorization).toMatch(new RegExp(`^(token|Bearer) ${JOB_TOKEN}$`))
-    expect(
-      fake.requests.map(r => r.path),
-      'the server count only'
-    ).toEqual(['/api/v10/applications/@me'])
+    expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me'])
     expect(fake.requests[0]!.headers).toMatchObject({
       authorization: `Bot ${DISCORD_TOKEN}`,
       'user-agent': expect.stringMatching(/^DiscordBot \(https:\/\/\S+, \d+\.\d+\.\d+\)$/)
@@ -179,19 +197,14 @@ describe.concurrent('a vote check as the runner runs it', () => {
     const exited = process.hrtime.bigint()
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(
-      routes(api).filter(route => !route.startsWith('GET /voters/')),
-      'no record read, no update'
-    ).toEqual([])
+    // No record read, no update.
+    expect(routes(api).filter(route => !route.startsWith('GET /voters/'))).toEqual([])
     const answered = api.received('votes').filter(r => r.status === 200)
     expect(answered.map(r => r.path)).toEqual(users.map(id => `/bots/${BOT}/voters/${id}`))
     for (const request of answered) expect(request.headers.authorization).toBe(KEY)
     const windows = api.windowLog.filter(w => w.route === 'votes')
     expect(windows.length, 'two windows are needed').toBeGreaterThanOrEqual(2)
-    expect(
-      windows.filter(w => w.refused > 1),
-      'at most one 429 per window'
-    ).toEqual([])
+    expect(windows.filter(w => w.refused > 1)).toEqual([]) // at most one 429 per window
     expect(connections(api.requests), 'one connection over both windows').toBe(1)
     expect(exitDelayMs(exited, api.requests)).toBeLessThan(EXIT_BOUND_MS)
 
@@ -206,40 +219,5 @@ describe.concurrent('a vote check as the runner runs it', () => {
     expect(result.summary).toMatch(new RegExp(`^<h3>⭕ Vote check for Bot ${BOT}: `))
     expect(result.summary).toContain(`<tr><td><code>${alice}</code></td><td>yes</td><td>3</td>`)
     expect(result.summary).toContain(`<tr><td><code>${bob}</code></td><td>no</td><td>1</td>`)
-  })
-})
-
-describe('lazy loading', () => {
-  it("a stats update runs with none of the optional chunks, loading none of Node's modules it does not use", async () => {
-    const dir = await tempWorkspace()
-    const bundle = join(dir, 'index.js')
-    await copyFile(BUNDLE, bundle)
-    await copyFile(join(ROOT, 'dist/package.json'), join(dir, 'package.json'))
-    // Node's own list of what the process loaded, written at exit by a module preloaded through
-    // NODE_OPTIONS (the runner sets no such thing; the run itself is as a runner's).
-    const list = join(dir, 'loaded.txt')
-    const hook = join(dir, 'hook.cjs')
-    await writeFile(
-      hook,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))`
-    )
-    const api = await service()
-    const result = await run({
-      bundle,
-      inputs: statsInputs(api, { 'server-count': '1210' }),
-      env: { NODE_OPTIONS: `--require ${JSON.stringify(hook)}` }
-    })
-
-    expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(routes(api)).toEqual(['GET ', 'PATCH /stats'])
-    const loaded = (await readFile(list, 'utf8')).split('\n')
-    expect(loaded, 'the hook saw the run load node:http').toContain('NativeModule http')
-    // fs.promises: the job summary is written with synchronous calls (patches/README.md).
-    // https and tls: the service here is plain http, and TLS is loaded only for an https address.
-    for (const unused of ['internal/fs/promises', 'https', 'tls', 'zlib', 'worker_threads']) {
-      expect(loaded, `node:${unused} was loaded`).not.toContain(`NativeModule ${unused}`)
-    }
-    const manifest = await run({ bundle, inputs: botInputs(api, { 'commands-file': 'c.json' }), files: { 'c.json': '[]' } })
-    expect(manifest.code, 'the manifest chunk is needed, and missing here: the test can fail').toBe(1)
   })
 })

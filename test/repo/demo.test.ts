@@ -26,6 +26,8 @@ const SCENARIOS: { scenario: string; code: number; result: string; requests: str
   { scenario: 'wrong-key', code: 1, result: 'failed', requests: [`${RECORD} -> 200`, `${UPDATE} -> 401`] },
   { scenario: 'dry-run', code: 0, result: 'dry-run', requests: [`${RECORD} -> 200`, `${KEY_CHECK} -> 200`] },
   { scenario: 'manifest', code: 0, result: 'updated', requests: [`${RECORD} -> 200`, `${UPDATE} -> 200`] },
+  { scenario: 'deferred', code: 0, result: 'deferred', requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`] },
+  { scenario: 'stale', code: 1, result: 'failed', requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`] },
   {
     scenario: 'vote-check',
     code: 0,
@@ -50,12 +52,7 @@ async function inProcess(arg: string): Promise<{ code: number; stdout: string[];
 describe('npm start', () => {
   it('--list names every scenario, one a line (the script itself, exit code 0)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--list'], { cwd: ROOT })
-    expect(
-      stdout
-        .trim()
-        .split('\n')
-        .map(line => line.split(' ')[0])
-    ).toEqual(SCENARIOS.map(s => s.scenario))
+    expect([...stdout.matchAll(/^\S+/gm)].map(name => name[0])).toEqual(SCENARIOS.map(s => s.scenario))
   })
 
   it('refuses an unknown scenario with one line, exit code 2', async () => {
@@ -63,10 +60,8 @@ describe('npm start', () => {
   })
 
   it.each(SCENARIOS)('$scenario: exit code $code, result $result', async ({ scenario, code, result, requests }) => {
-    const run = await runScenario(
-      DAYS.find(day => day.name === scenario)!,
-      runInProcess
-    )
+    const day = DAYS.find(day => day.name === scenario)!
+    const run = await runScenario(day, runInProcess)
     expect(run.result?.outputs['result'], run.result?.stderr).toBe(result)
     if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
     expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(requests)

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { JOB_TOKEN, prepareRun, ROOT } from '../support/action.js'
-import { inputEnvironment, parseActionFile, workflowErrors } from '../support/runner.js'
+import { parseActionFile, workflowErrors } from '../support/runner.js'
 
 const source = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 const listed = (dir: string, pattern: RegExp): string[] =>
@@ -186,33 +186,24 @@ describe('the YAML examples in README.md and docs/', () => {
 })
 
 describe('the end-to-end harness passes what the runner would pass', () => {
-  const action = parseActionFile('action.yml', source('action.yml')).template!
-
   it('sets every declared input: the value given, else its default (`${{ github.token }}` evaluated), else empty', async () => {
-    const env = inputEnvironment(action, { 'bot-id': '123456789012345678' }, { github: { token: 'ghs_fromTheJob' } })
-    const declared = Object.keys((parse(source('action.yml')) as { inputs: object }).inputs)
-    expect(Object.keys(env).sort()).toEqual(declared.map(name => `INPUT_${name.toUpperCase()}`).sort())
-    expect(env).toMatchObject({
+    const declared = Object.keys((parse(source('action.yml')) as { inputs: object }).inputs).map(name => `INPUT_${name.toUpperCase()}`)
+    const run = await prepareRun({ inputs: { 'bot-id': '123456789012345678' } })
+    const other = await prepareRun({ inputs: {}, jobToken: 'ghs_other' })
+    await Promise.all([run.cleanup(), other.cleanup()])
+    const inputs = Object.keys(run.env).filter(name => name.startsWith('INPUT_'))
+    expect(inputs.sort()).toEqual(declared.sort())
+    expect(run.env).toMatchObject({
       'INPUT_BOT-ID': '123456789012345678',
       INPUT_MODE: 'stats',
       'INPUT_COOLDOWN-CHECK': 'true',
       'INPUT_COMMAND-COUNT': '',
-      'INPUT_GITHUB-TOKEN': 'ghs_fromTheJob'
+      'INPUT_GITHUB-TOKEN': JOB_TOKEN
     })
-    for (const [jobToken, expected] of [
-      [undefined, JOB_TOKEN],
-      ['ghs_other', 'ghs_other']
-    ] as const) {
-      const run = await prepareRun({ inputs: {}, ...(jobToken === undefined ? {} : { jobToken }) })
-      await run.cleanup()
-      expect(run.env['INPUT_GITHUB-TOKEN']).toBe(expected)
-    }
+    expect(other.env['INPUT_GITHUB-TOKEN']).toBe('ghs_other')
   })
 
   it('refuses an input action.yml does not declare, naming it', async () => {
-    expect(() => inputEnvironment(action, { 'bot-idd': '1' }, { github: { token: '' } })).toThrow(
-      /inputs not declared in action.yml: bot-idd/
-    )
     await expect(prepareRun({ inputs: { api_key: 'x' } })).rejects.toThrow(/inputs not declared in action.yml: api_key/)
   })
 })

@@ -29,8 +29,6 @@ it('a shuffled run honours the seed: the same seed gives the same order, another
   expect(one).toEqual(again)
   expect(one).not.toEqual(other)
   expect([one, other].some(shuffled => shuffled.join() !== NAMES.join())).toBe(true)
-  expect(
-    all.map(file => file.moduleId),
-    'the given list is left as it was'
-  ).toEqual(NAMES.map(name => `/repo/test/${name}`))
+  // The given list is left as it was.
+  expect(all.map(file => file.moduleId)).toEqual(NAMES.map(name => `/repo/test/${name}`))
 })

@@ -7,22 +7,15 @@ import { describe, it } from 'vitest'
 import * as cases from '../support/cases.js'
 import { runInProcess } from '../support/step.js'
 
-describe('refused inputs, before any request', () => {
-  it.for(cases.REFUSALS)('%s', refusal => cases.expectRefused(runInProcess, refusal))
-  it.for(cases.MIX_UPS)('%s: a credential that belongs elsewhere', mixUp => cases.expectMixUpRefused(runInProcess, mixUp))
-})
-
-describe('inputs that try to start workflow commands', () => {
-  it.for(cases.INJECTIONS)('%s: refused by name, and the runner finds no injected command', injection =>
+describe('cases.ts, in process', () => {
+  it.for([...cases.REFUSALS, ...cases.MIX_UPS])('refused before any request: %s', refusal => cases.expectRefused(runInProcess, refusal))
+  it.for(cases.INJECTIONS)('%s with workflow-command lines: refused by name, and the runner finds no injected command', injection =>
     cases.expectInjectionRefused(runInProcess, injection)
   )
-  it.for(cases.LEGACY_INJECTIONS)('an input holding ##[ on one line: %s', injection =>
-    cases.expectLegacyInjectionRefused(runInProcess, injection)
+  it.for(cases.LEGACY_INJECTIONS)('%s holding ##[ on one line: refused, the syntax broken', injection =>
+    cases.expectInjectionRefused(runInProcess, injection)
   )
-})
-
-describe('the API key echoed back by the service', () => {
-  it.for(cases.ECHOES)('redacts the API key %s from the log, the annotation and the summary', echo =>
+  it.for(cases.ECHOES)('redacts the API key echoed back %s from the log, the annotation and the summary', echo =>
     cases.expectEchoRedacted(runInProcess, echo)
   )
 })

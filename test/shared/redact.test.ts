@@ -27,12 +27,6 @@ describe('redact', () => {
     for (let i = 0; i + FRAGMENT <= KEY.length; i++) expect(out).not.toContain(KEY.slice(i, i + FRAGMENT))
   })
 
-  it('keeps text that shares fewer than FRAGMENT characters with a secret', () => {
-    addSecret(KEY)
-    const text = `dpk_Hq7Zr is how keys start; Service answered 401: Invalid API key.`
-    expect(redact(text)).toBe(text)
-  })
-
   it('returns the forms a log line could carry, for the runner to mask, each secret whole (once: the forms of a plain key are the key)', () => {
     expect(addSecret('p@ss word+x/"y')).toEqual(['p@ss word+x/"y', 'p%40ss%20word%2Bx%2F%22y', 'p@ss word+x/\\"y'])
     expect(addSecret(KEY)).toEqual([KEY])
@@ -134,14 +128,6 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     expect(logLine(text)).toBe(text)
   })
 
-  it('replaces a secret shorter than FRAGMENT only whole, in any form', () => {
-    const short = 'hunt3R2x9'
-    addSecret(short)
-    expect(redact(`a ${short} b ${short.toUpperCase()} c ${Buffer.from(short).toString('hex')} d`)).toBe('a *** b *** c *** d')
-    expect(redact(`a ${[...short].join('\u200B')} b`)).toBe('a *** b')
-    expect(redact('a hunt3R2x b HUNT c')).toBe('a hunt3R2x b HUNT c')
-  })
-
   it.each([
     ['fully percent-encoded', (t: string) => [...Buffer.from(t)].map(b => `%${hex2(b)}`).join('')],
     ['upper case', (t: string) => t.toUpperCase()],
@@ -215,90 +201,73 @@ describe('redact: the edges of a replaced span', () => {
     expect(redact(`${prefix}${KEY.toUpperCase()} end`)).toBe(`${prefix}*** end`)
     expect(logLine(`${prefix}${KEY.toUpperCase()}`)).toBe(`${prefix}***`)
   })
+})
 
-  it.each([
-    ['u', 'user-Hq7Zr2Lm9Xv4'],
-    ['x', 'xoxb-Hq7Zr2Lm9Xv4'],
-    ['a hex digit', 'ab12-Hq7Zr2Lm9Xv4']
-  ])('removes a secret case-changed right after a backslash, its first letter %s, as in a Windows path', (_label, secret) => {
+/** [secret, text, the text redacted] */
+type Case = [secret: string, text: string, expected: string]
+const base64 = (text: string): string => Buffer.from(text).toString('base64')
+/** The key's first FRAGMENT - 1 characters: one short of a piece of it. */
+const head = KEY.slice(0, FRAGMENT - 1)
+
+describe('redact: one secret, short, escaped, or next to what could read as an escape', () => {
+  it.each<Case>([
+    // A secret shorter than FRAGMENT only whole, in any form; one of 3 characters would take common words with it.
+    ['k9Qz', 'a k9Qz b K9QZ c', 'a *** b *** c'],
+    ['k9Q', 'a k9Q b K9Q c k9q', 'a k9Q b K9Q c k9q'],
+    ['hunt3R2x9', `a hunt3R2x9 b HUNT3R2X9 c ${Buffer.from('hunt3R2x9').toString('hex')} d`, 'a *** b *** c *** d'],
+    ['hunt3R2x9', `a ${[...'hunt3R2x9'].join('\u200B')} b`, 'a *** b'],
+    ['hunt3R2x9', 'a hunt3R2x b HUNT c', 'a hunt3R2x b HUNT c'],
+    // A form of four characters whole though the secret is shorter: the hex of a two-character secret.
+    ['ab', 'x 6162 y ab', 'x *** y ab'],
+    // Whole in its base64 without padding, the padding of a padded copy kept; with 1 or 2 bytes before it, up to the characters it shares.
+    ['k3y9', 'a azN5OQ b', 'a *** b'],
+    ['k3y9', 'a azN5OQ== b', 'a ***== b'],
+    ['k3y9', `body ${base64('{"token":"k3y9"}')} end`, 'body eyJ0b2tlbiI6Im***kifQ== end'],
+    ['k3y9', `body ${base64('{"token": "k3y9"}')} end`, 'body eyJ0b2tlbiI6ICJ***In0= end'],
+    // Whole where its last characters and the text after it read as an escape.
+    ['Zq7%', 'a Zq7%41 b', 'a ***41 b'],
+    ['Zq7%', 'a ZQ7% b', 'a *** b'],
+    // Right after a % (which would otherwise start an escape with it, so only the text as it is holds it), at the end of a text too.
+    ...['ab12', 'abcdef123', 'ab12cd34ef', 'ab12cd34ef56ab78'].flatMap((secret): Case[] => [
+      [secret, `x %${secret} y`, 'x %*** y'],
+      [secret, `%${secret}`, '%***']
+    ]),
+    // A run of FRAGMENT characters copied from the URL-encoded form, however little of the secret it spells.
+    ['a1 b2 c3 d4 e5 f6 g7', 'x %20b2%20c3%2 y', 'x *** y'],
+    // Case changed right after a backslash whose letter could start an escape, as in a Windows path.
+    ['user-Hq7Zr2Lm9Xv4', 'C:\\data\\USER-HQ7ZR2LM9XV4', 'C:\\data\\***'],
+    ['xoxb-Hq7Zr2Lm9Xv4', 'C:\\data\\XOXB-HQ7ZR2LM9XV4', 'C:\\data\\***'],
+    ['ab12-Hq7Zr2Lm9Xv4', 'C:\\data\\AB12-HQ7ZR2LM9XV4', 'C:\\data\\***'],
+    // Starting with digits right after & or # (a query string, a URL fragment).
+    ['8731-Hq7Zr2Lm9Xv4', '?page=2&8731-HQ7ZR2LM9XV4 and', '?page=2&*** and'],
+    ['8731-Hq7Zr2Lm9Xv4', 'https://example.com/cb#8731-HQ7ZR2LM9XV4', 'https://example.com/cb#***'],
+    // Holding a space or an escape, echoed with its case changed: read as the escape decodes and without its space, in the second pass.
+    ...[' ', '%4a', '&#74;', '\\u004a', '\\x4a'].map((escape): Case => [`Zq7Rm${escape}Px8Kv2Lw`, `a ZQ7RM${escape}PX8KV2LW b`, 'a *** b']),
+    // A backslash that starts no escape is a character of the secret, to its last one.
+    ['Hq7Zr2\\Lm9Xv4\\', 'a HQ7ZR2\\LM9XV4\\ b', 'a *** b'],
+    ['Hq7Zr2\\Lm9Xv4\\', 'a Hq7Zr2Lm9Xv4 b', 'a Hq7Zr2Lm9Xv4 b'],
+    // References and escapes past the last code point (U+10FFFF) are text, and the key is still found after them.
+    [KEY, 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b', 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b'],
+    [KEY, `a &#1114112; &#x110000; &#X0110000 \\u{110000} b ${KEY.toUpperCase()}`, 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b ***'],
+    [KEY, `&#1114112;${KEY.toUpperCase()}`, '&#1114112;***'],
+    // Text that shares fewer than FRAGMENT characters with the key is kept.
+    [KEY, 'dpk_Hq7Zr is how keys start; 401: Invalid API key.', 'dpk_Hq7Zr is how keys start; 401: Invalid API key.'],
+    // Nine characters of the key followed at the text end by an escape cut short are not its tenth character: kept.
+    ...['\\u{32', '\\u003', '\\x3', '%3', '&#x'].map((escape): Case => [KEY, `a ${head}${escape}`, `a ${head}${escape}`]),
+    // The forms of the summary and of an address: HTML-escaped, Markdown-escaped (each character in its place), encodeURI.
+    ['Kx9&Qw7Rm2<Lm3Tz8>Zp5Hs4"Rt8Vb1', 'a Kx9&amp;Qw7Rm2&lt;Lm3Tz8&gt;Zp5Hs4&quot;Rt8Vb1 b', 'a *** b'],
+    ...[...'\\`*_[]|~#!():@<>&"'].map((c): Case => [`Kx9Qw7Rm2Lm${c}3Tz8Zp5Hs4R`, `a Kx9Qw7Rm2Lm\\${c}3Tz8Zp5Hs4R b`, 'a *** b']),
+    ['Kx9 Qw7/Rm2?Lm3 Tz8#Zp5', `a ${encodeURI('Kx9 Qw7/Rm2?Lm3 Tz8#Zp5')} b`, 'a *** b'],
+    // Every other character percent-encoded: `%717` is `q` then `7`, not a three-digit escape.
+    [KEY, `a ${[...KEY].map((c, i) => (i % 2 === 0 ? c : `%${c.charCodeAt(0).toString(16)}`)).join('')} b`, 'a *** b'],
+    // Characters beyond U+FFFF as \u{} escapes, HTML decimal references, and hex references with leading zeros and no semicolons.
+    ...[(c: number) => `\\u{${c.toString(16)}}`, (c: number) => `&#${c};`, (c: number) => `&#x0000${c.toString(16)}`].map((write): Case => {
+      const secret = 'Kx9😀Qw7𝄞Rm2🔑Lm3'
+      return [secret, `a ${[...secret].map(c => write(c.codePointAt(0)!)).join('')} b`, 'a *** b']
+    })
+  ])('%s: %j', (secret, text, expected) => {
     addSecret(secret)
-    expect(redact(`C:\\data\\${secret.toUpperCase()}`)).toBe('C:\\data\\***')
-  })
-
-  it('removes a secret that starts with digits right after & or # (a query string, a URL fragment)', () => {
-    addSecret('8731-Hq7Zr2Lm9Xv4')
-    expect(redact('?page=2&8731-HQ7ZR2LM9XV4 and https://example.com/cb#8731-HQ7ZR2LM9XV4')).toBe(
-      '?page=2&*** and https://example.com/cb#***'
-    )
-  })
-
-  it('keeps references and escapes past the last code point (U+10FFFF) as text, and still finds the key after them', () => {
-    addSecret(KEY)
-    const text = 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b'
-    expect(redact(text)).toBe(text)
-    expect(redact(`${text} ${KEY.toUpperCase()}`)).toBe(`${text} ***`)
-    expect(redact(`&#1114112;${KEY.toUpperCase()}`)).toBe('&#1114112;***')
-  })
-
-  it.each([
-    ['an unterminated \\u{} escape', '\\u{32'],
-    ['a \\u escape of three digits', '\\u003'],
-    ['a \\x escape of one digit', '\\x3'],
-    ['a percent-encoding of one digit', '%3'],
-    ['a hex reference with no digit', '&#x']
-  ])('keeps nine characters of the key followed at the text end by %s (not its tenth character)', (_label, escape) => {
-    addSecret(KEY)
-    const text = `a ${KEY.slice(0, FRAGMENT - 1)}${escape}`
-    expect(redact(text)).toBe(text)
-  })
-})
-
-describe('redact: a secret that holds an escape, a space or a backslash in its own text', () => {
-  // The secret is read as the escape decodes and without its space, in the second pass, like
-  // any text: echoed with its letters' case changed, it holds no run of FRAGMENT characters as
-  // written.
-  it.each([
-    ['a space', ' '],
-    ['a percent escape', '%4a'],
-    ['an HTML character reference', '&#74;'],
-    ['a JSON escape', '\\u004a'],
-    ['a \\x escape', '\\x4a']
-  ])('removes a secret holding %s, echoed with its case changed', (_label, escape) => {
-    addSecret(`Zq7Rm${escape}Px8Kv2Lw`)
-    expect(redact(`a ZQ7RM${escape}PX8KV2LW b`)).toBe('a *** b')
-  })
-
-  it('reads a backslash that starts no escape as a character of the secret, to its last one', () => {
-    addSecret('Hq7Zr2\\Lm9Xv4\\')
-    expect(redact('a HQ7ZR2\\LM9XV4\\ b')).toBe('a *** b')
-    expect(redact('a Hq7Zr2Lm9Xv4 b')).toBe('a Hq7Zr2Lm9Xv4 b')
-  })
-})
-
-describe('redact: a secret shorter than FRAGMENT', () => {
-  it('replaces a form of four characters whole though the secret itself is shorter (the hex of a two-character secret)', () => {
-    addSecret('ab')
-    expect(redact('x 6162 y ab')).toBe('x *** y ab')
-  })
-
-  it('replaces a short secret whole in its base64 without padding, and keeps the padding of a padded copy', () => {
-    addSecret('k3y9')
-    expect(redact('a azN5OQ b')).toBe('a *** b')
-    expect(redact('a azN5OQ== b')).toBe('a ***== b')
-  })
-
-  it.each([
-    ['1 byte', '{"token":"k3y9"}', 'eyJ0b2tlbiI6Im***kifQ=='],
-    ['2 bytes', '{"token": "k3y9"}', 'eyJ0b2tlbiI6ICJ***In0=']
-  ])('replaces a short secret in base64 with %s of other text before it, up to the characters it shares', (_label, json, expected) => {
-    addSecret('k3y9')
-    expect(redact(`body ${Buffer.from(json).toString('base64')} end`)).toBe(`body ${expected} end`)
-  })
-
-  it('replaces a short secret whole where its last characters and the text after it read as an escape', () => {
-    addSecret('Zq7%')
-    expect(redact('a Zq7%41 b')).toBe('a ***41 b')
-    expect(redact('a ZQ7% b')).toBe('a *** b')
+    expect(redact(text)).toBe(expected)
   })
 })
 

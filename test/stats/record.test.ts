@@ -97,23 +97,19 @@ describe('the 6-hour window (window.ts)', () => {
 })
 
 describe('holdBack: what a read means for the update about to be sent', () => {
-  const read = (ago: number, more = {}): RecordRead => ({ ok: true, status: 200, record: record(at(-ago)), ...more })
+  const ok = (ago: number, more = {}): RecordRead => ({ ok: true, status: 200, record: record(at(-ago)), ...more })
   const failed = (problem: RecordProblem, reason = 'why'): RecordRead => ({ ok: false, status: undefined, problem, reason })
   const CACHED =
     "Stats not sent: the bot's public record came from a cache (Age header above 0), so it may not show the latest " +
     'update, and an update within 6 hours of it would be a strike. The next run will try again. (cooldown-check: false sends without the check.)'
   it.each<[string, RecordRead, unknown]>([
-    ['exactly 6 hours ago: held back by the margin', read(SIX_HOURS), { skip: 'recent', nextUpdateAt: new Date(NOW + MINUTE) }],
-    ['6 hours and the margin ago: sent', read(SIX_HOURS + MINUTE), undefined],
-    [
-      'as long ago, the service 5 s behind',
-      read(SIX_HOURS + MINUTE, { lagMs: 5_000 }),
-      { skip: 'recent', nextUpdateAt: new Date(NOW + 5_000) }
-    ],
+    ['exactly 6 hours ago: held back by the margin', ok(SIX_HOURS), { skip: 'recent', nextUpdateAt: new Date(NOW + MINUTE) }],
+    ['6 hours and the margin ago: sent', ok(SIX_HOURS + MINUTE), undefined],
+    ['as long ago, 5 s of lag seen', ok(SIX_HOURS + MINUTE, { lagMs: 5_000 }), { skip: 'recent', nextUpdateAt: new Date(NOW + 5_000) }],
     ['no update time: sent', { ok: true, status: 200, record: record() }, undefined],
-    ['Age: 0, not a cached copy', read(7 * HOUR, { cached: false }), undefined],
-    ['a cached copy can hold one back', read(HOUR, { cached: true }), { skip: 'recent', nextUpdateAt: new Date(NOW + 5 * HOUR + MINUTE) }],
-    ['a cached copy never clears one', read(7 * HOUR, { cached: true }), { skip: 'unchecked', warning: CACHED }],
+    ['Age: 0, not a cached copy', ok(7 * HOUR, { cached: false }), undefined],
+    ['a cached copy can hold one back', ok(HOUR, { cached: true }), { skip: 'recent', nextUpdateAt: new Date(NOW + 5 * HOUR + MINUTE) }],
+    ['a cached copy never clears one', ok(7 * HOUR, { cached: true }), { skip: 'unchecked', warning: CACHED }],
     ['the bot not verified yet (the first day)', failed('unverified'), { skip: 'unverified' }],
     ['unreadable: the warning names the reason', failed('unreadable', 'a reason'), { skip: 'unchecked', warning: UNCHECKED('a reason') }],
     [
@@ -169,6 +165,8 @@ describe('the record read, in process', () => {
     expect(absent.read).toMatchObject({ ok: false, problem: 'absent', status: 404 })
     expect(absent.log).toHaveLength(1)
     expect((await read(emulator.url, clock)).read, "the service's own 403").toMatchObject({ ok: false, status: 403, problem: 'unverified' })
+    for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'reset' })
+    expect((await read(emulator.url, clock)).read, 'a connection lost mid-way').toMatchObject({ problem: 'unreadable', status: undefined })
     // No connection at all: the step fails on it (holdBack), naming why.
     const unreachable = await read(await unreachableUrl(clock), clock)
     const reason = expect.stringMatching(/^could not connect to 127\.0\.0\.1:\d+: the connection was refused$/)

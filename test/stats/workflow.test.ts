@@ -59,7 +59,7 @@ describe('shortestGapMinutes: the closest two firings of a cron, over four years
     ['not cron syntax', ['a b c d e', 'x5 * * * *', '5x * * * *', '1-2-3 * * * *', '*/0 * * * *', '5-1 * * * *', '0 5-1,7,8 * * *']],
     ['out of range', ['61 * * * *', '0 24 * * *', '0 22-24 * * *', '0 0 0 * *', '0 0 32 * *', '0 0 0,1,2 * *', '0 0 * 0 *', '0 0 * 13 *']],
     ['a weekday out of range', ['0 0 * * 8', '0 0 32 * 1', '0 0 1,2 * 8']],
-    ['never (31 February, months of 30 days)', ['0 0 31 2 *', '0 0 31 4,6,9,11 *']],
+    ['never (31 February, months of 30 days)', ['0 0 31 2 *', '0 0 31 4,6,9,11 *', '0 0,12 31 2 *']],
     ['once in four years (a leap day)', ['0 12 29 2 *', '0 0 29 2 *']]
   ])('%s: undefined', (_, crons) => {
     for (const cron of crons) expect(shortestGapMinutes(cron), cron).toBeUndefined()

@@ -19,21 +19,13 @@ export const BUNDLE = join(ROOT, 'dist/index.js')
 /**
  * The Node the end-to-end tests run the bundle on: Node 24, the runtime action.yml declares
  * (`runs.using: node24`), and the only one a runner uses for it. scripts/node24.mjs finds it
- * (NODE24, this machine's own, or its cache; `npm test` fetches it into the cache first).
- * Without one, vitest.config.ts leaves the end-to-end tests out and says why.
+ * (NODE24, this machine's own, or its cache; `npm test` fetches it into the cache first), or
+ * gives undefined (the reason on stderr): then vitest.config.ts leaves the end-to-end tests out.
  */
-export const NODE24: string | undefined = locateNode24()
-
-/** The Node a test runs the bundle on. */
-export const RUNTIME_NODE: string = NODE24 ?? process.execPath
-
-/** A Node 24 at hand, or undefined (with the reason on stderr). */
-export function locateNode24(): string | undefined {
-  const script = join(ROOT, 'scripts/node24.mjs')
-  const located = spawnSync(process.execPath, [script, '--locate'], { encoding: 'utf8' })
-  const found = located.stdout.trim()
-  return located.status === 0 && found !== '' ? found : undefined
-}
+export const NODE24: string | undefined = (() => {
+  const located = spawnSync(process.execPath, [join(ROOT, 'scripts/node24.mjs'), '--locate'], { encoding: 'utf8' })
+  return located.status === 0 && located.stdout.trim() !== '' ? located.stdout.trim() : undefined
+})()
 
 /**
  * action.yml as the runner loads it: through GitHub's own parser, which refuses the file on
@@ -50,8 +42,9 @@ export async function actionMetadata(): Promise<ActionTemplate> {
   return metadata
 }
 
-/** The job token the harness stands in for `${{ github.token }}`. */
+/** The job token the harness stands in for `${{ github.token }}`, and the commit it runs at. */
 export const JOB_TOKEN = 'ghs_JobTokenForTestsQ7x9Zk2mV4pL8rT1wN'
+export const GITHUB_SHA = '0123456789abcdef0123456789abcdef01234567'
 
 export interface RunOptions {
   /** The step's `with:`: only inputs action.yml declares. */
@@ -85,8 +78,6 @@ export interface WorkflowCommand {
   properties: Record<string, string>
   /** `::` for `::cmd props::value` at a line's start, `##[` for the legacy `##[cmd props]value` anywhere in a line. */
   syntax: '::' | '##['
-  /** The stdout line it came from. */
-  line: string
 }
 
 export interface RunResult {
@@ -126,10 +117,8 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   const work = await mkdtemp(join(tmpdir(), 'action-run-'))
   const workspace = join(work, 'workspace')
   await mkdir(workspace)
-  const outputFile = join(work, 'output')
-  const summaryFile = join(work, 'summary')
-  await writeFile(outputFile, '')
-  await writeFile(summaryFile, '')
+  const [outputFile, summaryFile] = [join(work, 'output'), join(work, 'summary')]
+  await Promise.all([outputFile, summaryFile].map(file => writeFile(file, '')))
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
     HOME: work,
@@ -143,11 +132,11 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     // that reads the repository without a fake of GitHub's API (GITHUB_API_URL in `env`)
     // is refused at once and never reaches the network.
     GITHUB_API_URL: 'http://127.0.0.1:9',
-    GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+    GITHUB_SHA,
     RUNNER_TEMP: work,
-    RUNNER_OS: 'Linux'
+    RUNNER_OS: 'Linux',
+    ...inputs
   }
-  Object.assign(env, inputs)
   for (const [path, content] of Object.entries(options.files ?? {})) {
     await mkdir(dirname(join(workspace, path)), { recursive: true })
     await writeFile(join(workspace, path), content)
@@ -164,17 +153,22 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
 /** Runs dist/index.js once and collects everything a workflow would see. */
 export async function runAction(options: RunOptions): Promise<RunResult> {
   const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } = await prepareRun(options)
+  const timeoutMs = options.timeoutMs ?? 10_000
   const started = performance.now()
   try {
-    const timeoutMs = options.timeoutMs ?? 10_000
-    const { code, stdout, stderr, killed } = await spawnBundle(node, bundle, env, workspace, timeoutMs, options.control)
+    const child = spawn(node, [bundle], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    options.control?.(child)
+    let [stdout, stderr, killed] = ['', '', false]
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => (killed = child.kill('SIGKILL')), timeoutMs)
+    const code = await new Promise<number | null>((done, reject) => child.on('error', reject).on('close', done))
+    clearTimeout(timer)
     const durationMs = performance.now() - started
-    if (killed) {
+    if (killed)
       throw new Error(`the action did not exit within ${timeoutMs / 1000} s and was killed; its output so far:\n${stdout}\n${stderr}`)
-    }
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
-    const summary = await readFile(summaryFile, 'utf8')
-    const result = { code, stdout, stderr, outputs, summary, ...parseCommands(stdout), durationMs }
+    const result = { code, stdout, stderr, outputs, summary: await readFile(summaryFile, 'utf8'), ...parseCommands(stdout), durationMs }
     sweepSecrets(result, env)
     return result
   } finally {
@@ -195,34 +189,6 @@ export function sweepSecrets(result: RunResult, env: Record<string, string>): vo
   }
   const leaks = findLeaks(result, secrets)
   if (leaks.length > 0) throw new Error(`secrets sweep: a secret given to the run showed up (${leaks.join(', ')}):\n${result.stdout}`)
-}
-
-function spawnBundle(
-  node: string,
-  bundle: string,
-  env: Record<string, string>,
-  cwd: string,
-  timeoutMs: number,
-  control?: (child: ChildProcess) => void
-): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(node, [bundle], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    control?.(child)
-    let stdout = ''
-    let stderr = ''
-    let killed = false
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const timer = setTimeout(() => {
-      killed = true
-      child.kill('SIGKILL')
-    }, timeoutMs)
-    child.on('error', reject)
-    child.on('close', code => {
-      clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr, killed })
-    })
-  })
 }
 
 /** Parses `name<<DELIMITER\nvalue\nDELIMITER` records, as the runner does. */
@@ -248,23 +214,9 @@ export function parseOutputFile(text: string): Record<string, string> {
  * The commands the runner registers (actions/runner, ActionCommandManager and its extensions);
  * a line naming any other is printed as it is. `stop-commands` is handled there too.
  */
-export const RUNNER_COMMANDS = new Set([
-  'add-mask',
-  'add-path',
-  'add-matcher',
-  'debug',
-  'echo',
-  'endgroup',
-  'error',
-  'group',
-  'internal-set-repo-path',
-  'notice',
-  'remove-matcher',
-  'save-state',
-  'set-env',
-  'set-output',
-  'stop-commands',
-  'warning'
+const RUNNER_COMMANDS = new Set([
+  ...['add-mask', 'add-path', 'add-matcher', 'debug', 'echo', 'endgroup', 'error', 'group', 'internal-set-repo-path'],
+  ...['notice', 'remove-matcher', 'save-state', 'set-env', 'set-output', 'stop-commands', 'warning']
 ])
 
 /**
@@ -293,39 +245,31 @@ export function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log
 function parseCommandLine(line: string): WorkflowCommand | undefined {
   const trimmed = line.trimStart()
   const end = trimmed.startsWith('::') ? trimmed.indexOf('::', 2) : -1
-  const command = end < 0 ? undefined : commandOf(line, '::', trimmed.slice(2, end), trimmed.slice(end + 2))
+  const command = end < 0 ? undefined : commandOf('::', trimmed.slice(2, end), trimmed.slice(end + 2))
   if (command !== undefined) return command
   const start = line.indexOf('##[')
   const close = start < 0 ? -1 : line.indexOf(']', start)
-  return close < 0 ? undefined : commandOf(line, '##[', line.slice(start + 3, close), line.slice(close + 1))
+  return close < 0 ? undefined : commandOf('##[', line.slice(start + 3, close), line.slice(close + 1))
 }
 
-/** The command of a line from its `name properties` part and its value, if the runner registers the name. */
-function commandOf(line: string, syntax: WorkflowCommand['syntax'], info: string, value: string): WorkflowCommand | undefined {
+/** The command from its `name properties` part and its value, if the runner registers the name. */
+function commandOf(syntax: WorkflowCommand['syntax'], info: string, value: string): WorkflowCommand | undefined {
   const space = info.indexOf(' ')
   const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
   if (!RUNNER_COMMANDS.has(name)) return undefined
   const legacy = syntax === '##['
-  const properties = space < 0 ? {} : parseProperties(info.slice(space + 1), legacy ? ';' : ',', legacy ? unescapeLegacy : unescapeProperty)
-  return { command: name, message: legacy ? unescapeLegacy(value) : unescapeCommand(value), properties, syntax, line }
-}
-
-function parseProperties(text: string, separator: string, unescape: (value: string) => string): Record<string, string> {
   const properties: Record<string, string> = {}
-  for (const pair of text.split(separator).filter(part => part !== '')) {
+  for (const pair of (space < 0 ? '' : info.slice(space + 1)).split(legacy ? ';' : ',')) {
     const equals = pair.indexOf('=')
-    if (equals > 0) properties[pair.slice(0, equals)] = unescape(pair.slice(equals + 1))
+    if (equals > 0) properties[pair.slice(0, equals)] = unescape(pair.slice(equals + 1), legacy ? ESCAPES.legacy : ESCAPES.property)
   }
-  return properties
+  return { command: name, message: unescape(value, legacy ? ESCAPES.legacy : ESCAPES.value), properties, syntax }
 }
 
-function unescapeProperty(value: string): string {
-  return value.replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
-}
-
-function unescapeLegacy(value: string): string {
-  return value.replace(/%3B/g, ';').replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%5D/g, ']').replace(/%25/g, '%')
-}
+/** The runner's escapes, undone in its order, `%25` last: a `::` command's value, its properties, and the legacy syntax's. */
+const ESCAPES = { value: ['%0A', '%0D'], property: ['%3A', '%2C', '%0A', '%0D'], legacy: ['%3B', '%0D', '%0A', '%5D'] }
+const unescape = (text: string, codes: string[]): string =>
+  [...codes, '%25'].reduce((unescaped, code) => unescaped.replaceAll(code, decodeURIComponent(code)), text)
 
 /** The messages of the `::error::` commands a run printed. */
 export function errorsOf(result: RunResult): string[] {
@@ -344,7 +288,7 @@ export function findLeaks(result: RunResult, secrets: string[]): string[] {
   const firstOther = lines.findIndex(line => line !== '' && !line.startsWith('::add-mask::'))
   const visible = lines.filter(line => !line.startsWith('::add-mask::')).join('\n')
   for (const secret of secrets.filter(s => s !== '')) {
-    const mask = maskLines.find(({ line }) => unescapeCommand(line.slice('::add-mask::'.length)) === secret)
+    const mask = maskLines.find(({ line }) => unescape(line.slice('::add-mask::'.length), ESCAPES.value) === secret)
     if (mask === undefined) leaks.push('never masked')
     else if (firstOther >= 0 && firstOther < mask.index) leaks.push('a line was printed before the mask')
     const places: [string, string][] = [
@@ -408,8 +352,4 @@ export function leakForms(secret: string): [string, string][] {
   forms.push(...more.filter(([, text]) => text.length >= FRAGMENT))
   for (let i = 0; i + FRAGMENT <= secret.length; i++) forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
   return forms
-}
-
-function unescapeCommand(value: string): string {
-  return value.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%25/g, '%')
 }

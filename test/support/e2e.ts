@@ -3,11 +3,12 @@
  * emulator fixture on the real clock, Discord's and GitHub's fakes and a forward proxy (each closed
  * when its test finishes), and a run of dist/index.js on Node 24 as the runner runs it.
  */
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { errorsOf, JOB_TOKEN, ROOT, RUNTIME_NODE, type RunOptions, type RunResult, runAction } from './action.js'
+import { errorsOf, GITHUB_SHA, JOB_TOKEN, NODE24, ROOT, type RunOptions, type RunResult, runAction } from './action.js'
 import type { ServiceEmulator } from './emulator.js'
 import { DiscordFake, type DiscordFakeOptions, GitHubFake } from './fakes.js'
 import { BOT, DISCORD_TOKEN, type EmulatedBot, emulatedBot } from './inprocess.js'
@@ -28,7 +29,29 @@ export const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'),
 export const fixture = (name: string): Promise<string> => readFile(join(ROOT, 'test/fixtures/manifests', name), 'utf8')
 
 /** Runs dist/index.js on Node 24; runAction fails the test if a secret it was given shows anywhere. */
-export const run = (options: RunOptions): Promise<RunResult> => runAction({ node: RUNTIME_NODE, ...options })
+export const run = (options: RunOptions): Promise<RunResult> => runAction({ node: NODE24 ?? process.execPath, ...options })
+
+/**
+ * Runs the step, watching for a moment (`ready`, polled every 5 ms), and then calling `act` with
+ * the process (e.g. to signal it). `exitMs`: how long it took to exit after that moment (NaN if never).
+ */
+export async function runWatched(options: RunOptions, ready: () => boolean, act?: (child: ChildProcess) => void) {
+  let [readyAt, exitedAt] = [0, 0]
+  const control = (child: ChildProcess): void => {
+    const poll = setInterval(() => {
+      if (!ready()) return
+      clearInterval(poll)
+      readyAt = performance.now()
+      act?.(child)
+    }, 5)
+    child.on('exit', () => {
+      clearInterval(poll)
+      exitedAt = performance.now()
+    })
+  }
+  const result = await run({ ...options, control })
+  return { result, exitMs: readyAt === 0 ? Number.NaN : exitedAt - readyAt }
+}
 
 /** The one emulator fixture (inprocess.ts) on the real clock: the test's bot, last updated 7 hours ago. */
 export const service = (bot: EmulatedBot = {}): Promise<ServiceEmulator> => emulatedBot({ now: Date.now }, bot)
@@ -42,12 +65,7 @@ export async function discord(options: Partial<DiscordFakeOptions> = {}): Promis
 
 /** GitHub's fake of example/bot at the run's commit (GITHUB_SHA), answering the job's token. */
 export async function github(files: Record<string, string> = {}): Promise<GitHubFake> {
-  const fake = await GitHubFake.start({
-    repository: 'example/bot',
-    sha: '0123456789abcdef0123456789abcdef01234567',
-    token: JOB_TOKEN,
-    files
-  })
+  const fake = await GitHubFake.start({ repository: 'example/bot', sha: GITHUB_SHA, token: JOB_TOKEN, files })
   afterTest(() => fake.close())
   return fake
 }

@@ -2,11 +2,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as core from '@actions/core'
 import { expect, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { run } from '../../src/main.js'
-import { clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { reportStats } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
@@ -20,7 +18,7 @@ import {
   type WorkflowCommand
 } from './action.js'
 import { settingsFor, statsRun, type TestClock } from './inprocess.js'
-import { afterTest } from './teardown.js'
+import { afterTest, forgetSummaryFile, freshProcess } from './teardown.js'
 
 /**
  * Fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, as the runner gives a step, and readers of
@@ -52,12 +50,6 @@ export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
     outputs: () => parseOutputFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
     summary: () => readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
   }
-}
-
-/** A step of its own: @actions/core's summary keeps the file of its first write (one step's process would), so its buffer is emptied and the file forgotten. */
-function forgetSummaryFile(): void {
-  core.summary.emptyBuffer()
-  ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
 }
 
 /** What is written to a stream from now until `stop`, or until the test finishes. */
@@ -154,14 +146,7 @@ const RUNNER_VARIABLE = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_)|^(https?|all|no)_pro
 export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' | 'bundle' | 'timeoutMs'>): Promise<RunResult> {
   const prepared = await prepareRun(options)
   const saved = { ...process.env }
-  const restore = (): void => {
-    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
-    Object.assign(process.env, saved)
-    process.exitCode = undefined
-    clearSecrets()
-    forgetSummaryFile()
-  }
-  restore()
+  freshProcess(saved)
   for (const name of Object.keys(process.env)) if (RUNNER_VARIABLE.test(name)) delete process.env[name]
   const { PATH: _path, HOME: _home, ...runner } = prepared.env
   Object.assign(process.env, runner)
@@ -185,7 +170,7 @@ export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' 
   } finally {
     out.stop()
     err.stop()
-    restore()
+    freshProcess(saved)
     await prepared.cleanup()
   }
 }
