@@ -739,14 +739,14 @@ const STATS_OUTCOMES = {
         result: 'deferred',
         mark: '⏸️',
         headline: f => `deferred, the listing ${f.age} old`,
-        says: f => `Stats update deferred: ${f.failure}.${young(f)} The update was not repeated; the next run will try again.`
+        says: f => `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
     },
     stale: {
         result: 'failed',
         mark: '❌',
         headline: f => `no update for ${f.age}`,
         says: f => `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
-            `failed too: ${f.failure}. The update was not repeated; the next run will try again.`
+            `failed too: ${f.failure}. It is not sent again; the next run will try.`
     },
     'dry-run': {
         result: 'dry-run',
