@@ -890,8 +890,8 @@ async function reportStats(settings, outcome) {
     return outcome.error?.message ?? outputsFailure;
 }
 /**
- * Every output that is known, a failed run's included (for example `status` after a refused
- * update), so that a later step with `if: always()` can use them.
+ * Every output that is known, a failed run's included (`status` after a refusal), for a later step with `if: always()`.
+ * The last update known: this run's, another run's that a strike found (overlap), else the record's.
  */
 function writeOutputs(outcome) {
     core/* setOutput */.uH('result', outcome.result);
@@ -903,7 +903,7 @@ function writeOutputs(outcome) {
         core/* setOutput */.uH('status', outcome.status);
     if (outcome.nextUpdateAt !== undefined)
         core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
-    const last = outcome.result === 'updated' ? outcome.at : outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
+    const last = outcome.result === 'updated' ? outcome.at : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined));
     if (last !== undefined)
         core/* setOutput */.uH('last-updated-at', last.toISOString());
 }

@@ -38,8 +38,8 @@ export async function reportStats(settings: StatsSettings, outcome: StatsOutcome
 }
 
 /**
- * Every output that is known, a failed run's included (for example `status` after a refused
- * update), so that a later step with `if: always()` can use them.
+ * Every output that is known, a failed run's included (`status` after a refusal), for a later step with `if: always()`.
+ * The last update known: this run's, another run's that a strike found (overlap), else the record's.
  */
 export function writeOutputs(outcome: StatsOutcome): void {
   core.setOutput('result', outcome.result)
@@ -47,7 +47,8 @@ export function writeOutputs(outcome: StatsOutcome): void {
   if (outcome.body.server_count !== undefined) core.setOutput('server-count', outcome.body.server_count)
   if (outcome.status !== undefined) core.setOutput('status', outcome.status)
   if (outcome.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
-  const last = outcome.result === 'updated' ? outcome.at : outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
+  const last =
+    outcome.result === 'updated' ? outcome.at : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined))
   if (last !== undefined) core.setOutput('last-updated-at', last.toISOString())
 }
 

@@ -566,6 +566,11 @@ describe('the outputs', () => {
       { result: 'cooldown', 'command-count': '14', status: '429', 'next-update-at': '2026-11-24T16:01:00.000Z' }
     ],
     [
+      "a strike after another run's update: the last update is that run's, later than the record read before",
+      () => strike({ strikeCause: 'overlap', overlap: fromStart(-1), nextUpdateAt: undefined }),
+      { result: 'cooldown', 'command-count': '14', 'server-count': '1260', status: '429', 'last-updated-at': '2026-11-24T11:59:00.000Z' }
+    ],
+    [
       "a failed run keeps the outputs it knows: the refusal is in status, the last update is the record's",
       () => failed(),
       { result: 'failed', 'command-count': '14', 'server-count': '1260', status: '400', 'last-updated-at': '2026-11-24T05:00:00.000Z' }
