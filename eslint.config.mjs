@@ -4,7 +4,17 @@ import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'coverage/', 'reports/', '.stryker-tmp*/', 'stryker.*.tmp.json'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'test/fixtures/',
+      'coverage/',
+      'reports/',
+      '.stryker-tmp*/',
+      'stryker.*.tmp.json'
+    ]
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -21,7 +31,10 @@ export default tseslint.config(
       }
     },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }
+      ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-console': 'off'
     }

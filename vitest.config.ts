@@ -4,7 +4,10 @@ import type { Plugin } from 'vite'
 import { defineConfig } from 'vitest/config'
 import SlowFirst from './test/support/sequencer.js'
 
-/** GitHub's workflow parser imports its schemas as JSON, which only a bundler resolves: vitest loads it inline. */
+/**
+ * GitHub's workflow parser imports its schemas as JSON, which only a bundler resolves: vitest loads
+ * it inline.
+ */
 const PARSER = /[\\/]node_modules[\\/]@actions[\\/]workflow-parser[\\/]/
 
 /**
@@ -13,9 +16,15 @@ const PARSER = /[\\/]node_modules[\\/]@actions[\\/]workflow-parser[\\/]/
  */
 const node24 = spawnSync(process.execPath, ['scripts/node24.mjs', '--locate'], { encoding: 'utf8' })
 const e2e = node24.status === 0 && node24.stdout.trim() !== ''
-if (!e2e) console.warn(`SKIPPED: the end-to-end tests (dist/ on Node 24): ${node24.stderr.trim() || 'no Node 24 at hand'}.`)
+if (!e2e)
+  console.warn(
+    `SKIPPED: the end-to-end tests (dist/ on Node 24): ${node24.stderr.trim() || 'no Node 24 at hand'}.`
+  )
 
-/** GitHub's parser, loaded inline; its source maps point at files it does not ship (vite would warn once per module). */
+/**
+ * GitHub's parser, loaded inline; its source maps point at files it does not ship (vite would warn
+ * once per module).
+ */
 export const parserPlugin: Plugin = {
   name: 'workflow-parser-without-source-maps',
   enforce: 'pre',

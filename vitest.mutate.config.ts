@@ -12,7 +12,10 @@ const own = (process.env['MUTATE_TESTS'] ?? '').split(',').filter(Boolean)
 export default defineConfig({
   plugins: [parserPlugin],
   test: {
-    include: own.length > 0 ? own.map(path => (path.endsWith('/') ? `${path}**/*.test.ts` : path)) : ['test/**/*.test.ts'],
+    include:
+      own.length > 0
+        ? own.map(path => (path.endsWith('/') ? `${path}**/*.test.ts` : path))
+        : ['test/**/*.test.ts'],
     // The bundle's process runs (e2e) and the repository checks (repo) test no code under mutation.
     exclude: ['test/e2e/**', 'test/repo/**'],
     testTimeout: 30_000,

@@ -13,10 +13,18 @@ export const modules = {
 
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
-const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
+const COMMAND_TYPES = {
+    1: 'chat input',
+    2: 'user',
+    3: 'message',
+    4: 'entry point'
+};
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
-/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
+/**
+ * Counts each distinct command (type and name) once, or each leaf subcommand with
+ * `countSubcommands`; throws at the first bad one.
+ */
 function countCommands(list, countSubcommands) {
     const seen = new Map();
     let count = 0;
@@ -27,15 +35,21 @@ function countCommands(list, countSubcommands) {
         seen.set(key, { type, name, times });
         if (times > 1)
             continue;
-        count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
+        count +=
+            countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
     }
-    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per
+    // step) with one per command.
     const duplicates = [...seen.values()]
         .filter(({ times }) => times > 1)
         .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`);
     const SHOWN = 20;
     const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : '';
-    const warnings = duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`];
+    const warnings = duplicates.length === 0
+        ? []
+        : [
+            `${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`
+        ];
     if (count > _limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
             `service's maximum of ${_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
@@ -63,7 +77,10 @@ function checkCommand(value, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
+/**
+ * Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the
+ * input's nesting.
+ */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -89,12 +106,17 @@ function optionType(option, label, origin) {
     }
     return type;
 }
-/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
+/**
+ * A number or a short string as written, else its kind: never JSON.stringify of a Discord answer,
+ * which is not depth-checked.
+ */
 function quote(value) {
     if (typeof value === 'number' || typeof value === 'boolean')
         return String(value);
     if (typeof value === 'string')
-        return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value);
+        return value.length > 40
+            ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"`
+            : JSON.stringify(value);
     return kind(value);
 }
 function kind(value) {
@@ -133,7 +155,10 @@ function kind(value) {
 const NOT_FOUND = 'commands-file not found';
 /** A manifest larger than this is not a command manifest. */
 const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
-/** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
+/**
+ * Counts the manifest that commands-file names, from the workspace or, failing that, the
+ * repository.
+ */
 async function manifestCount(inputs, deps) {
     const file = inputs.commandsFile;
     const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github;
@@ -155,7 +180,10 @@ async function manifestCount(inputs, deps) {
             : undefined
     });
 }
-/** Reads a command manifest from the workspace or, when a workflow has no checkout, the repository at the run's commit. */
+/**
+ * Reads a command manifest from the workspace or, when a workflow has no checkout, the repository
+ * at the run's commit.
+ */
 async function countManifest(plan) {
     const origin = `Input 'commands-file' (${plan.given})`;
     const local = await readLocal(plan, origin);
@@ -164,7 +192,8 @@ async function countManifest(plan) {
     const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
     const outside = isOutside(plan.workspace, plan.path);
     const notFound = `${origin}: no file at ${plan.path}`;
-    // A checked-out workspace holds the repository already: a typo, or a build step that did not write the file.
+    // A checked-out workspace holds the repository already: a typo, or a build step that did not
+    // write the file.
     if (!outside && (await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(plan.workspace, '.git')).then(Boolean, () => false))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
             'Check the path for a typo, and that the step that writes the file runs before this one.', { headline: NOT_FOUND });
@@ -175,10 +204,14 @@ async function countManifest(plan) {
             'the step that writes the file.'
         : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
     if (plan.fromRepository === undefined || outside) {
-        const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed';
+        const why = outside
+            ? 'the path is outside the workspace'
+            : 'the repository and a github-token are needed';
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND });
     }
-    const bytes = await plan.fromRepository(inRepository.split('\\').join('/')).catch((error) => {
+    const bytes = await plan
+        .fromRepository(inRepository.split('\\').join('/'))
+        .catch((error) => {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ)
             throw error;
         const reason = error instanceof Error ? error.message : String(error);
@@ -190,11 +223,15 @@ async function countManifest(plan) {
     });
     if (bytes.length > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);
-    return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' };
+    return {
+        ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands),
+        readFrom: 'repository'
+    };
 }
 /**
- * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the workspace once links are
- * resolved (or a link could make the action quote a file elsewhere), without blocking (a FIFO would wait), up to the size limit.
+ * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the
+ * workspace once links are resolved (or a link could make the action quote a file elsewhere),
+ * without blocking (a FIFO would wait), up to the size limit.
  */
 async function readLocal(plan, origin) {
     const real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path).catch(({ code }) => {
@@ -232,7 +269,9 @@ async function readLocal(plan, origin) {
         await handle?.close();
     }
 }
-/** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
+/**
+ * Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more.
+ */
 async function readAtMost(handle, limit) {
     const buffer = Buffer.alloc(limit);
     let length = 0;
@@ -255,7 +294,9 @@ async function nearestFolder(workspace, path) {
             .filter(entry => entry.name !== '.git')
             .map(entry => (entry.isDirectory() ? `${entry.name}/` : entry.name))
             .sort();
-        const label = folder === workspace ? 'the workspace root' : `${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(workspace, folder).split('\\').join('/')}/`;
+        const label = folder === workspace
+            ? 'the workspace root'
+            : `${(0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(workspace, folder).split('\\').join('/')}/`;
         if (names.length === 0)
             return `the nearest existing folder, ${label}, is empty`;
         const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : '';
@@ -268,10 +309,15 @@ function isOutside(root, path) {
     const inside = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(root, path);
     return /^\.\.(?:[\\/]|$)/.test(inside) || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
 }
-/** A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell 5.1's `>`); else refused by name. */
+/**
+ * A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell
+ * 5.1's `>`); else refused by name.
+ */
 function decodeManifest(bytes, origin) {
     const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.';
-    const refuse = (what) => new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} ${what}, which is not read. ${fix}`, { headline: 'commands-file not UTF-8' });
+    const refuse = (what) => new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} ${what}, which is not read. ${fix}`, {
+        headline: 'commands-file not UTF-8'
+    });
     // The ASCII of JSON leaves three bytes in four zero in UTF-32, every other byte in UTF-16.
     const sample = bytes.subarray(0, 64);
     const zeros = sample.filter(byte => byte === 0).length;
@@ -284,7 +330,8 @@ function decodeManifest(bytes, origin) {
     if (bytes[0] === 0xff && bytes[1] === 0xfe)
         return bytes.subarray(2).toString('utf16le');
     if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-        // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
+        // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding
+        // drops it.
         const swapped = Buffer.from(bytes.subarray(2, bytes.length & ~1)).swap16();
         return swapped.toString('utf16le');
     }
@@ -315,7 +362,8 @@ function tooLarge(origin) {
 }
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
-    // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call (counts.ts).
+    // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call
+    // (counts.ts).
     const json = parseJson(text.replace(/^\uFEFF/, ''), origin);
     try {
         return (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
@@ -328,10 +376,15 @@ function countManifestText(text, origin, countSubcommands) {
             `which writes objects deeper than its -Depth (2 by default) as text like ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(cut))}: add -Depth 20 to ConvertTo-Json.`, { headline: 'commands-file cut by ConvertTo-Json' });
     }
 }
-/** A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the JSON holds one. */
+/**
+ * A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the
+ * JSON holds one.
+ */
 function powerShellCut(json, depth = 0) {
     if (typeof json === 'string')
-        return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json) ? json.slice(0, 40) : undefined;
+        return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json)
+            ? json.slice(0, 40)
+            : undefined;
     if (typeof json !== 'object' || json === null || depth > 20)
         return undefined;
     for (const value of Object.values(json)) {
@@ -341,7 +394,10 @@ function powerShellCut(json, depth = 0) {
     }
     return undefined;
 }
-/** The shapes seen in real projects: an array of commands (as sent to Discord), an object with a `commands` array, or keyed by name. */
+/**
+ * The shapes seen in real projects: an array of commands (as sent to Discord), an object with a
+ * `commands` array, or keyed by name.
+ */
 function manifestEntries(json, origin) {
     const list = (items, prefix = '') => ({
         origin,
@@ -358,14 +414,20 @@ function manifestEntries(json, origin) {
             return {
                 origin,
                 // A keyed entry may leave its name to the key.
-                entries: values.map(([key, value]) => ({ label: `[${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(key))}]`, value: { name: key, ...value } }))
+                entries: values.map(([key, value]) => ({
+                    label: `[${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(JSON.stringify(key))}]`,
+                    value: { name: key, ...value }
+                }))
             };
         }
     }
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
-/** A command manifest is about 12 levels deep (command, group, subcommand, option, choice, localisations): far deeper text is not one. */
+/**
+ * A command manifest is about 12 levels deep (command, group, subcommand, option, choice,
+ * localisations): far deeper text is not one.
+ */
 const MAX_DEPTH = 100;
 /** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */
 function parseJson(text, origin) {
@@ -378,11 +440,15 @@ function parseJson(text, origin) {
         return JSON.parse(text);
     }
     catch (error) {
-        // Node's message says where: a position (line and column on Node 24) or the text around a token, escaped.
+        // Node's message says where: a position (line and column on Node 24) or the text around a
+        // token, escaped.
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} is not valid JSON: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(error instanceof Error ? error.message : String(error), 200)}`);
     }
 }
-/** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
+/**
+ * The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if
+ * any.
+ */
 function tooDeepAt(text) {
     let depth = 0;
     let inString = false;

@@ -118,7 +118,9 @@ function cronField(field, min, max) {
             return undefined;
         const step = match[4] === undefined ? 1 : Number(match[4]);
         const from = match[1] === '*' ? min : Number(match[2]);
-        const to = match[1] === '*' || (match[3] === undefined && match[4] !== undefined) ? max : Number(match[3] ?? match[2]);
+        const to = match[1] === '*' || (match[3] === undefined && match[4] !== undefined)
+            ? max
+            : Number(match[3] ?? match[2]);
         if (step < 1 || from < min || to > max || from > to)
             return undefined;
         for (let value = from; value <= to; value += step)
@@ -144,7 +146,9 @@ function describeFindings(findings, where, botId, when = 'strike') {
             'cooldown-check: true, or leave more than 6 hours between runs (for example "0 */8 * * *")');
     }
     const lead = when === 'strike' ? 'shows why' : 'could cost a strike later';
-    return said.length === 0 ? undefined : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`;
+    return said.length === 0
+        ? undefined
+        : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`;
 }
 function duration(minutes) {
     const [hours, rest] = [Math.floor(minutes / 60), minutes % 60];

@@ -19,7 +19,10 @@ export const modules = {
 
 
 
-/** How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+/**
+ * How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to
+ * their size.
+ */
 const GITHUB_POLICY = {
     ..._http_client_js__WEBPACK_IMPORTED_MODULE_3__/* .READ_DEFAULTS */ .qW,
     name: "GitHub's API",
@@ -28,13 +31,15 @@ const GITHUB_POLICY = {
     maxBodyBytes: 5 * 1024 * 1024 + 1
 };
 /**
- * One file's bytes at a commit, through GitHub's contents API (raw, so files over 1 MB come whole) at the run's GITHUB_API_URL.
- * Octokit sends through the action's request helper, under the policy, deadline and proxy settings of every other request.
+ * One file's bytes at a commit, through GitHub's contents API (raw, so files over 1 MB come whole)
+ * at the run's GITHUB_API_URL. Octokit sends through the action's request helper, under the policy,
+ * deadline and proxy settings of every other request.
  */
 async function readRepositoryFile(file, requests) {
     const [owner, repo] = file.repository.split('/');
-    // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would read
-    // a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins. Both silent.
+    // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would
+    // read a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins.
+    // Both silent.
     const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false };
     const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, log: SILENT, request });
     try {
@@ -51,7 +56,8 @@ async function readRepositoryFile(file, requests) {
         return Buffer.from(await new Response(response.data).arrayBuffer());
     }
     catch (error) {
-        // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own end.
+        // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own
+        // end.
         const cause = error.cause;
         if (cause instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
             throw cause;
@@ -81,7 +87,10 @@ function policyFetch(requests) {
                 headers.set(name, Array.isArray(value) ? value.join(', ') : value);
         }
         const empty = answer.status === 204 || answer.status === 304;
-        return new Response(empty ? null : (answer.bytes ?? answer.text), { status: answer.status, headers });
+        return new Response(empty ? null : (answer.bytes ?? answer.text), {
+            status: answer.status,
+            headers
+        });
     };
 }
 

@@ -32,7 +32,8 @@ async function diagnoseWorkflow(settings, deps, evidence) {
     const { github, botId } = settings;
     const group = `discord-place-stats-${botId}`;
     if (github.inReusableWorkflow) {
-        // GITHUB_WORKFLOW_REF names the caller there; the reusable workflow's own job is always in the group.
+        // GITHUB_WORKFLOW_REF names the caller there; the reusable workflow's own job is always in the
+        // group.
         return evidence === 'allowed'
             ? `The step ran in the reusable workflow, whose job is always in the concurrency group ${group}: ` +
                 'the other update came from a workflow outside that group, a manual update, or the bot itself.'
@@ -44,7 +45,8 @@ async function diagnoseWorkflow(settings, deps, evidence) {
     const what = 'reading the workflow that ran this step';
     deps.requests.throwIfOver(what);
     const text = await workflowText(path, settings.github, deps.requests).catch((error) => {
-        // The stop or the deadline, met while the file came through GitHub's API; anything else leaves it unread.
+        // The stop or the deadline, met while the file came through GitHub's API; anything else leaves
+        // it unread.
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .lZ)
             throw error;
         return undefined;
@@ -66,7 +68,10 @@ async function diagnoseWorkflow(settings, deps, evidence) {
     return (`The workflow that ran this step (${where}) has a concurrency group, so the other update came from another workflow, ` +
         `a manual run, or the bot itself: give every job that updates this bot the concurrency group ${group}.`);
 }
-/** The workflow file's text: from the workspace when it is checked out, else from the repository at the workflow's commit. */
+/**
+ * The workflow file's text: from the workspace when it is checked out, else from the repository at
+ * the workflow's commit.
+ */
 async function workflowText(path, github, requests) {
     const local = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(github.workspace, path);
     const found = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.stat)(local).catch(() => undefined);
@@ -76,7 +81,13 @@ async function workflowText(path, github, requests) {
     if (github.token === undefined || github.repository === undefined || commit === undefined)
         return undefined;
     const { readRepositoryFile } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
-    const bytes = await readRepositoryFile({ token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl }, requests);
+    const bytes = await readRepositoryFile({
+        token: github.token,
+        repository: github.repository,
+        ref: commit,
+        path,
+        apiUrl: github.apiUrl
+    }, requests);
     return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined;
 }
 

@@ -19,7 +19,10 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
-/** The vote-check mode's report: its outputs (the only writer of them), log lines and summary section. */
+/**
+ * The vote-check mode's report: its outputs (the only writer of them), log lines and summary
+ * section.
+ */
 const info = (line) => _actions_core__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq((0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .logText */ .kc)(line));
 /** Writes the outputs, the log lines and the summary section; returns the failure, if any. */
 async function reportVotes(settings, outcome) {
@@ -55,7 +58,10 @@ function voteJson(vote) {
 function announce(outcome) {
     const { at } = outcome;
     for (const [id, vote] of outcome.votes) {
-        const details = [vote.votes === null ? '' : `${vote.votes} votes`, vote.lastVote ? `last ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)}` : '']
+        const details = [
+            vote.votes === null ? '' : `${vote.votes} votes`,
+            vote.lastVote ? `last ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)}` : ''
+        ]
             .filter(Boolean)
             .join(', ');
         info(`User ${id}: ${vote.voted ? 'voted' : 'has not voted'} in the last 24 hours${details ? ` (${details})` : ''}.`);
@@ -74,10 +80,15 @@ function announce(outcome) {
  * docs/troubleshooting.md; a failure's error says what to do.
  */
 const VOTE_OUTCOMES = {
-    voted: { mark: '✅', headline: (checked) => (checked === 1 ? 'voted' : `all ${checked} users voted`) },
+    voted: {
+        mark: '✅',
+        headline: (checked) => (checked === 1 ? 'voted' : `all ${checked} users voted`)
+    },
     'not-voted': {
         mark: '⭕',
-        headline: (checked, missing) => checked === 1 ? 'not voted in the last 24 hours' : `${missing} of ${checked} users have not voted in the last 24 hours`
+        headline: (checked, missing) => checked === 1
+            ? 'not voted in the last 24 hours'
+            : `${missing} of ${checked} users have not voted in the last 24 hours`
     },
     'dry-run': { mark: '🧪', headline: () => 'dry run: nobody checked' },
     failed: {
@@ -88,13 +99,18 @@ const VOTE_OUTCOMES = {
 function headline(outcome) {
     const { mark, headline } = VOTE_OUTCOMES[outcome.result];
     const missing = [...outcome.votes.values()].filter(vote => !vote.voted).length;
-    return [mark, headline(outcome.votes.size, missing, outcome.unchecked.length, outcome.error?.headline)];
+    return [
+        mark,
+        headline(outcome.votes.size, missing, outcome.unchecked.length, outcome.error?.headline)
+    ];
 }
 /** The summary section, as HTML. */
 function renderSummary(settings, outcome, outputsFailure) {
     const { at } = outcome;
     const [mark, words] = (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .headlineWith */ .LB)(outputsFailure, headline(outcome));
-    const parts = [`<h3>${mark} Vote check for ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .botTitle */ .Oi)(settings.botId, undefined, settings.baseUrl)}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)(words)}</h3>\n`];
+    const parts = [
+        `<h3>${mark} Vote check for ${(0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .botTitle */ .Oi)(settings.botId, undefined, settings.baseUrl)}: ${(0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)(words)}</h3>\n`
+    ];
     if (outcome.votes.size > 0 || outcome.unchecked.length > 0) {
         const rows = [...outcome.votes].map(([id, vote]) => `<tr><td><code>${id}</code></td><td>${vote.voted ? 'yes' : 'no'}</td><td>${vote.votes === null ? '' : (0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .number */ .ai)(vote.votes)}</td><td>${vote.lastVote ? (0,_text_js__WEBPACK_IMPORTED_MODULE_1__/* .html */ .qy)((0,_summary_js__WEBPACK_IMPORTED_MODULE_0__/* .when */ .z7)(vote.lastVote, at)) : ''}</td></tr>`);
         if (outcome.result === 'failed')

@@ -13,10 +13,18 @@ export const modules = {
 
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
-const COMMAND_TYPES = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' };
+const COMMAND_TYPES = {
+    1: 'chat input',
+    2: 'user',
+    3: 'message',
+    4: 'entry point'
+};
 const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
-/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
+/**
+ * Counts each distinct command (type and name) once, or each leaf subcommand with
+ * `countSubcommands`; throws at the first bad one.
+ */
 function countCommands(list, countSubcommands) {
     const seen = new Map();
     let count = 0;
@@ -27,15 +35,21 @@ function countCommands(list, countSubcommands) {
         seen.set(key, { type, name, times });
         if (times > 1)
             continue;
-        count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
+        count +=
+            countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1;
     }
-    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+    // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per
+    // step) with one per command.
     const duplicates = [...seen.values()]
         .filter(({ times }) => times > 1)
         .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`);
     const SHOWN = 20;
     const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : '';
-    const warnings = duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`];
+    const warnings = duplicates.length === 0
+        ? []
+        : [
+            `${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`
+        ];
     if (count > _limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
             `service's maximum of ${_limits_js__WEBPACK_IMPORTED_MODULE_1__/* .COMMAND_COUNT_MAX */ .T}.${countSubcommands ? ' Set count-subcommands: false to count top-level commands.' : ''}`);
@@ -63,7 +77,10 @@ function checkCommand(value, label, origin) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`);
     return { name, type, options };
 }
-/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
+/**
+ * Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the
+ * input's nesting.
+ */
 function leafSubcommands(options, label, origin) {
     let leaves = 0;
     options.forEach((option, i) => {
@@ -89,12 +106,17 @@ function optionType(option, label, origin) {
     }
     return type;
 }
-/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
+/**
+ * A number or a short string as written, else its kind: never JSON.stringify of a Discord answer,
+ * which is not depth-checked.
+ */
 function quote(value) {
     if (typeof value === 'number' || typeof value === 'boolean')
         return String(value);
     if (typeof value === 'string')
-        return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value);
+        return value.length > 40
+            ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"`
+            : JSON.stringify(value);
     return kind(value);
 }
 function kind(value) {
@@ -129,7 +151,10 @@ function kind(value) {
 
 
 
-/** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+/**
+ * How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to
+ * their size.
+ */
 const DISCORD_POLICY = {
     ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW,
     name: "Discord's API",
@@ -138,9 +163,10 @@ const DISCORD_POLICY = {
     maxBodyBytes: 4 * 1024 * 1024
 };
 /**
- * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given) from Discord,
- * with only the calls needed: the server count from `/applications/@me` (`approximate_guild_count`, the figure
- * the service checks server counts against), the command count from the global commands.
+ * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given)
+ * from Discord, with only the calls needed: the server count from `/applications/@me`
+ * (`approximate_guild_count`, the figure the service checks server counts against), the command
+ * count from the global commands.
  */
 async function fillFromDiscord(inputs, counts, deps) {
     const token = inputs.discordToken;
@@ -189,9 +215,14 @@ async function discordGet(url, path, token, requests) {
         Accept: 'application/json',
         'User-Agent': `DiscordBot (${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .PROJECT_URL */ .w5}, ${_version_js__WEBPACK_IMPORTED_MODULE_4__/* .ACTION_VERSION */ .Yt})`
     };
-    const answer = await requests.send({ method: 'GET', url, headers }, DISCORD_POLICY, { refuse: refuseBan }).catch((error) => {
+    const answer = await requests
+        .send({ method: 'GET', url, headers }, DISCORD_POLICY, { refuse: refuseBan })
+        .catch((error) => {
         if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, { cause: error, headline: 'Discord unreachable' });
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Could not read counts from Discord: ${error.message}.`, {
+                cause: error,
+                headline: 'Discord unreachable'
+            });
         }
         throw error;
     });
@@ -214,7 +245,8 @@ async function discordGet(url, path, token, requests) {
  * the runner's IP address is banned for a while, and retrying makes it longer.
  */
 function refuseBan(answer) {
-    if (answer.status !== 429 || Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after'))
+    if (answer.status !== 429 ||
+        Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after'))
         return undefined;
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ("Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
         'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +

@@ -21,18 +21,30 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
-/** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
-const VOTE_POLICY = { ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW, name: 'a vote check', attempts: 3, retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx] };
-/** A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again after this. */
+/**
+ * Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost
+ * connections are retried.
+ */
+const VOTE_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW,
+    name: 'a vote check',
+    attempts: 3,
+    retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx]
+};
+/**
+ * A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again
+ * after this.
+ */
 const MIN_WAIT_MS = 1_000;
 /** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
 const MAX_DATE_MS = 8.64e15;
 /**
- * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced by the service's rate
- * limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks would only reach the limit sooner and then
- * wait as long, and one at a time each answer's `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs`
- * in all; what is not checked by then is reported, not guessed. The first failure, or a stop, ends the run.
- * A dry run checks nobody, but checks the key when it has one.
+ * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced
+ * by the service's rate limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks
+ * would only reach the limit sooner and then wait as long, and one at a time each answer's
+ * `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs` in all; what is not
+ * checked by then is reported, not guessed. The first failure, or a stop, ends the run. A dry run
+ * checks nobody, but checks the key when it has one.
  */
 async function runVotes(plan, deps) {
     const { apiKey } = plan;
@@ -84,12 +96,23 @@ async function runVotes(plan, deps) {
     if (result === 'not-voted' && plan.failIfNotVoted) {
         failure = new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`);
     }
-    return outcome(result, { votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, error: failure });
+    return outcome(result, {
+        votes,
+        status: pacer.lastStatus,
+        rateLimited: pacer.rateLimited,
+        unchecked,
+        error: failure
+    });
 }
-/** The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as one (as in stats mode). */
+/**
+ * The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as
+ * one (as in stats mode).
+ */
 function failureOf(error, userId, answered) {
     if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko) {
-        const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : '';
+        const cut = error.inFlight
+            ? `, and the check of user ${userId} was sent but cut off before its answer`
+            : '';
         return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`${error.message} ${answered} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`);
     }
     if (error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr) {
@@ -105,8 +128,12 @@ function readVote(answer, userId, plan) {
         return { voted: true, votes: null, lastVote: null };
     const body = answer.json;
     if (answer.status === 200 && (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .isVoteAnswer */ .ZV)(body)) {
-        const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null;
-        const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null;
+        const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0
+            ? body.vote
+            : null;
+        const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS
+            ? new Date(body.lastVote)
+            : null;
         return { voted: body.voted, votes, lastVote };
     }
     const text = (0,_service_js__WEBPACK_IMPORTED_MODULE_4__/* .serviceError */ .cg)(answer);
@@ -125,8 +152,9 @@ function headerNumber(answer, name) {
     return typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
 }
 /**
- * Paces checks by the rate-limit headers of their answers (retries included). After an answer that leaves nothing in the
- * window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until the window ends; waits add up against `maxWaitMs`.
+ * Paces checks by the rate-limit headers of their answers (retries included). After an answer that
+ * leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until
+ * the window ends; waits add up against `maxWaitMs`.
  */
 class HeaderPacer {
     requests;
@@ -136,7 +164,10 @@ class HeaderPacer {
     lastStatus;
     /** No attempt goes out before this time. */
     holdUntil = 0;
-    /** When the current window ends: the earliest end its answers gave (a reset in whole seconds is rounded up, never early). */
+    /**
+     * When the current window ends: the earliest end its answers gave (a reset in whole seconds is
+     * rounded up, never early).
+     */
     windowEndsAt = Number.POSITIVE_INFINITY;
     lastRemaining = Number.NaN;
     waited = 0;
@@ -160,8 +191,12 @@ class HeaderPacer {
             return;
         this.lastStatus = answer.status;
         const now = this.requests.clock.now();
-        const [remaining, reset] = [headerNumber(answer, 'ratelimit-remaining'), headerNumber(answer, 'ratelimit-reset')];
-        // A new window began: the one known has ended, or more checks are left than the last answer said.
+        const [remaining, reset] = [
+            headerNumber(answer, 'ratelimit-remaining'),
+            headerNumber(answer, 'ratelimit-reset')
+        ];
+        // A new window began: the one known has ended, or more checks are left than the last answer
+        // said.
         if (now >= this.windowEndsAt || remaining > this.lastRemaining)
             this.windowEndsAt = Number.POSITIVE_INFINITY;
         this.lastRemaining = remaining;

@@ -10,11 +10,14 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /* harmony export */   lZ: () => (/* binding */ ActionError)
 /* harmony export */ });
 /**
- * An expected failure: its message is written for the person reading the workflow log (what went wrong and what to do),
- * so the action prints it as one `::error::` line and never a stack trace.
+ * An expected failure: its message is written for the person reading the workflow log (what went
+ * wrong and what to do), so the action prints it as one `::error::` line and never a stack trace.
  */
 class ActionError extends Error {
-    /** Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller may add it. */
+    /**
+     * Why the run failed, in a few words, for the summary's headline ("API key refused"); a caller
+     * may add it.
+     */
     headline;
     /** The bot the run was for, once its ID was read: the headline names it. */
     botId;
@@ -32,8 +35,9 @@ class InputError extends ActionError {
     }
 }
 /**
- * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit). The abort reason of the run's
- * one AbortSignal: every request and wait ends with it, and nothing new is sent after it.
+ * The step was stopped (SIGINT or SIGTERM: a cancelled workflow or a runner's time limit). The
+ * abort reason of the run's one AbortSignal: every request and wait ends with it, and nothing new
+ * is sent after it.
  */
 class StoppedError extends ActionError {
     signal;
@@ -42,9 +46,13 @@ class StoppedError extends ActionError {
     constructor(signal, 
     /** The stop cut off a request already sent: the server may have received it. */
     inFlight = false, 
-    /** The status line of the answer the stop cut off, when it had arrived: the server did answer. */
+    /**
+     * The status line of the answer the stop cut off, when it had arrived: the server did answer.
+     */
     answeredStatus) {
-        super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`, { headline: `stopped by ${signal}` });
+        super(`The step was stopped by ${signal} (a cancelled workflow or a time limit).`, {
+            headline: `stopped by ${signal}`
+        });
         this.signal = signal;
         this.inFlight = inFlight;
         this.answeredStatus = answeredStatus;
@@ -71,13 +79,15 @@ class StoppedError extends ActionError {
 
 
 /**
- * The least time the stats update is sent with. Under a second no real request (handshakes, then the exchange) can
- * finish: it would be cut off after the service may have read it, an outcome no one can know, for an update allowed once per 6 hours.
+ * The least time the stats update is sent with. Under a second no real request (handshakes, then
+ * the exchange) can finish: it would be cut off after the service may have read it, an outcome no
+ * one can know, for an update allowed once per 6 hours.
  */
 const MIN_ATTEMPT_MS = 1_000;
 /**
- * The defaults every policy builds on: reads retry any network failure, back off from half a second doubling to five,
- * honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each caller owns its policy, next to its request.
+ * The defaults every policy builds on: reads retry any network failure, back off from half a second
+ * doubling to five, honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each
+ * caller owns its policy, next to its request.
  */
 const READ_DEFAULTS = {
     retryNetwork: 'any',
@@ -110,8 +120,9 @@ const GATED_429_LIMIT = 10;
 class DeadlineError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ {
 }
 /**
- * Every request goes through here, under the step's deadline and the run's stop signal. Once the signal fires
- * (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is sent: each ends with its StoppedError.
+ * Every request goes through here, under the step's deadline and the run's stop signal. Once the
+ * signal fires (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is
+ * sent: each ends with its StoppedError.
  */
 class Requests {
     limits;
@@ -124,7 +135,10 @@ class Requests {
         this.signal = signal;
         this.deadlineAt = clock.now() + limits.totalMs;
     }
-    /** Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its answer's status if it came. */
+    /**
+     * Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its
+     * answer's status if it came.
+     */
     throwIfStopped(inFlight = false, answeredStatus) {
         if (!this.signal.aborted)
             return;
@@ -132,8 +146,9 @@ class Requests {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko(reason instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .StoppedError */ .Ko ? reason.signal : String(reason), inFlight, answeredStatus);
     }
     /**
-     * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to explain), or throws the
-     * last NetworkError or the StoppedError. `refuse` ends the retries of an answer; a `gate` admits each attempt and waits out 429s.
+     * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to
+     * explain), or throws the last NetworkError or the StoppedError. `refuse` ends the retries of an
+     * answer; a `gate` admits each attempt and waits out 429s.
      */
     async send(request, policy, { refuse, gate } = {}) {
         let limited = 0;
@@ -143,11 +158,17 @@ class Requests {
             this.throwIfStopped();
             let answer;
             try {
-                answer = await (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .send */ .tN)({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes, signal: this.signal });
+                answer = await (0,_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .send */ .tN)({
+                    ...request,
+                    timeoutMs: this.attemptTimeout(policy),
+                    maxBodyBytes: policy.maxBodyBytes,
+                    signal: this.signal
+                });
             }
             catch (error) {
                 gate?.settle(ticket, undefined);
-                // Cut off by a stop: in flight when it may have reached the server, answered when its status line came.
+                // Cut off by a stop: in flight when it may have reached the server, answered when its
+                // status line came.
                 const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
                 this.throwIfStopped(network?.delivered ?? true, network?.answered?.status);
                 if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered))
@@ -176,13 +197,19 @@ class Requests {
             await this.sleep(asked ?? this.backoff(failures, policy), policy);
         }
     }
-    /** For the run's own work between requests: throws the stop, or the deadline's error once no time is left for `what`. */
+    /**
+     * For the run's own work between requests: throws the stop, or the deadline's error once no time
+     * is left for `what`.
+     */
     throwIfOver(what) {
         this.throwIfStopped();
         if (this.remainingMs() <= 0)
             throw this.deadlineError(undefined, what);
     }
-    /** Waits, unless the wait would end past the step's deadline; the stop signal ends it with StoppedError. */
+    /**
+     * Waits, unless the wait would end past the step's deadline; the stop signal ends it with
+     * StoppedError.
+     */
     async sleep(ms, policy) {
         this.throwIfStopped();
         if (this.clock.now() + ms > this.deadlineAt)
@@ -228,15 +255,18 @@ class Requests {
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
 
 /**
- * The request failed without an answer. `delivered`: whether it may have reached the server; false only when the
- * connection could not be made, which decides whether a PATCH may go again.
+ * The request failed without an answer. `delivered`: whether it may have reached the server; false
+ * only when the connection could not be made, which decides whether a PATCH may go again.
  */
 class NetworkError extends Error {
     code;
     delivered;
     answered;
     constructor(message, code, delivered, 
-    /** The final (not 1xx) status line, and headers when parsed, that came before the failure: the server answered. */
+    /**
+     * The final (not 1xx) status line, and headers when parsed, that came before the failure: the
+     * server answered.
+     */
     answered) {
         super(message);
         this.code = code;
@@ -259,10 +289,10 @@ const CONNECT_ERRORS = new Set([
 ]);
 const directAgents = {};
 /**
- * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only for
- * https, @actions/http-client only when a proxy variable is set. Direct agents keep connections alive,
- * sparing a handshake per request (Node unrefs an idle socket, so it does not hold the process). Through
- * a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
+ * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only
+ * for https, @actions/http-client only when a proxy variable is set. Direct agents keep connections
+ * alive, sparing a handshake per request (Node unrefs an idle socket, so it does not hold the
+ * process). Through a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
  */
 async function route(url) {
     const secure = url.protocol === 'https:';
@@ -275,12 +305,17 @@ async function route(url) {
     if (getProxyUrl(url.href) === '')
         return { transport, agent: direct(), tunnels: [] };
     const agent = new HttpClient().getAgent(url.href);
-    return { transport, agent, tunnels: trackTunnels(agent) };
+    return {
+        transport,
+        agent,
+        tunnels: trackTunnels(agent)
+    };
 }
 /**
- * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`), kept so
- * that a failed exchange destroys them: the client request has no socket until the proxy answers, so
- * destroying it would leave a CONNECT open, holding the process past the deadline or a stop.
+ * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`),
+ * kept so that a failed exchange destroys them: the client request has no socket until the proxy
+ * answers, so destroying it would leave a CONNECT open, holding the process past the deadline or a
+ * stop.
  */
 function trackTunnels(agent) {
     const made = [];
@@ -321,7 +356,9 @@ async function send(request) {
             for (const connect of tunnels)
                 connect.destroy();
             const failure = toNetworkError(error, url.host, connected, request.timeoutMs);
-            reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered));
+            reject(answered === undefined
+                ? failure
+                : new NetworkError(failure.message, failure.code, true, answered));
         };
         const req = transport.request(url, { method: request.method, headers, agent }, res => {
             answered = { status: res.statusCode ?? 0, headers: res.headers };
@@ -333,7 +370,14 @@ async function send(request) {
                     return;
                 const bytes = Buffer.concat(chunks);
                 const text = bytes.toString('utf8');
-                resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, truncated, json: parseJson(text, truncated) });
+                resolve({
+                    status: res.statusCode ?? 0,
+                    headers: res.headers,
+                    text,
+                    bytes,
+                    truncated,
+                    json: parseJson(text, truncated)
+                });
             };
             res.on('data', (chunk) => {
                 chunks.push(chunk.subarray(0, maxBody - kept));
@@ -358,9 +402,10 @@ async function send(request) {
             abort();
         else
             request.signal?.addEventListener('abort', abort);
-        // Connected: the request may reach the server from then on. A reused socket at once; a fresh https
-        // one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a fresh http
-        // one once it connects, or at once on an open tunnel. A CONNECT that never completes gives no socket.
+        // Connected: the request may reach the server from then on. A reused socket at once; a fresh
+        // https one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a
+        // fresh http one once it connects, or at once on an open tunnel. A CONNECT that never completes
+        // gives no socket.
         req.on('socket', socket => {
             if (req.reusedSocket)
                 connected = true;
@@ -370,7 +415,8 @@ async function send(request) {
                 socket.once('connect', () => (connected = true));
             else
                 connected = true;
-            // The final status line as it arrives: when the headers after it overflow the parser, the request fails, yet the server answered.
+            // The final status line as it arrives: when the headers after it overflow the parser, the
+            // request fails, yet the server answered.
             const sniff = statusSniffer(status => {
                 socket.off('data', sniff);
                 answered ??= { status, headers: {} };
@@ -386,8 +432,9 @@ async function send(request) {
 /** Enough of a line to read `HTTP/1.1 200`. */
 const STATUS_LINE_START = 16;
 /**
- * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive: after
- * an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere across chunks.
+ * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive:
+ * after an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere
+ * across chunks.
  */
 function statusSniffer(final) {
     let line = '';
@@ -396,7 +443,9 @@ function statusSniffer(final) {
         for (const [i, piece] of pieces.entries()) {
             line = (line + piece).slice(0, STATUS_LINE_START);
             const ended = i < pieces.length - 1;
-            const status = ended || line.length === STATUS_LINE_START ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1]) : NaN;
+            const status = ended || line.length === STATUS_LINE_START
+                ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1])
+                : NaN;
             if (status >= 200)
                 return final(status);
             if (ended)
@@ -414,7 +463,10 @@ function parseJson(text, truncated) {
         return undefined;
     }
 }
-/** A short message of our own for a failed exchange: a library's may quote request options, which may hold a secret. */
+/**
+ * A short message of our own for a failed exchange: a library's may quote request options, which
+ * may hold a secret.
+ */
 function toNetworkError(error, where, connected, timeoutMs) {
     const given = error?.code;
     const code = given === undefined ? undefined : String(given);
@@ -427,7 +479,8 @@ function toNetworkError(error, where, connected, timeoutMs) {
         return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false);
     }
     if (code === 'ETIMEDOUT') {
-        // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a second.
+        // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a
+        // second.
         return new NetworkError(`no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`, code, connected);
     }
     if (CONNECT_ERRORS.has(code)) {
@@ -443,14 +496,20 @@ function toNetworkError(error, where, connected, timeoutMs) {
     return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected);
 }
 /**
- * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless `limiterReset: false`)
- * `RateLimit-Reset` when the limiter is spent (a 429, or `RateLimit-Remaining: 0`): otherwise it only describes the window.
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
+ * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
+ * `RateLimit-Remaining: 0`): otherwise it only describes the window.
  */
 function retryAfterMs(answer, options = {}) {
     const body = answer.json;
-    const spent = options.limiterReset !== false && (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0');
-    const seconds = [body?.retry_after, answer.headers['retry-after'], spent ? answer.headers['ratelimit-reset'] : undefined]
-        .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
+    const spent = options.limiterReset !== false &&
+        (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0');
+    const seconds = [
+        body?.retry_after,
+        answer.headers['retry-after'],
+        spent ? answer.headers['ratelimit-reset'] : undefined
+    ]
+        .map(value => typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value)
         .find((value) => typeof value === 'number' && Number.isFinite(value) && value >= 0);
     // A day at most: past that the figure is broken, and no wait of the action's is that long.
     return seconds === undefined ? undefined : Math.min(Math.ceil(seconds * 1000), 86_400_000);
@@ -466,9 +525,10 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9614);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
-// The run is over once run() resolves (outputs written synchronously, the summary awaited). Ending the process then is a
-// backstop: a socket a library left open (a proxy that never answers) must not hold the step until its time limit. Only
-// stdout and stderr are waited for: to a pipe, Node writes asynchronously on POSIX. process.exit() keeps process.exitCode.
+// The run is over once run() resolves (outputs written synchronously, the summary awaited). Ending
+// the process then is a backstop: a socket a library left open (a proxy that never answers) must
+// not hold the step until its time limit. Only stdout and stderr are waited for: to a pipe, Node
+// writes asynchronously on POSIX. process.exit() keeps process.exitCode.
 await Promise.all([process.stdout, process.stderr].map(stream => new Promise(resolve => stream.write('', resolve))));
 process.exit();
 
@@ -496,8 +556,14 @@ __webpack_async_result__();
 
 
 
-/** The key and the bot, in both modes: what an answer about them means, and the key check that spends no update. */
-/** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
+/**
+ * The key and the bot, in both modes: what an answer about them means, and the key check that
+ * spends no update.
+ */
+/**
+ * The live service's text at the fifth strike: `Your API key has been revoked due to spamming the
+ * stats API. ...`
+ */
 const FIFTH_STRIKE = /revoked due to spamming/i;
 const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. ` +
     'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats job ' +
@@ -544,7 +610,9 @@ function keyAdvice(status, serviceText, botId) {
     const answer = keyAnswerOf(status, serviceText);
     return answer === undefined ? undefined : KEY_ANSWERS[answer].advice({ botId });
 }
-/** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
+/**
+ * The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined.
+ */
 function keyHeadline(status) {
     const answer = keyAnswerOf(status, undefined);
     return answer === undefined ? undefined : KEY_ANSWERS[answer].headline;
@@ -575,7 +643,11 @@ async function checkKey(plan, deps) {
     deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`);
     let answer;
     try {
-        answer = await deps.requests.send({ method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey) }, KEY_CHECK_POLICY);
+        answer = await deps.requests.send({
+            method: 'GET',
+            url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`,
+            headers: (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .keyedHeaders */ .hk)(plan.apiKey)
+        }, KEY_CHECK_POLICY);
     }
     catch (error) {
         if (!(error instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr))
@@ -586,7 +658,10 @@ async function checkKey(plan, deps) {
         return { state: 'valid' };
     if (answer.status === 200) {
         // A captive portal's or a proxy's page answers 200 too, and says nothing about the key.
-        return { state: 'unchecked', reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)" };
+        return {
+            state: 'unchecked',
+            reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)"
+        };
     }
     const said = (0,_service_js__WEBPACK_IMPORTED_MODULE_3__/* .serviceError */ .cg)(answer);
     const advice = keyAdvice(answer.status, said, plan.botId);
@@ -609,8 +684,9 @@ async function checkKey(plan, deps) {
 /* harmony export */   Z: () => (/* binding */ SERVER_COUNT_MAX)
 /* harmony export */ });
 /**
- * The service's documented maxima for the counts (its OpenAPI document), here so that settings (inputs) and the stats mode
- * (counts read from a manifest or Discord) both read them without an import that runs back up.
+ * The service's documented maxima for the counts (its OpenAPI document), here so that settings
+ * (inputs) and the stats mode (counts read from a manifest or Discord) both read them without an
+ * import that runs back up.
  */
 const COMMAND_COUNT_MAX = 1_000;
 const SERVER_COUNT_MAX = 10_000_000;
@@ -670,7 +746,9 @@ function cooldownEnds(record) {
  */
 function acceptsFrom(read) {
     const end = cooldownEnds(read.record);
-    return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
+    return end === undefined
+        ? undefined
+        : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
 }
 
 ;// CONCATENATED MODULE: ./src/stats/outcome.ts
@@ -681,7 +759,9 @@ const HOUR = 60 * 60 * 1000;
 const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
 const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
 const then = (f, lead) => (f.next === undefined ? '' : `${lead}${f.next}`);
-const young = (f) => f.age === undefined ? '' : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
+const young = (f) => f.age === undefined
+    ? ''
+    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
 /** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
 const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
 function failure(headline, advice) {
@@ -706,7 +786,10 @@ function strike(cause, overlap = false) {
 function skipped(mark, headline, reason) {
     return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` };
 }
-/** Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in a dry run. */
+/**
+ * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
+ * a dry run.
+ */
 const REASONS = {
     recent: f => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
         `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
@@ -716,7 +799,10 @@ const REASONS = {
     unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
     nothing: () => 'no count was left to send (see the warning).'
 };
-const KEYS = Object.fromEntries(Object.entries(keys/* KEY_ANSWERS */.KM).map(([answer, { headline, advice }]) => [`key-${answer}`, failure(headline, advice)]));
+const KEYS = Object.fromEntries(Object.entries(keys/* KEY_ANSWERS */.KM).map(([answer, { headline, advice }]) => [
+    `key-${answer}`,
+    failure(headline, advice)
+]));
 const STATS_OUTCOMES = {
     updated: {
         result: 'updated',
@@ -808,7 +894,12 @@ const STATS_OUTCOMES = {
 function outcomeOf(outcome) {
     switch (outcome.result) {
         case 'skipped':
-            return { recent: 'too-soon', unverified: 'not-verified', unchecked: 'record-unchecked', nothing: 'no-count' }[outcome.skip];
+            return {
+                recent: 'too-soon',
+                unverified: 'not-verified',
+                unchecked: 'record-unchecked',
+                nothing: 'no-count'
+            }[outcome.skip];
         case 'dry-run':
             return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
         case 'cooldown':
@@ -822,7 +913,9 @@ function outcomeOf(outcome) {
 /** Which outcome the service's failing answer to the update is. */
 function failureOf(status, said, withServerCount) {
     if (status === 400)
-        return withServerCount && !/command/i.test(said ?? '') ? 'server-count-refused' : 'count-refused';
+        return withServerCount && !/command/i.test(said ?? '')
+            ? 'server-count-refused'
+            : 'count-refused';
     const key = (0,keys/* keyAnswerOf */.$K)(status, said);
     if (key !== undefined)
         return `key-${key}`;
@@ -830,7 +923,10 @@ function failureOf(status, said, withServerCount) {
         return 'redirect';
     return status >= 500 ? 'service-failed' : 'unexpected';
 }
-/** A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a sentence names it. */
+/**
+ * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
+ * sentence names it.
+ */
 function factsOf(outcome, more = {}) {
     const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
     const facts = {
@@ -880,7 +976,10 @@ const NAME_CHARS = 100;
 const info = (line) => core/* info */.pq((0,src_text/* logText */.kc)(line));
 const warning = (text, title) => core/* warning */.$e((0,src_text/* annotationText */.xr)(text), title === undefined ? undefined : { title });
 const notice = (text, title) => core/* notice */.lm((0,src_text/* annotationText */.xr)(text), { title });
-/** Writes the outputs, the log lines and annotations, and the summary section; returns the failure, if any. */
+/**
+ * Writes the outputs, the log lines and annotations, and the summary section; returns the failure,
+ * if any.
+ */
 async function reportStats(settings, outcome) {
     const outputsFailure = (0,src_summary/* writeOutputsSafely */.mu)(() => writeOutputs(outcome));
     announce(outcome);
@@ -890,8 +989,9 @@ async function reportStats(settings, outcome) {
     return outcome.error?.message ?? outputsFailure;
 }
 /**
- * Every output that is known, a failed run's included (`status` after a refusal), for a later step with `if: always()`.
- * The last update known: this run's, another run's that a strike found (overlap), else the record's.
+ * Every output that is known, a failed run's included (`status` after a refusal), for a later step
+ * with `if: always()`. The last update known: this run's, another run's that a strike found
+ * (overlap), else the record's.
  */
 function writeOutputs(outcome) {
     core/* setOutput */.uH('result', outcome.result);
@@ -903,7 +1003,9 @@ function writeOutputs(outcome) {
         core/* setOutput */.uH('status', outcome.status);
     if (outcome.nextUpdateAt !== undefined)
         core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
-    const last = outcome.result === 'updated' ? outcome.at : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined));
+    const last = outcome.result === 'updated'
+        ? outcome.at
+        : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined));
     if (last !== undefined)
         core/* setOutput */.uH('last-updated-at', last.toISOString());
 }
@@ -929,7 +1031,10 @@ function announce(outcome) {
         warning(`${rest.length} more warnings: ${rest.map(text => (0,src_text/* bounded */.Mm)(text, 300)).join(' | ')}`);
     }
 }
-/** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
+/**
+ * The one line (log line or annotation) that says how the run ended; a failure says so in its
+ * error.
+ */
 function outcomeLine(outcome) {
     const id = outcomeOf(outcome);
     const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome));
@@ -941,10 +1046,17 @@ function outcomeLine(outcome) {
         case 'deferred':
             return { kind: 'warning', title: 'Stats update deferred', text };
         case 'cooldown':
-            // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
-            return { kind: 'info', title: '', text: 'The service refused the update as too early: a strike was counted.' };
+            // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the
+            // fix.
+            return {
+                kind: 'info',
+                title: '',
+                text: 'The service refused the update as too early: a strike was counted.'
+            };
         case 'failed': {
-            const what = outcome.delivery === 'not-sent' ? 'The run failed before any stats update was sent' : 'The stats update failed';
+            const what = outcome.delivery === 'not-sent'
+                ? 'The run failed before any stats update was sent'
+                : 'The stats update failed';
             return { kind: 'info', title: '', text: `${what}; the error says why.` };
         }
         default:
@@ -955,7 +1067,10 @@ function outcomeLine(outcome) {
 function headline(outcome) {
     const id = outcomeOf(outcome);
     if (id === undefined)
-        return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`];
+        return [
+            '❌',
+            outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
+        ];
     return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))];
 }
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
@@ -963,7 +1078,9 @@ function renderSummary(settings, outcome, outputsFailure) {
     const record = outcome.record?.ok ? outcome.record.record : undefined;
     const [mark, words] = (0,src_summary/* headlineWith */.LB)(outputsFailure, headline(outcome));
     const name = record?.username === undefined ? undefined : (0,src_text/* bounded */.Mm)(record.username, NAME_CHARS);
-    const parts = [`<h3>${mark} ${(0,src_summary/* botTitle */.Oi)(settings.botId, name, settings.baseUrl)}: ${(0,src_text/* html */.qy)(words)}</h3>\n`];
+    const parts = [
+        `<h3>${mark} ${(0,src_summary/* botTitle */.Oi)(settings.botId, name, settings.baseUrl)}: ${(0,src_text/* html */.qy)(words)}</h3>\n`
+    ];
     const counts = outcome.counts;
     if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
         const applied = outcome.result === 'updated';
@@ -971,7 +1088,9 @@ function renderSummary(settings, outcome, outputsFailure) {
         // record check did not read it; after that (a dry run, a failure), it was asked or no source
         // gave the count.
         const beforeDiscord = outcome.skip === 'recent' || outcome.skip === 'unverified' || outcome.skip === 'unchecked';
-        const unread = settings.discordToken !== undefined && beforeDiscord ? 'not read from Discord (only for an update that is due)' : '—';
+        const unread = settings.discordToken !== undefined && beforeDiscord
+            ? 'not read from Discord (only for an update that is due)'
+            : '—';
         const withSource = counts?.command !== undefined || counts?.server !== undefined;
         const rows = [
             countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
@@ -1012,7 +1131,9 @@ function countRow(label, count, before, applied, unread, withSource) {
             return undefined;
         return `<tr><td>${label}</td><td>${listed}</td><td>${unread}</td>${withSource ? '<td>—</td>' : ''}</tr>`;
     }
-    const change = applied && before !== undefined && before !== count.value ? ` (${signed(count.value - before)})` : '';
+    const change = applied && before !== undefined && before !== count.value
+        ? ` (${signed(count.value - before)})`
+        : '';
     return `<tr><td>${label}</td><td>${listed}</td><td>${(0,src_summary/* number */.ai)(count.value)}${change}</td><td>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(count.source, 300))}</td></tr>`;
 }
 /** The request, the answer, the record read and the service's address, folded. */
@@ -1025,7 +1146,9 @@ function details(settings, outcome) {
     if (outcome.keyCheck !== undefined) {
         rows.push([
             'Key check',
-            outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcome.keyCheck.reason, QUOTE_CHARS))}`
+            outcome.keyCheck.state === 'valid'
+                ? 'the key is valid'
+                : `not checked: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcome.keyCheck.reason, QUOTE_CHARS))}`
         ]);
     }
     const sent = outcome.delivery !== 'not-sent';
@@ -1070,7 +1193,10 @@ function recordLine(settings, outcome) {
     const last = lastUpdate(read.record);
     return `read; last update ${last === undefined ? 'unknown' : (0,src_text/* html */.qy)((0,src_summary/* when */.z7)(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`;
 }
-/** The read after a strike with no read before it: the outcome's next update time and cause come from it alone. */
+/**
+ * The read after a strike with no read before it: the outcome's next update time and cause come
+ * from it alone.
+ */
 function readAfterStrike(outcome) {
     if (outcome.strikeCause === 'unverified')
         return 'read after the refusal: not public, the bot is not verified yet (403)';
@@ -1123,7 +1249,9 @@ const RECORD_POLICY = {
 };
 /** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
 const MAX_LIMITER_WAITS = 3;
-/** How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours. */
+/**
+ * How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours.
+ */
 const FUTURE_TOLERANCE_MS = 60 * 60 * 1000;
 /**
  * Reads the record. A read the read limiter turns away (429, `Retry-After: 60` on the live
@@ -1141,7 +1269,15 @@ async function readPublicRecord(plan, deps) {
         let answer;
         try {
             // No key: the record is public. no-cache: a cached copy could hide a recent update.
-            answer = await deps.requests.send({ method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': version/* USER_AGENT */._O } }, RECORD_POLICY);
+            answer = await deps.requests.send({
+                method: 'GET',
+                url,
+                headers: {
+                    Accept: 'application/json',
+                    'Cache-Control': 'no-cache',
+                    'User-Agent': version/* USER_AGENT */._O
+                }
+            }, RECORD_POLICY);
         }
         catch (error) {
             if (!(error instanceof transport/* NetworkError */.Dr))
@@ -1156,7 +1292,11 @@ async function readPublicRecord(plan, deps) {
         const receivedAt = deps.requests.clock.now();
         const read = interpretRecord(answer, receivedAt);
         if (read.ok)
-            return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) };
+            return {
+                ...read,
+                cached: Number(answer.headers['age']) > 0,
+                lagMs: lagMs(answer, receivedAt)
+            };
         if (answer.status !== 429)
             return read.problem === 'unreadable' ? unreadable(deps, read) : read;
         // The read limiter: wait as long as it asks (at least a second), if the step has room.
@@ -1164,7 +1304,10 @@ async function readPublicRecord(plan, deps) {
         const room = deps.requests.remainingMs() - 2 * deps.requests.limits.attemptTimeoutMs;
         if (waits >= MAX_LIMITER_WAITS || wait > room) {
             const why = `the service's read limit asks for a wait of ${Math.ceil(wait / 1000)} s, more than the step's timeout leaves`;
-            return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why });
+            return unreadable(deps, {
+                ...read,
+                reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why
+            });
         }
         deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`);
         await deps.requests.sleep(wait, RECORD_POLICY);
@@ -1238,7 +1381,12 @@ function interpretRecord(answer, now = Date.now()) {
     // taking it for the first day would hold updates and advise sending without the check.
     const said = (0,service/* serviceError */.cg)(answer);
     if (status === 403 && isServiceAnswer(answer) && NOT_VERIFIED.test(said ?? '')) {
-        return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' };
+        return {
+            ok: false,
+            status,
+            problem: 'unverified',
+            reason: 'the bot is not verified yet, so its record is not public (403)'
+        };
     }
     if (status === 403) {
         return {
@@ -1249,9 +1397,19 @@ function interpretRecord(answer, now = Date.now()) {
         };
     }
     if (status === 404)
-        return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' };
+        return {
+            ok: false,
+            status,
+            problem: 'absent',
+            reason: 'the service has no record for this bot (404)'
+        };
     if (status === 429)
-        return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' };
+        return {
+            ok: false,
+            status,
+            problem: 'unreadable',
+            reason: 'the service is limiting reads (429)'
+        };
     if (status !== 200)
         return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` };
     const json = answer.json;
@@ -1260,7 +1418,9 @@ function interpretRecord(answer, now = Date.now()) {
     }
     const fields = json;
     const record = {
-        username: typeof fields['username'] === 'string' && fields['username'].trim() !== '' ? fields['username'].trim() : undefined,
+        username: typeof fields['username'] === 'string' && fields['username'].trim() !== ''
+            ? fields['username'].trim()
+            : undefined,
         commands: asCount(fields['commands']),
         servers: asCount(fields['servers']),
         commandsUpdatedAt: asDate(fields['commands_updated_at']),
@@ -1317,7 +1477,9 @@ function kindOf429(answer) {
     const body = answer.json;
     if (answer.headers['retry-after'] !== undefined || body?.retry_after !== undefined)
         return 'limiter';
-    return typeof body?.error === 'string' && /too many requests/i.test(body.error) ? 'limiter' : 'six-hours';
+    return typeof body?.error === 'string' && /too many requests/i.test(body.error)
+        ? 'limiter'
+        : 'six-hours';
 }
 /**
  * A failure after the status line and headers arrived (the body cut off, or too slow) is an
@@ -1327,7 +1489,13 @@ function kindOf429(answer) {
 function answerFromStatusLine(error) {
     if (error.answered === undefined)
         return undefined;
-    return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined };
+    return {
+        status: error.answered.status,
+        headers: error.answered.headers,
+        text: '',
+        truncated: true,
+        json: undefined
+    };
 }
 /**
  * After the 6-hour refusal (a strike): reads the record again, for when the next update is
@@ -1408,28 +1576,39 @@ async function localCounts(inputs, deps) {
         throw error;
     });
     const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`;
-    return { command: { value: manifest.count, source, read: true }, server, warnings: manifest.warnings };
+    return {
+        command: { value: manifest.count, source, read: true },
+        server,
+        warnings: manifest.warnings
+    };
 }
 /** Whether Discord has a count to fill in. */
 function needsDiscord(inputs, counts) {
-    return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined);
+    return (inputs.discordToken !== undefined &&
+        (counts.command === undefined || counts.server === undefined));
 }
-/** Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a skip never depends on Discord. */
+/**
+ * Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a
+ * skip never depends on Discord.
+ */
 async function withDiscordCounts(inputs, counts, deps) {
     const { fillFromDiscord } = await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 5943));
     return fillFromDiscord(inputs, counts, deps);
 }
 /**
- * Leaves out a command count of 0 that a source read while the listing shows commands (or is unknown):
- * a bot with per-server commands has no global ones, a manifest listing none is a failed build step, and
- * either would erase the listing's count. A `command-count: 0` input is the user's own word and is kept.
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or is
+ * unknown): a bot with per-server commands has no global ones, a manifest listing none is a failed
+ * build step, and either would erase the listing's count. A `command-count: 0` input is the user's
+ * own word and is kept.
  */
 function withoutErasure(counts, listing) {
     const { command } = counts;
     const listed = listing?.commands;
     if (command === undefined || !command.read || command.value !== 0 || listed === 0)
         return counts;
-    const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`;
+    const shown = listed === undefined
+        ? "the listing's count could not be read to compare"
+        : `the listing shows ${listed}`;
     const fix = command.source.startsWith('Discord')
         ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
             'deploy script sends, to count those.'
@@ -1530,7 +1709,14 @@ const STATS_POLICY = {
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 async function runStats(settings, deps) {
-    const progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', status: undefined, warnings: [] };
+    const progress = {
+        counts: undefined,
+        record: undefined,
+        body: {},
+        delivery: 'not-sent',
+        status: undefined,
+        warnings: []
+    };
     try {
         return await decide(settings, deps, progress);
     }
@@ -1578,7 +1764,9 @@ async function decide(settings, deps, progress) {
  * one, so that a wrong or replaced key fails the step now rather than at the next update.
  */
 async function notSent(settings, deps, progress, skip, nextUpdateAt) {
-    const keyCheck = settings.apiKey === undefined ? undefined : await (0,keys/* checkKey */.yR)({ ...settings, apiKey: settings.apiKey }, deps);
+    const keyCheck = settings.apiKey === undefined
+        ? undefined
+        : await (0,keys/* checkKey */.yR)({ ...settings, apiKey: settings.apiKey }, deps);
     if (keyCheck?.state === 'unchecked') {
         progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`);
     }
@@ -1591,9 +1779,18 @@ async function notSent(settings, deps, progress, skip, nextUpdateAt) {
         if (read.shown !== undefined)
             progress.warnings.push(read.shown);
     }
-    return { ...base(deps, progress), result: settings.dryRun ? 'dry-run' : 'skipped', skip, nextUpdateAt, keyCheck };
+    return {
+        ...base(deps, progress),
+        result: settings.dryRun ? 'dry-run' : 'skipped',
+        skip,
+        nextUpdateAt,
+        keyCheck
+    };
 }
-/** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
+/**
+ * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
+ * arrive.
+ */
 async function send(settings, deps, progress) {
     for (let resent = false;; resent = true) {
         const sentAt = deps.requests.clock.now();
@@ -1682,12 +1879,23 @@ async function settle(settings, deps, progress, answer) {
         const read = refusal.stopped === undefined && strikeCause !== 'unverified'
             ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
             : {};
-        const facts = factsOf(outcome, { botId: settings.botId, stopped: refusal.stopped ?? read.cut, workflow: read.shown });
-        return { ...outcome, error: new errors/* ActionError */.lZ(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts)) };
+        const facts = factsOf(outcome, {
+            botId: settings.botId,
+            stopped: refusal.stopped ?? read.cut,
+            workflow: read.shown
+        });
+        return {
+            ...outcome,
+            error: new errors/* ActionError */.lZ(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts))
+        };
     }
     const id = failureOf(answer.status, text, progress.body.server_count !== undefined);
     const judged = id === 'service-failed'
-        ? judgedByAge(settings, { ...answered, result: 'failed', failure: answeredWith(answer.status, text) })
+        ? judgedByAge(settings, {
+            ...answered,
+            result: 'failed',
+            failure: answeredWith(answer.status, text)
+        })
         : undefined;
     return judged ?? { ...answered, result: 'failed', error: update_failure(settings.botId, answered, id) };
 }
@@ -1711,7 +1919,9 @@ function judgedByAge(settings, outcome) {
     return {
         ...judged,
         result: 'failed',
-        error: new errors/* ActionError */.lZ(STATS_OUTCOMES.stale.says(facts), { headline: STATS_OUTCOMES.stale.headline(facts) })
+        error: new errors/* ActionError */.lZ(STATS_OUTCOMES.stale.says(facts), {
+            headline: STATS_OUTCOMES.stale.headline(facts)
+        })
     };
 }
 /** The error of a failing outcome, in the table's words: its message and its headline's. */
@@ -1732,7 +1942,10 @@ async function workflowDiagnosis(settings, deps, evidence) {
     catch (error) {
         if (!(error instanceof errors/* StoppedError */.Ko || error instanceof client/* DeadlineError */.j3))
             throw error;
-        return { cut: `${error.message} The workflow that ran this step was not checked.`, headline: error.headline };
+        return {
+            cut: `${error.message} The workflow that ran this step was not checked.`,
+            headline: error.headline
+        };
     }
 }
 /** One log line per count, with its source; `only` logs just the counts read from that source. */
@@ -1791,12 +2004,16 @@ var secrets = __nccwpck_require__(7194);
 
 
 
-/** A log line of the run's own, with text from outside in it: redacted, on one line, of bounded length. */
+/**
+ * A log line of the run's own, with text from outside in it: redacted, on one line, of bounded
+ * length.
+ */
 const log = (line) => core/* info */.pq((0,src_text/* logText */.kc)(line));
 /**
- * The action: settings, then the mode (stats or vote-check), then the mode's report (outputs, annotations, job summary).
- * The one place that decides whether the step fails. A cancelled workflow or a runner's time limit ends the step with
- * SIGINT, then SIGTERM: it fires the run's one AbortSignal, and the mode reports exactly what it had sent and what was answered.
+ * The action: settings, then the mode (stats or vote-check), then the mode's report (outputs,
+ * annotations, job summary). The one place that decides whether the step fails. A cancelled
+ * workflow or a runner's time limit ends the step with SIGINT, then SIGTERM: it fires the run's one
+ * AbortSignal, and the mode reports exactly what it had sent and what was answered.
  */
 async function run() {
     const stop = new AbortController();
@@ -1815,7 +2032,10 @@ async function run() {
             failure = await reportStats(settings, await runStats(settings, deps));
         }
         else {
-            const [{ runVotes }, { reportVotes }] = await Promise.all([__nccwpck_require__.e(/* import() */ 985).then(__nccwpck_require__.bind(__nccwpck_require__, 8985)), __nccwpck_require__.e(/* import() */ 83).then(__nccwpck_require__.bind(__nccwpck_require__, 4083))]);
+            const [{ runVotes }, { reportVotes }] = await Promise.all([
+                __nccwpck_require__.e(/* import() */ 985).then(__nccwpck_require__.bind(__nccwpck_require__, 8985)),
+                __nccwpck_require__.e(/* import() */ 83).then(__nccwpck_require__.bind(__nccwpck_require__, 4083))
+            ]);
             failure = await reportVotes(settings, await runVotes(settings, deps));
         }
         if (failure !== undefined)
@@ -1874,9 +2094,15 @@ function failureMessage(error) {
  */
 /** The shortest piece of a secret that counts as a leak on its own. */
 const FRAGMENT = 10;
-/** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
+/**
+ * A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are
+ * too common.
+ */
 const MIN_WHOLE = 4;
-/** Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as they are and as `read` reads them. */
+/**
+ * Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as
+ * they are and as `read` reads them.
+ */
 const asIs = { whole: new Set(), pieces: new Set() };
 const asRead = { whole: new Set(), pieces: new Set() };
 function remember(forms, form) {
@@ -1895,7 +2121,11 @@ function addSecret(secret) {
     const bytes = Buffer.from(secret, 'utf8');
     const logged = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
     const escaped = [
-        secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+        secret
+            .replace(/&/g, '&amp;')
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;')
+            .replace(/"/g, '&quot;'),
         secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1'),
         bytes.toString('base64').replace(/=+$/, '')
     ];
@@ -1927,11 +2157,15 @@ function clearSecrets() {
     for (const set of [asIs.whole, asIs.pieces, asRead.whole, asRead.pieces])
         set.clear();
 }
-/** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
+/**
+ * `text` with every secret form, and every run of FRAGMENT or more characters copied from one,
+ * replaced by `***`.
+ */
 function redact(text) {
     if ([asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0))
         return text;
-    // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
+    // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans
+    // overlap.
     const marks = new Int32Array(text.length + 1);
     const mark = (from, to) => {
         marks[from] += 1;
@@ -1963,7 +2197,10 @@ function find(forms, text, mark) {
         if (forms.pieces.has(text.slice(i, i + FRAGMENT)))
             mark(i, i + FRAGMENT);
 }
-/** What cuts a secret where it is wrapped or hyphenated: white space, line breaks, zero-width spaces, soft hyphens. */
+/**
+ * What cuts a secret where it is wrapped or hyphenated: white space, line breaks, zero-width
+ * spaces, soft hyphens.
+ */
 const CUT = /[\s\u200b\u00ad]/;
 /**
  * A cut, or one escape of a character as programs write them: `%6B`; `&#107;`, `&#x6b;` (the
@@ -2010,7 +2247,11 @@ function read(text) {
         plain(text.slice(next, match.index), next);
         next = match.index + token.length;
         const hex = percent ?? hexReference ?? braced ?? u ?? x;
-        const point = hex !== undefined ? parseInt(hex, 16) : decimalReference !== undefined ? Number(decimalReference) : -1;
+        const point = hex !== undefined
+            ? parseInt(hex, 16)
+            : decimalReference !== undefined
+                ? Number(decimalReference)
+                : -1;
         if (point >= 0 && point <= 0x10ffff)
             add(String.fromCodePoint(point), match.index, next);
         // Not a cut, and no escape (a run of backslashes alone, a reference past U+10FFFF): as it is.
@@ -2038,14 +2279,21 @@ function unwrapSecret(text) {
     take(/^(?:export\s+)?[A-Za-z_]\w*\s*=\s*(\S[\s\S]*)$/, () => 'a variable name and "=" in front');
     take(/^(["'`])([\s\S]*)\1$/, () => 'quotes around it');
     take(/^(Bot|Bearer)\s+([\s\S]*)$/i, match => `the word "${match[1]}" in front`);
-    const inside = [/["'`]/.test(value) && 'quotes', value.includes('=') && '"="', /\s/.test(value) && 'white space'].filter(Boolean);
+    const inside = [
+        /["'`]/.test(value) && 'quotes',
+        value.includes('=') && '"="',
+        /\s/.test(value) && 'white space'
+    ].filter(Boolean);
     if (inside.length > 0)
         extra.push(`${inside.join(', ')} inside it`);
     return { value, extra };
 }
 /** Shorter lines of a secret are not masked on their own: they could be common words. */
 const MIN_MASKED_PART = 8;
-/** Masks a secret whole (never a word in it), without what was pasted around it, and each long line: the runner masks by line. */
+/**
+ * Masks a secret whole (never a word in it), without what was pasted around it, and each long line:
+ * the runner masks by line.
+ */
 function maskSecret(secret, mask) {
     if (secret === '')
         return;
@@ -2059,7 +2307,10 @@ function maskSecret(secret, mask) {
     for (const part of parts)
         mask(part);
 }
-/** A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password, as written and decoded. */
+/**
+ * A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password,
+ * as written and decoded.
+ */
 function proxyCredentials(env) {
     const found = new Set();
     for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
@@ -2108,17 +2359,29 @@ function registerSecret(secret, setSecret) {
 /* harmony import */ var _version_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1013);
 
 
-/** What both modes know of the service: a keyed request's headers, its own words in an answer (the key check: keys.ts). */
+/**
+ * What both modes know of the service: a keyed request's headers, its own words in an answer (the
+ * key check: keys.ts).
+ */
 /** Headers of a request that carries the key: the bare key, no scheme word (the service's rule). */
 function keyedHeaders(apiKey) {
-    return { Authorization: apiKey, 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_1__/* .USER_AGENT */ ._O };
+    return {
+        Authorization: apiKey,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        'User-Agent': _version_js__WEBPACK_IMPORTED_MODULE_1__/* .USER_AGENT */ ._O
+    };
 }
 /** The service's `error` text when it sent one (redacted, on one line, cut short). */
 function serviceError(answer) {
     const json = answer.json;
-    return typeof json?.error === 'string' && json.error.trim() !== '' ? (0,_text_js__WEBPACK_IMPORTED_MODULE_0__/* .excerpt */ .Kb)(json.error, 300) : undefined;
+    return typeof json?.error === 'string' && json.error.trim() !== ''
+        ? (0,_text_js__WEBPACK_IMPORTED_MODULE_0__/* .excerpt */ .Kb)(json.error, 300)
+        : undefined;
 }
-/** The service's `error` text, else a short description of an answer that is not the service's JSON. */
+/**
+ * The service's `error` text, else a short description of an answer that is not the service's JSON.
+ */
 function serviceMessage(answer) {
     const said = serviceError(answer);
     if (said !== undefined || answer.text.trim() === '' || answer.json !== undefined)
@@ -2129,7 +2392,9 @@ function serviceMessage(answer) {
 }
 /** The vote route's own answer: a JSON object with a boolean `voted` (the live service's shape). */
 function isVoteAnswer(json) {
-    return typeof json === 'object' && json !== null && typeof json.voted === 'boolean';
+    return (typeof json === 'object' &&
+        json !== null &&
+        typeof json.voted === 'boolean');
 }
 
 
@@ -2157,9 +2422,14 @@ function isVoteAnswer(json) {
 
 
 const DEFAULT_BASE_URL = 'https://api.discord.place';
-/** Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the caller's workflow. */
+/**
+ * Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the
+ * caller's workflow.
+ */
 const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW';
-/** Reads and validates every input, masking the secrets first: the only caller of `core.getInput`. */
+/**
+ * Reads and validates every input, masking the secrets first: the only caller of `core.getInput`.
+ */
 function readSettings() {
     return parseSettings(_actions_core__WEBPACK_IMPORTED_MODULE_4__/* .getInput */ .V4, secret => (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .registerSecret */ .cl)(secret, _actions_core__WEBPACK_IMPORTED_MODULE_4__/* .setSecret */ .Pq), process.env);
 }
@@ -2185,7 +2455,8 @@ function parseAll(raw, mask, env) {
     for (const secret of [apiKey, discordToken, githubToken, ...(0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .proxyCredentials */ .FF)(env)])
         if (secret !== '')
             mask(secret);
-    // Every other input is echoed in messages: none may carry a line break (`::` after one is a workflow command).
+    // Every other input is echoed in messages: none may carry a line break (`::` after one is a
+    // workflow command).
     const get = oneLineInputs(raw);
     const botId = parseSnowflake('bot-id', get('bot-id'));
     const mode = parseMode(get('mode'));
@@ -2218,17 +2489,38 @@ function parseAll(raw, mask, env) {
     };
     if (mode === 'stats') {
         refuseOtherMode(get, VOTE_INPUTS, 'vote-check');
-        return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, githubToken) });
+        return Object.freeze({
+            ...common,
+            mode,
+            cooldownCheck,
+            ...parseStatsInputs(get, env, githubToken)
+        });
     }
     refuseOtherMode(get, STATS_INPUTS, 'stats');
     const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'));
     const userIds = parseUserIds(get('user-id'));
     const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's");
-    return Object.freeze({ ...common, mode, userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 });
+    return Object.freeze({
+        ...common,
+        mode,
+        userIds,
+        failIfNotVoted,
+        rateLimitWaitMs: (wait ?? 600) * 1000
+    });
 }
-const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands', 'stale-after'];
+const STATS_INPUTS = [
+    'command-count',
+    'server-count',
+    'commands-file',
+    'discord-token',
+    'count-subcommands',
+    'stale-after'
+];
 const VOTE_INPUTS = ['user-id', 'fail-if-not-voted'];
-/** An input of the other mode is most likely a mistake (a copied step), so it is refused, not ignored; a false boolean is unset. */
+/**
+ * An input of the other mode is most likely a mistake (a copied step), so it is refused, not
+ * ignored; a false boolean is unset.
+ */
 function refuseOtherMode(get, inputs, mode) {
     for (const input of inputs) {
         const value = get(input);
@@ -2239,7 +2531,8 @@ function refuseOtherMode(get, inputs, mode) {
 }
 function parseStatsInputs(get, env, githubToken) {
     const staleAfter = get('stale-after');
-    if (staleAfter !== '' && !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)) {
+    if (staleAfter !== '' &&
+        !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('stale-after', `must be a whole number of hours from 7 to 720, got ${show(staleAfter)}`, 'Write it like 48, a few schedule periods long, or leave it empty.');
     }
     const countSubcommands = parseBoolean('count-subcommands', get('count-subcommands'));
@@ -2249,13 +2542,19 @@ function parseStatsInputs(get, env, githubToken) {
     if (commandsFile !== '' && commandCount !== undefined) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('commands-file', "cannot be combined with 'command-count': both give the command count", 'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.');
     }
-    // A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets).
+    // A bot token goes into a header: printable ASCII only (what it may hold is checked with the
+    // other secrets).
     const token = headerSafe('discord-token', get('discord-token'), 'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.');
-    const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10');
+    const discordApiUrl = token === undefined
+        ? ''
+        : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10');
     if (countSubcommands && commandsFile === '' && token === undefined) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('count-subcommands', 'is true, but it only applies to counts read from commands-file or discord-token', 'Set commands-file or discord-token, or remove count-subcommands.');
     }
-    if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
+    if (commandCount === undefined &&
+        serverCount === undefined &&
+        commandsFile === '' &&
+        token === undefined) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ("Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
             'count to send. Set at least one of them, for example command-count: 42.', { headline: 'no count to send' });
     }
@@ -2264,7 +2563,9 @@ function parseStatsInputs(get, env, githubToken) {
         staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
         commandCount,
         serverCount,
-        commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.resolve)(workspace, commandsFile) },
+        commandsFile: commandsFile === ''
+            ? undefined
+            : { given: commandsFile, path: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.resolve)(workspace, commandsFile) },
         countSubcommands,
         discordToken: token,
         discordApiUrl,
@@ -2291,7 +2592,10 @@ function seconds(input, raw, fallback, max) {
     }
     return Number(raw) * 1000;
 }
-/** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
+/**
+ * The most users one run checks; at the live service's 100 checks per 5 minutes, already 50
+ * minutes.
+ */
 const MAX_USERS = 1_000;
 const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600;
 /** One or more user IDs separated by commas, spaces or newlines; duplicates dropped, order kept. */
@@ -2322,7 +2626,10 @@ function oneLineInputs(get) {
         return value;
     };
 }
-/** Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded: that is no token. */
+/**
+ * Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded:
+ * that is no token.
+ */
 function parseGitHubToken(raw) {
     return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw;
 }
@@ -2346,7 +2653,8 @@ function parseSnowflake(input, raw) {
     if (raw === '') {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).");
     }
-    // An unquoted ID in YAML is a number, and a number that large arrives rounded, as 1.2345678901234568e+17.
+    // An unquoted ID in YAML is a number, and a number that large arrives rounded, as
+    // 1.2345678901234568e+17.
     if (/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(raw) && !/^\d+$/.test(raw)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `looks like a number that YAML rounded (${show(raw)})`, `YAML read this as a number: put the ID in quotes, for example ${input}: '123456789012345678'.`);
     }
@@ -2355,7 +2663,10 @@ function parseSnowflake(input, raw) {
     }
     return raw;
 }
-/** A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded. */
+/**
+ * A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not
+ * rounded.
+ */
 function parseCount(input, raw, max, whose = "the service's") {
     if (raw === '')
         return undefined;
@@ -2369,7 +2680,10 @@ function parseCount(input, raw, max, whose = "the service's") {
     return value;
 }
 const PLACE_KEY = /^[0-9a-f]{64}$/i;
-/** The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for another shape. */
+/**
+ * The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for
+ * another shape.
+ */
 function tokenBotId(text) {
     const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text);
     if (parts === null)
@@ -2392,7 +2706,9 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     const api = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(apiKey);
     const discord = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(discordToken);
     const github = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(githubToken);
-    const also = (found) => found.extra.length === 0 ? '' : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`;
+    const also = (found) => found.extra.length === 0
+        ? ''
+        : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`;
     const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}.";
     if (api.value !== '') {
         if (tokenBotId(api.value) !== undefined) {
@@ -2420,7 +2736,10 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `holds more than the secret (${extra.join(' and ')}), so nothing was sent`, fix);
     }
 }
-/** A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or split the header. */
+/**
+ * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or
+ * split the header.
+ */
 function headerSafe(input, secret, fix) {
     if (secret === '')
         return undefined;
@@ -2430,7 +2749,10 @@ function headerSafe(input, secret, fix) {
     }
     return secret;
 }
-/** An API base address a secret is sent to: absolute, https unless the host is loopback, no credentials, query or fragment. */
+/**
+ * An API base address a secret is sent to: absolute, https unless the host is loopback, no
+ * credentials, query or fragment.
+ */
 function parseServiceUrl(input, raw, standard) {
     const fix = `Use ${standard} (the default) or the https address of a compatible service.`;
     if (raw === '')
@@ -2452,9 +2774,14 @@ function parseServiceUrl(input, raw, standard) {
     return url.origin + url.pathname.replace(/\/+$/, '');
 }
 function isLoopback(hostname) {
-    return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+    return (hostname === 'localhost' ||
+        hostname === '[::1]' ||
+        /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname));
 }
-/** A value quoted for an error message: JSON-escaped (no control characters reach the log) and cut short. */
+/**
+ * A value quoted for an error message: JSON-escaped (no control characters reach the log) and cut
+ * short.
+ */
 function show(raw) {
     return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
 }
@@ -2779,21 +3106,27 @@ var src_text = __nccwpck_require__(8992);
 
 
 /**
- * The job summary's plumbing, shared by both modes' reports: each writes one section of HTML (GitHub renders it as it is),
- * under a size the runner keeps. Over 1 MiB the runner drops the whole summary: every quoted text is cut, and the section capped.
+ * The job summary's plumbing, shared by both modes' reports: each writes one section of HTML
+ * (GitHub renders it as it is), under a size the runner keeps. Over 1 MiB the runner drops the
+ * whole summary: every quoted text is cut, and the section capped.
  */
 /** The largest section written; far under the runner's 1 MiB for the job's summaries together. */
 const MAX_SECTION_CHARS = 256 * 1024;
 /** The discord.place address of a bot's page, and how the summary names the bot. */
 function botTitle(botId, name, baseUrl) {
     const label = name ?? `Bot ${botId}`;
-    return baseUrl === settings/* DEFAULT_BASE_URL */.Ql ? (0,src_text/* htmlLink */.Ar)(label, `https://discord.place/bots/${botId}`) : (0,src_text/* html */.qy)(label);
+    return baseUrl === settings/* DEFAULT_BASE_URL */.Ql
+        ? (0,src_text/* htmlLink */.Ar)(label, `https://discord.place/bots/${botId}`)
+        : (0,src_text/* html */.qy)(label);
 }
 /** A paragraph with a mark, for a warning or an error: visible, with its `code` spans rendered. */
 function markedParagraph(mark, label, message) {
     return `<p>${mark} <strong>${label}</strong> ${(0,src_text/* htmlMessage */.JR)((0,src_text/* bounded */.Mm)(message, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`;
 }
-/** Writes the section to the job summary: no summary file (a local run) is no error, and a failed write one warning, never a crash. */
+/**
+ * Writes the section to the job summary: no summary file (a local run) is no error, and a failed
+ * write one warning, never a crash.
+ */
 async function writeSection(build) {
     if (!process.env['GITHUB_STEP_SUMMARY']) {
         core/* debug */.Yz('No job summary written: GITHUB_STEP_SUMMARY is not set.');
@@ -2805,7 +3138,9 @@ async function writeSection(build) {
         const text = summary.stringify();
         if (text.length > MAX_SECTION_CHARS) {
             // Cut at a line's end: each element of a section is on lines of its own.
-            summary.emptyBuffer().addRaw(text.slice(0, text.lastIndexOf('\n', MAX_SECTION_CHARS - 200) + 1), false);
+            summary
+                .emptyBuffer()
+                .addRaw(text.slice(0, text.lastIndexOf('\n', MAX_SECTION_CHARS - 200) + 1), false);
             summary.addRaw('\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n', false);
         }
         await summary.write();
@@ -2814,15 +3149,18 @@ async function writeSection(build) {
         core/* warning */.$e((0,src_text/* annotationText */.xr)(`The job summary could not be written: ${error instanceof Error ? error.message : String(error)}`));
     }
 }
-/** The section of a run that failed before its mode began (bad input), under a headline naming the bot once its ID was read. */
+/**
+ * The section of a run that failed before its mode began (bad input), under a headline naming the
+ * bot once its ID was read.
+ */
 function failureSection(summary, message, botId, headline) {
     const who = botId === undefined ? 'discord.place' : (0,src_text/* html */.qy)(`Bot ${botId}`);
     summary.addRaw(`<h3>❌ ${who}: failed${headline === undefined ? '' : `: ${(0,src_text/* html */.qy)(headline)}`}</h3>\n`, false);
     summary.addRaw(markedParagraph('❌', 'Error:', message), false);
 }
 /**
- * A headline whose step failed only because its outputs could not be written: the outcome stays
- * as it was (an update that went through did go through), the mark and the words say the step failed.
+ * A headline whose step failed only because its outputs could not be written: the outcome stays as
+ * it was (an update that went through did go through), the mark and the words say the step failed.
  */
 function headlineWith(outputsFailure, [mark, words]) {
     return outputsFailure === undefined || mark === '❌'
@@ -2830,8 +3168,8 @@ function headlineWith(outputsFailure, [mark, words]) {
         : ['❌', `${words}; the step failed: its outputs could not be written`];
 }
 /**
- * Runs a report's output writes. Outputs that cannot be written must not turn a finished run into a crash: the step fails
- * with one clear error (returned), and the summary is still written.
+ * Runs a report's output writes. Outputs that cannot be written must not turn a finished run into a
+ * crash: the step fails with one clear error (returned), and the summary is still written.
  */
 function writeOutputsSafely(write) {
     try {
@@ -2844,7 +3182,10 @@ function writeOutputsSafely(write) {
     }
 }
 // The figures and times a person reads in the summary and the log.
-/** `1,260`, as a bot page shows it. Not toLocaleString, whose first call loads ICU data: about 15 ms and 7 MB on every run. */
+/**
+ * `1,260`, as a bot page shows it. Not toLocaleString, whose first call loads ICU data: about 15 ms
+ * and 7 MB on every run.
+ */
 function number(value) {
     const digits = String(Math.abs(Math.trunc(value)));
     return `${value < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`;
@@ -2856,8 +3197,8 @@ function utc(date, now) {
     return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`;
 }
 /**
- * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to the reader, because a
- * summary is read later: "in 6 h" read the next morning would be untrue.
+ * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to
+ * the reader, because a summary is read later: "in 6 h" read the next morning would be untrue.
  */
 function relative(date, now) {
     const ms = date.getTime() - now.getTime();
@@ -2867,10 +3208,19 @@ function relative(date, now) {
     const hours = Math.floor(minutes / 60);
     const days = Math.round(hours / 24);
     // Past two days, hours and minutes are noise: "30 days", not "720 h".
-    const span = hours >= 48 ? `${days} days` : hours === 0 ? `${minutes} min` : minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+    const span = hours >= 48
+        ? `${days} days`
+        : hours === 0
+            ? `${minutes} min`
+            : minutes % 60 === 0
+                ? `${hours} h`
+                : `${hours} h ${minutes % 60} min`;
     return `${span} ${ms >= 0 ? 'after' : 'before'} this run`;
 }
-/** `21:05 UTC, 5 h 3 min after this run`: a time as the log and the summary print it (no parentheses, so it nests in some). */
+/**
+ * `21:05 UTC, 5 h 3 min after this run`: a time as the log and the summary print it (no
+ * parentheses, so it nests in some).
+ */
 function when(date, now) {
     return `${utc(date, now)}, ${relative(date, now)}`;
 }
@@ -2927,7 +3277,9 @@ function logText(text) {
 function annotationText(text) {
     return bounded(safeText(text), MAX_MESSAGE_CHARS);
 }
-/** Text for an annotation: line breaks are kept, since the toolkit escapes them inside the command. */
+/**
+ * Text for an annotation: line breaks are kept, since the toolkit escapes them inside the command.
+ */
 function safeText(text) {
     return neutraliseCommands(visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text)));
 }
@@ -2950,7 +3302,10 @@ function excerpt(text, max = 200) {
     const oneLine = visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/\s+/g, ' ').trim());
     return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }
-/** Text cut to `max` characters, saying how much was left out (the runner drops a summary over 1 MiB whole). */
+/**
+ * Text cut to `max` characters, saying how much was left out (the runner drops a summary over 1 MiB
+ * whole).
+ */
 function bounded(text, max) {
     const clean = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text);
     if (clean.length <= max)
@@ -2964,8 +3319,16 @@ function bounded(text, max) {
 function html(text) {
     return visibleControls((0,_secrets_js__WEBPACK_IMPORTED_MODULE_0__/* .redact */ .E$)(text).replace(/[\r\n]+/g, ' ')).replace(/[&<>"']/g, char => HTML_ESCAPES[char]);
 }
-const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** A message of the action's own for the summary, its `code` spans (inputs, values) shown as code. */
+const HTML_ESCAPES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+    "'": '&#39;'
+};
+/**
+ * A message of the action's own for the summary, its `code` spans (inputs, values) shown as code.
+ */
 function htmlMessage(text) {
     return html(text.replace(/\s+/g, ' ').trim()).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
@@ -2992,7 +3355,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 const package_namespaceObject = /*#__PURE__*/JSON.parse('{"UU":"discord-place-bot-stats","rE":"1.0.0"}');
 ;// CONCATENATED MODULE: ./src/version.ts
 
-/** The action's name and version, as sent in the User-Agent: package.json's, read when the bundle is built. */
+/**
+ * The action's name and version, as sent in the User-Agent: package.json's, read when the bundle is
+ * built.
+ */
 const ACTION_VERSION = package_namespaceObject.rE;
 const USER_AGENT = `${package_namespaceObject.UU}/${ACTION_VERSION}`;
 /** Where the action is published; Discord asks bots' HTTP clients to name theirs. */

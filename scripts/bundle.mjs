@@ -1,6 +1,6 @@
-// Builds the action into a folder (dist/ by default), emptied first so that no chunk of an
-// earlier build lingers: `node scripts/bundle.mjs [folder]`. TypeScript only transpiles here
-// (a third of the time of a build that type-checks too); the type check in npm test checks the types.
+// Builds the action into a folder (dist/ by default), emptied first so that no chunk of an earlier
+// build lingers: `node scripts/bundle.mjs [folder]`. TypeScript only transpiles here (a third of
+// the time of a build that type-checks too); the type check in npm test checks the types.
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

@@ -18,7 +18,9 @@ if (core.sideEffects !== false) {
 
 const fresh = mkdtempSync(join(tmpdir(), 'dist-check-'))
 try {
-  execFileSync(process.execPath, ['scripts/bundle.mjs', fresh], { stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync(process.execPath, ['scripts/bundle.mjs', fresh], {
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
   const files = new Set([...readdirSync('dist'), ...readdirSync(fresh)])
   const stale = [...files].filter(file => {
     try {
@@ -28,7 +30,9 @@ try {
     }
   })
   if (stale.length > 0) {
-    console.error(`dist/ is not the build of the source (differs: ${stale.join(', ')}). Run "npm run bundle" and commit dist/.`)
+    console.error(
+      `dist/ is not the build of the source (differs: ${stale.join(', ')}). Run "npm run bundle" and commit dist/.`
+    )
     process.exit(1)
   }
   console.log(`dist/ matches a fresh build (${files.size} files).`)

@@ -19,9 +19,14 @@ const KEY = 'example-api-key-0123456789'
 const [ALICE, BOB] = ['223456789012345678', '323456789012345678']
 const ago = (hours: number): Date => new Date(Date.now() - hours * HOUR)
 /** The bot's counts last updated `hours` ago. */
-const updated = (hours: number): Partial<BotSeed> => ({ commandsUpdatedAt: ago(hours), serversUpdatedAt: ago(hours) })
+const updated = (hours: number): Partial<BotSeed> => ({
+  commandsUpdatedAt: ago(hours),
+  serversUpdatedAt: ago(hours)
+})
 const COUNTS = { 'command-count': '14', 'server-count': '1260' }
-/** discord.place's answer when its own lookup of the server count fails (routes/bots/[id]/stats.js). */
+/**
+ * discord.place's answer when its own lookup of the server count fails (routes/bots/[id]/stats.js).
+ */
 const FAILED: Fault = {
   kind: 'answer',
   status: 500,
@@ -29,11 +34,19 @@ const FAILED: Fault = {
   body: '{"success":false,"error":"Could not fetch server count.","status":500}'
 }
 
-/** A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among them. */
-const subcommands = (...names: string[]): object[] => names.map(name => ({ type: 1, name, description: `The ${name} subcommand` }))
+/**
+ * A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among
+ * them.
+ */
+const subcommands = (...names: string[]): object[] =>
+  names.map(name => ({ type: 1, name, description: `The ${name} subcommand` }))
 const MANIFEST = [
   { name: 'ping', description: 'Check the latency' },
-  { name: 'config', description: 'Configure the bot', options: subcommands('show', 'set', 'reset') },
+  {
+    name: 'config',
+    description: 'Configure the bot',
+    options: subcommands('show', 'set', 'reset')
+  },
   { name: 'role', description: 'Manage roles', options: subcommands('add', 'remove') }
 ]
 
@@ -41,7 +54,10 @@ export interface Scenario {
   name: string
   /** What the day shows, in one line. */
   shows: string
-  /** The example bot as the service holds it that day (over 12 commands and 1,204 servers, 1,262 on Discord). */
+  /**
+   * The example bot as the service holds it that day (over 12 commands and 1,204 servers, 1,262 on
+   * Discord).
+   */
   bot: Partial<BotSeed>
   /** The step's `with:` besides bot-id, api-key and base-url. */
   inputs: Record<string, string>
@@ -60,7 +76,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'too-soon',
-    shows: 'the last update was 2 h ago: the record read shows it, nothing is sent, the next update time is given',
+    shows:
+      'the last update was 2 h ago: the record read shows it, nothing is sent, the next update time is given',
     bot: updated(2),
     inputs: { ...COUNTS, 'cooldown-check': 'true' }
   },
@@ -72,7 +89,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'strike',
-    shows: 'updated an hour ago, with cooldown-check: false: the service refuses the update as a strike (429), the step fails',
+    shows:
+      'updated an hour ago, with cooldown-check: false: the service refuses the update as a strike (429), the step fails',
     bot: updated(1),
     inputs: { ...COUNTS, 'cooldown-check': 'false' }
   },
@@ -84,33 +102,38 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'wrong-key',
-    shows: 'the secret holds a key the service does not know (401) on an update 7 h after the last: the step fails',
+    shows:
+      'the secret holds a key the service does not know (401) on an update 7 h after the last: the step fails',
     bot: { ...updated(7), apiKey: 'example-api-key-on-the-manage-page' },
     inputs: COUNTS
   },
   {
     name: 'dry-run',
-    shows: 'a dry run (dry-run: true), 7 h after the last update: the record read and the key checked, nothing sent',
+    shows:
+      'a dry run (dry-run: true), 7 h after the last update: the record read and the key checked, nothing sent',
     bot: updated(7),
     inputs: { ...COUNTS, 'dry-run': 'true' }
   },
   {
     name: 'manifest',
-    shows: 'the command count read from a JSON manifest (commands-file): 3 commands, 5 subcommands among them, count 3',
+    shows:
+      'the command count read from a JSON manifest (commands-file): 3 commands, 5 subcommands among them, count 3',
     bot: { ...updated(7), commands: 2 },
     inputs: { 'commands-file': 'commands.json', 'server-count': '1260' },
     files: { 'commands.json': JSON.stringify(MANIFEST, null, 2) }
   },
   {
     name: 'deferred',
-    shows: 'stale-after: 48, and the service fails on its side (500) 7 h after the last update: a green step with one warning',
+    shows:
+      'stale-after: 48, and the service fails on its side (500) 7 h after the last update: a green step with one warning',
     bot: updated(7),
     inputs: { ...COUNTS, 'stale-after': '48' },
     fault: FAILED
   },
   {
     name: 'stale',
-    shows: 'stale-after: 48, and the service fails on its side (500) with the listing 53 h without an update: the step fails',
+    shows:
+      'stale-after: 48, and the service fails on its side (500) with the listing 53 h without an update: the step fails',
     bot: updated(53),
     inputs: { ...COUNTS, 'stale-after': '48' },
     fault: FAILED
@@ -118,12 +141,17 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'vote-check',
     shows: 'mode: vote-check for two users, one who voted 3 h ago and one 30 h ago',
-    bot: { voters: { [ALICE]: { vote: 3, lastVote: ago(3) }, [BOB]: { vote: 1, lastVote: ago(30) } } },
+    bot: {
+      voters: { [ALICE]: { vote: 3, lastVote: ago(3) }, [BOB]: { vote: 1, lastVote: ago(30) } }
+    },
     inputs: { mode: 'vote-check', 'user-id': `${ALICE}, ${BOB}` }
   }
 ]
 
-/** What a scenario's run gives: the action's run, and the requests the service received (`METHOD path body -> status`). */
+/**
+ * What a scenario's run gives: the action's run, and the requests the service received (`METHOD
+ * path body -> status`).
+ */
 export interface ScenarioRun {
   result: RunResult | undefined
   requests: string[]
@@ -136,7 +164,9 @@ export type StepRunner = (options: RunOptions) => Promise<RunResult | undefined>
 export async function runScenario(scenario: Scenario, run: StepRunner): Promise<ScenarioRun> {
   const { ServiceEmulator } = await import('../test/support/emulator.js')
   const emulator = await ServiceEmulator.start({
-    bots: [{ id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }]
+    bots: [
+      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }
+    ]
   })
   if (scenario.fault !== undefined) emulator.inject('stats', scenario.fault)
   try {
@@ -144,22 +174,35 @@ export async function runScenario(scenario: Scenario, run: StepRunner): Promise<
       inputs: { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...scenario.inputs },
       files: scenario.files
     })
-    return { result, requests: emulator.requests.map(r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`) }
+    return {
+      result,
+      requests: emulator.requests.map(
+        r => `${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`
+      )
+    }
   } finally {
     await emulator.close()
   }
 }
 
-/** runAction's error for a run it killed: no result. Its output so far is not printed: it holds the ::add-mask:: lines. */
+/**
+ * runAction's error for a run it killed: no result. Its output so far is not printed: it holds the
+ * ::add-mask:: lines.
+ */
 function stoppedRun(error: unknown): undefined {
-  if (error instanceof Error && error.message.startsWith('the action did not exit within')) return undefined
+  if (error instanceof Error && error.message.startsWith('the action did not exit within'))
+    return undefined
   throw error
 }
 
 // Run as a script (npm start), not imported by its test.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main(process.argv[2])
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = await main(process.argv[2])
 
-/** The script: `arg` a scenario's name, `--list`, or nothing (the live service with BOT_ID and API_KEY, else `updated`). Returns the exit code. */
+/**
+ * The script: `arg` a scenario's name, `--list`, or nothing (the live service with BOT_ID and
+ * API_KEY, else `updated`). Returns the exit code.
+ */
 export async function main(arg = 'updated'): Promise<number> {
   if (arg === '--list') {
     for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
@@ -167,22 +210,29 @@ export async function main(arg = 'updated'): Promise<number> {
   }
   const scenario = SCENARIOS.find(s => s.name === arg)
   if (scenario === undefined) {
-    console.error(`Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`)
+    console.error(
+      `Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`
+    )
     return 2
   }
   const env = process.env
   const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
   if (live && process.argv[2] !== undefined) {
-    console.error('BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.')
+    console.error(
+      'BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.'
+    )
     return 2
   }
   // Loaded only for a run (it looks for Node 24 as it loads), so --list answers at once.
   const { NODE24, runAction } = await import('../test/support/action.js')
   if (NODE24 === undefined) {
-    console.error('No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.')
+    console.error(
+      'No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.'
+    )
     return 1
   }
-  const onNode24: StepRunner = options => runAction({ ...options, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
+  const onNode24: StepRunner = options =>
+    runAction({ ...options, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
   let run: ScenarioRun
   if (live) {
     const inputs = {
@@ -195,13 +245,20 @@ export async function main(arg = 'updated'): Promise<number> {
       'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
     }
     console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
-    run = { result: await onNode24({ inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== '')) }), requests: [] }
+    run = {
+      result: await onNode24({
+        inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
+      }),
+      requests: []
+    }
   } else {
     console.log(`${scenario.name}: ${scenario.shows}.`)
     run = await runScenario(scenario, onNode24)
   }
   if (run.result === undefined) {
-    console.error(`${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`)
+    console.error(
+      `${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`
+    )
     return 1
   }
   show(run.result, live ? undefined : run.requests)
@@ -210,14 +267,18 @@ export async function main(arg = 'updated'): Promise<number> {
 
 function show(result: RunResult, requests: string[] | undefined): void {
   const outputs = Object.entries(result.outputs).map(([name, value]) => `${name} = ${value}`)
-  const annotations = result.commands.filter(c => ['error', 'warning', 'notice'].includes(c.command)).map(c => `${c.command}: ${c.message}`)
+  const annotations = result.commands
+    .filter(c => ['error', 'warning', 'notice'].includes(c.command))
+    .map(c => `${c.command}: ${c.message}`)
   section('Job summary', plainText(result.summary))
   section('Outputs', outputs)
   section('Annotations', annotations)
   // Against the live service, the log tells the requests.
   if (requests === undefined) section('Log', result.log)
   else section('Requests the service received', requests)
-  section('Exit code', [`${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`])
+  section('Exit code', [
+    `${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`
+  ])
 }
 
 function section(title: string, lines: string[]): void {
@@ -225,9 +286,18 @@ function section(title: string, lines: string[]): void {
   for (const line of lines.length > 0 ? lines : ['(none)']) console.log(`  ${line}`)
 }
 
-/** The summary's HTML as text: a line per heading, paragraph and table row (cells joined by " | "). */
+/**
+ * The summary's HTML as text: a line per heading, paragraph and table row (cells joined by " | ").
+ */
 function plainText(html: string): string[] {
-  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
+  const entities: Record<string, string> = {
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: ' '
+  }
   return html
     .replace(/<\/t[dh]>\s*<t[dh][^>]*>/g, ' | ')
     .replace(/<br\s*\/?>|<\/(h\d|p|tr|summary|li)>/g, '\n')

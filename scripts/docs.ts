@@ -30,7 +30,11 @@ export const PLACEHOLDERS: Facts = {
 /** A table cell: Markdown's `<` and `|` escaped, so that `<time>` shows as written. */
 const cell = (text: string): string => text.replace(/[<|]/g, '\\$&')
 const table = (head: string[], rows: string[][]): string =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map(row => `| ${row.map(cell).join(' | ')} |`)].join('\n')
+  [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map(row => `| ${row.map(cell).join(' | ')} |`)
+  ].join('\n')
 
 /** A row's words, its first and last sentences shown as `…` where the row above has the same. */
 function elided(text: string, above: string): string {
@@ -40,7 +44,9 @@ function elided(text: string, above: string): string {
   while (head < mine.length - 1 && mine[head] === theirs[head]) head++
   let tail = 0
   while (tail < mine.length - head - 1 && mine.at(-1 - tail) === theirs.at(-1 - tail)) tail++
-  return [head > 0 ? '…' : '', ...mine.slice(head, mine.length - tail), tail > 0 ? '…' : ''].filter(Boolean).join(' ')
+  return [head > 0 ? '…' : '', ...mine.slice(head, mine.length - tail), tail > 0 ? '…' : '']
+    .filter(Boolean)
+    .join(' ')
 }
 
 const SECTIONS: Record<string, () => string> = {
@@ -50,8 +56,9 @@ const SECTIONS: Record<string, () => string> = {
       Object.entries(STATS_OUTCOMES)
         .filter(([id]) => !id.startsWith('key-'))
         .map(([id, { result, mark, headline, says }], row, rows) => {
-          // A deferred or stale run names the service's answer (a 5xx, the limiter) or the network failure;
-          // the limiter's warning names the listing's age only with stale-after set, shown in the deferred row.
+          // A deferred or stale run names the service's answer (a 5xx, the limiter) or the network
+          // failure; the limiter's warning names the listing's age only with stale-after set, shown
+          // in the deferred row.
           const facts =
             id === 'deferred' || id === 'stale'
               ? { ...PLACEHOLDERS, failure: '<answer or network failure>' }
@@ -85,11 +92,15 @@ const SECTIONS: Record<string, () => string> = {
 
 /** The page with each generated section written afresh. */
 export function generate(page: string): string {
-  return page.replace(/(<!-- generated: (\w+) -->\n)[\s\S]*?(<!-- end: \2 -->)/g, (_all, open: string, name: string, close: string) => {
-    const section = SECTIONS[name]
-    if (section === undefined) throw new Error(`docs/troubleshooting.md names an unknown section: ${name}`)
-    return `${open}${section()}\n${close}`
-  })
+  return page.replace(
+    /(<!-- generated: (\w+) -->\n)[\s\S]*?(<!-- end: \2 -->)/g,
+    (_all, open: string, name: string, close: string) => {
+      const section = SECTIONS[name]
+      if (section === undefined)
+        throw new Error(`docs/troubleshooting.md names an unknown section: ${name}`)
+      return `${open}${section()}\n${close}`
+    }
+  )
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

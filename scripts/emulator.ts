@@ -39,7 +39,8 @@ if (urlFile !== undefined) await writeFile(urlFile, emulator.url)
 console.log(`Service emulator at ${emulator.url}; stop it with Ctrl+C or SIGTERM.`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    for (const r of emulator.requests) console.log(`${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`)
+    for (const r of emulator.requests)
+      console.log(`${r.method} ${r.path}${r.body ? ` ${r.body}` : ''} -> ${r.status}`)
     void emulator.close().then(() => process.exit(0))
   })
 }

@@ -14,11 +14,16 @@ import { fileURLToPath } from 'node:url'
  * behaviours it takes part in. A module not listed is judged by every in-process test.
  */
 const OWN_TESTS = {
-  // cases.test.ts runs run() in process over the tables of refused inputs, injected commands
-  // and echoed secrets: it takes part in main's, the settings', the secrets' and the texts' behaviour.
+  // cases.test.ts runs run() in process over the tables of refused inputs, injected commands and
+  // echoed secrets: it takes part in main's, the settings', the secrets' and the texts' behaviour.
   'src/main.ts': ['test/shared/main.test.ts', 'test/shared/cases.test.ts'],
-  'src/settings.ts': ['test/shared/settings.test.ts', 'test/shared/main.test.ts', 'test/shared/cases.test.ts'],
-  // number(), relative() and when() are tested with the other texts a person reads, in text.test.ts.
+  'src/settings.ts': [
+    'test/shared/settings.test.ts',
+    'test/shared/main.test.ts',
+    'test/shared/cases.test.ts'
+  ],
+  // number(), relative() and when() are tested with the other texts a person reads, in
+  // text.test.ts.
   'src/summary.ts': [
     'test/shared/summary.test.ts',
     'test/shared/summary-gfm.test.ts',
@@ -27,8 +32,17 @@ const OWN_TESTS = {
     'test/stats/report.test.ts'
   ],
   // text.test.ts tests maskSecret and proxyCredentials with the texts they make safe.
-  'src/secrets.ts': ['test/shared/redact.test.ts', 'test/shared/text.test.ts', 'test/shared/settings.test.ts', 'test/shared/cases.test.ts'],
-  'src/text.ts': ['test/shared/text.test.ts', 'test/shared/redact.test.ts', 'test/shared/cases.test.ts'],
+  'src/secrets.ts': [
+    'test/shared/redact.test.ts',
+    'test/shared/text.test.ts',
+    'test/shared/settings.test.ts',
+    'test/shared/cases.test.ts'
+  ],
+  'src/text.ts': [
+    'test/shared/text.test.ts',
+    'test/shared/redact.test.ts',
+    'test/shared/cases.test.ts'
+  ],
   'src/service.ts': ['test/shared/service.test.ts', 'test/votes/'],
   'src/keys.ts': ['test/shared/service.test.ts', 'test/stats/', 'test/votes/'],
   'src/http/transport.ts': ['test/http/'],
@@ -46,7 +60,9 @@ const OWN_TESTS = {
   'src/votes/check.ts': ['test/votes/']
 }
 
-const STRYKER = fileURLToPath(new URL('../node_modules/@stryker-mutator/core/bin/stryker.js', import.meta.url))
+const STRYKER = fileURLToPath(
+  new URL('../node_modules/@stryker-mutator/core/bin/stryker.js', import.meta.url)
+)
 const config = JSON.parse(readFileSync('stryker.config.json', 'utf8'))
 const modules = process.argv.slice(2).length > 0 ? process.argv.slice(2) : config.mutate
 const unknown = modules.filter(module => !existsSync(module))
@@ -60,12 +76,18 @@ const rows = []
 const failures = []
 for (const module of modules) {
   const tests = OWN_TESTS[module] ?? []
-  console.log(`\n${module}, judged by ${tests.length === 0 ? 'every in-process test' : tests.join(', ')}`)
+  console.log(
+    `\n${module}, judged by ${tests.length === 0 ? 'every in-process test' : tests.join(', ')}`
+  )
   const started = Date.now()
-  const run = spawnSync(process.execPath, [STRYKER, 'run', '--mutate', module, '--reporters', 'json,clear-text'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, MUTATE_TESTS: tests.join(',') }
-  })
+  const run = spawnSync(
+    process.execPath,
+    [STRYKER, 'run', '--mutate', module, '--reporters', 'json,clear-text'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, MUTATE_TESTS: tests.join(',') }
+    }
+  )
   if (run.status !== 0) {
     // One module's failure (its tests failed before any mutant) leaves the others' runs to go on.
     console.error(`Stryker failed on ${module} (exit ${run.status}).`)
@@ -73,7 +95,10 @@ for (const module of modules) {
     continue
   }
   const report = JSON.parse(readFileSync(config.jsonReporter.fileName, 'utf8'))
-  copyFileSync(config.jsonReporter.fileName, `reports/mutation/${module.replace(/^src\//, '').replace(/\//g, '-')}.json`)
+  copyFileSync(
+    config.jsonReporter.fileName,
+    `reports/mutation/${module.replace(/^src\//, '').replace(/\//g, '-')}.json`
+  )
   const mutants = Object.values(report.files).flatMap(file => file.mutants)
   const count = status => mutants.filter(mutant => mutant.status === status).length
   const killed = count('Killed') + count('Timeout')
@@ -81,17 +106,24 @@ for (const module of modules) {
   rows.push({ module, killed, survived, minutes: (Date.now() - started) / 60_000 })
 }
 
-const score = row => (row.killed + row.survived === 0 ? 100 : (100 * row.killed) / (row.killed + row.survived))
-const all = rows.reduce((sum, row) => ({ killed: sum.killed + row.killed, survived: sum.survived + row.survived }), {
-  killed: 0,
-  survived: 0
-})
+const score = row =>
+  row.killed + row.survived === 0 ? 100 : (100 * row.killed) / (row.killed + row.survived)
+const all = rows.reduce(
+  (sum, row) => ({ killed: sum.killed + row.killed, survived: sum.survived + row.survived }),
+  {
+    killed: 0,
+    survived: 0
+  }
+)
 const table = [
   `Mutation scores, ${new Date().toISOString().slice(0, 10)} (npm run mutate${process.argv.length > 2 ? ` -- ${modules.join(' ')}` : ''})`,
   '',
   '| Module | Killed | Survived | Score | Minutes |',
   '|---|---:|---:|---:|---:|',
-  ...rows.map(row => `| \`${row.module}\` | ${row.killed} | ${row.survived} | ${score(row).toFixed(1)} % | ${row.minutes.toFixed(1)} |`),
+  ...rows.map(
+    row =>
+      `| \`${row.module}\` | ${row.killed} | ${row.survived} | ${score(row).toFixed(1)} % | ${row.minutes.toFixed(1)} |`
+  ),
   `| all | ${all.killed} | ${all.survived} | ${score(all).toFixed(1)} % | ${rows.reduce((sum, row) => sum + row.minutes, 0).toFixed(1)} |`
 ].join('\n')
 writeFileSync('reports/mutation/scores.md', `${table}\n`)

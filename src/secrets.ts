@@ -17,10 +17,16 @@
 /** The shortest piece of a secret that counts as a leak on its own. */
 export const FRAGMENT = 10
 
-/** A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are too common. */
+/**
+ * A form shorter than FRAGMENT is replaced only whole, and only from this length: shorter ones are
+ * too common.
+ */
 const MIN_WHOLE = 4
 
-/** Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as they are and as `read` reads them. */
+/**
+ * Forms shorter than FRAGMENT (matched whole) and every FRAGMENT-character window of the others, as
+ * they are and as `read` reads them.
+ */
 const asIs = { whole: new Set<string>(), pieces: new Set<string>() }
 const asRead: Forms = { whole: new Set(), pieces: new Set() }
 type Forms = typeof asIs
@@ -39,7 +45,11 @@ export function addSecret(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8')
   const logged = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]
   const escaped = [
-    secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    secret
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;'),
     secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1'),
     bytes.toString('base64').replace(/=+$/, '')
   ]
@@ -49,7 +59,8 @@ export function addSecret(secret: string): string[] {
     remember(asIs, form)
     remember(asRead, read(form).text)
   }
-  for (const form of [bytes.toString('hex'), ...base64Interiors(bytes)]) remember(asRead, read(form).text)
+  for (const form of [bytes.toString('hex'), ...base64Interiors(bytes)])
+    remember(asRead, read(form).text)
   return [...new Set(logged)]
 }
 
@@ -61,7 +72,10 @@ function base64Interiors(bytes: Buffer): string[] {
   const interiors: string[] = []
   for (let before = 0; before < 3; before++) {
     const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64')
-    const interior = encoded.slice(Math.ceil((before * 8) / 6), Math.floor(((before + bytes.length) * 8) / 6))
+    const interior = encoded.slice(
+      Math.ceil((before * 8) / 6),
+      Math.floor(((before + bytes.length) * 8) / 6)
+    )
     interiors.push(interior, interior.replace(/\+/g, '-').replace(/\//g, '_'))
   }
   return interiors
@@ -72,10 +86,14 @@ export function clearSecrets(): void {
   for (const set of [asIs.whole, asIs.pieces, asRead.whole, asRead.pieces]) set.clear()
 }
 
-/** `text` with every secret form, and every run of FRAGMENT or more characters copied from one, replaced by `***`. */
+/**
+ * `text` with every secret form, and every run of FRAGMENT or more characters copied from one,
+ * replaced by `***`.
+ */
 export function redact(text: string): string {
   if ([asIs, asRead].every(forms => forms.whole.size + forms.pieces.size === 0)) return text
-  // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans overlap.
+  // +1 where a span to replace starts, -1 where it ends: marking stays linear however the spans
+  // overlap.
   const marks = new Int32Array(text.length + 1)
   const mark = (from: number, to: number): void => {
     marks[from]! += 1
@@ -99,12 +117,17 @@ export function redact(text: string): string {
 /** Calls `mark` with the span of each copy of a form, or of a window of one, in `text`. */
 function find(forms: Forms, text: string, mark: (from: number, to: number) => void): void {
   for (const form of forms.whole) {
-    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) mark(at, at + form.length)
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
+      mark(at, at + form.length)
   }
-  for (let i = 0; i + FRAGMENT <= text.length; i++) if (forms.pieces.has(text.slice(i, i + FRAGMENT))) mark(i, i + FRAGMENT)
+  for (let i = 0; i + FRAGMENT <= text.length; i++)
+    if (forms.pieces.has(text.slice(i, i + FRAGMENT))) mark(i, i + FRAGMENT)
 }
 
-/** What cuts a secret where it is wrapped or hyphenated: white space, line breaks, zero-width spaces, soft hyphens. */
+/**
+ * What cuts a secret where it is wrapped or hyphenated: white space, line breaks, zero-width
+ * spaces, soft hyphens.
+ */
 const CUT = /[\s\u200b\u00ad]/
 
 /**
@@ -154,7 +177,12 @@ function read(text: string): { text: string; start: Int32Array; end: Int32Array 
     plain(text.slice(next, match.index), next)
     next = match.index + token.length
     const hex = percent ?? hexReference ?? braced ?? u ?? x
-    const point = hex !== undefined ? parseInt(hex, 16) : decimalReference !== undefined ? Number(decimalReference) : -1
+    const point =
+      hex !== undefined
+        ? parseInt(hex, 16)
+        : decimalReference !== undefined
+          ? Number(decimalReference)
+          : -1
     if (point >= 0 && point <= 0x10ffff) add(String.fromCodePoint(point), match.index, next)
     // Not a cut, and no escape (a run of backslashes alone, a reference past U+10FFFF): as it is.
     else if (!CUT.test(token)) plain(token, match.index)
@@ -180,7 +208,11 @@ export function unwrapSecret(text: string): { value: string; extra: string[] } {
   take(/^(?:export\s+)?[A-Za-z_]\w*\s*=\s*(\S[\s\S]*)$/, () => 'a variable name and "=" in front')
   take(/^(["'`])([\s\S]*)\1$/, () => 'quotes around it')
   take(/^(Bot|Bearer)\s+([\s\S]*)$/i, match => `the word "${match[1]}" in front`)
-  const inside = [/["'`]/.test(value) && 'quotes', value.includes('=') && '"="', /\s/.test(value) && 'white space'].filter(Boolean)
+  const inside = [
+    /["'`]/.test(value) && 'quotes',
+    value.includes('=') && '"="',
+    /\s/.test(value) && 'white space'
+  ].filter(Boolean)
   if (inside.length > 0) extra.push(`${inside.join(', ')} inside it`)
   return { value, extra }
 }
@@ -188,17 +220,24 @@ export function unwrapSecret(text: string): { value: string; extra: string[] } {
 /** Shorter lines of a secret are not masked on their own: they could be common words. */
 const MIN_MASKED_PART = 8
 
-/** Masks a secret whole (never a word in it), without what was pasted around it, and each long line: the runner masks by line. */
+/**
+ * Masks a secret whole (never a word in it), without what was pasted around it, and each long line:
+ * the runner masks by line.
+ */
 export function maskSecret(secret: string, mask: (secret: string) => void): void {
   if (secret === '') return
   const parts = new Set([secret])
   const { value } = unwrapSecret(secret)
   if (value.length >= MIN_MASKED_PART) parts.add(value)
-  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
+  for (const line of secret.split(/\r?\n/))
+    if (line.trim().length >= MIN_MASKED_PART) parts.add(line.trim())
   for (const part of parts) mask(part)
 }
 
-/** A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password, as written and decoded. */
+/**
+ * A proxy's credentials (`https_proxy=http://user:password@host`): the password and user:password,
+ * as written and decoded.
+ */
 export function proxyCredentials(env: Readonly<Record<string, string | undefined>>): string[] {
   const found = new Set<string>()
   for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {

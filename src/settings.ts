@@ -23,7 +23,10 @@ interface CommonSettings {
 export interface StatsSettings extends CommonSettings {
   readonly mode: 'stats'
   readonly cooldownCheck: boolean
-  /** Hours a listing may go without an update before a passing failure of the service fails the step; undefined: off. */
+  /**
+   * Hours a listing may go without an update before a passing failure of the service fails the
+   * step; undefined: off.
+   */
   readonly staleAfter: number | undefined
   readonly commandCount: number | undefined
   readonly serverCount: number | undefined
@@ -53,7 +56,10 @@ export type Mode = Settings['mode']
 
 export const DEFAULT_BASE_URL = 'https://api.discord.place'
 
-/** Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the caller's workflow. */
+/**
+ * Set by the reusable workflow (stats.yml) on its step: inside it, GITHUB_WORKFLOW_REF names the
+ * caller's workflow.
+ */
 export const REUSABLE_WORKFLOW_MARK = 'DISCORD_PLACE_STATS_REUSABLE_WORKFLOW'
 
 /** Where the workflow runs: what a manifest fallback needs to read the repository. */
@@ -66,7 +72,10 @@ export interface GitHubContext {
   readonly apiUrl: string
   /** In the project's reusable workflow, advice speaks to its caller. */
   readonly inReusableWorkflow: boolean
-  /** The workflow that ran the step (`owner/repo/path@ref`), its commit, and the job: read after a strike. */
+  /**
+   * The workflow that ran the step (`owner/repo/path@ref`), its commit, and the job: read after a
+   * strike.
+   */
   readonly workflowRef?: string | undefined
   readonly workflowSha?: string | undefined
   readonly job?: string | undefined
@@ -77,7 +86,9 @@ export type InputReader = (name: string) => string
 
 type Env = Readonly<Record<string, string | undefined>>
 
-/** Reads and validates every input, masking the secrets first: the only caller of `core.getInput`. */
+/**
+ * Reads and validates every input, masking the secrets first: the only caller of `core.getInput`.
+ */
 export function readSettings(): Settings {
   return parseSettings(core.getInput, secret => registerSecret(secret, core.setSecret), process.env)
 }
@@ -86,7 +97,11 @@ export function readSettings(): Settings {
  * Builds Settings from raw inputs. Secrets are handed to `mask` before any validation, so that
  * no later message can print them. Throws an InputError for the first bad input.
  */
-export function parseSettings(raw: InputReader, mask: (secret: string) => void, env: Env = {}): Settings {
+export function parseSettings(
+  raw: InputReader,
+  mask: (secret: string) => void,
+  env: Env = {}
+): Settings {
   try {
     return parseAll(raw, mask, env)
   } catch (error) {
@@ -100,8 +115,10 @@ function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): S
   const apiKey = raw('api-key')
   const discordToken = raw('discord-token')
   const githubToken = parseGitHubToken(raw('github-token'))
-  for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)]) if (secret !== '') mask(secret)
-  // Every other input is echoed in messages: none may carry a line break (`::` after one is a workflow command).
+  for (const secret of [apiKey, discordToken, githubToken, ...proxyCredentials(env)])
+    if (secret !== '') mask(secret)
+  // Every other input is echoed in messages: none may carry a line break (`::` after one is a
+  // workflow command).
   const get = oneLineInputs(raw)
 
   const botId = parseSnowflake('bot-id', get('bot-id'))
@@ -124,7 +141,12 @@ function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): S
     "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line."
   )
   const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS)
-  const requestTimeoutMs = seconds('request-timeout', get('request-timeout'), 30, MAX_TIMEOUT_SECONDS)
+  const requestTimeoutMs = seconds(
+    'request-timeout',
+    get('request-timeout'),
+    30,
+    MAX_TIMEOUT_SECONDS
+  )
   // request-timeout has a default (30 s): a workflow that sets only a short timeout is not refused
   // for it, the request time is cut to the step's, and the log says so.
   const notes: string[] = []
@@ -145,24 +167,54 @@ function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): S
   }
   if (mode === 'stats') {
     refuseOtherMode(get, VOTE_INPUTS, 'vote-check')
-    return Object.freeze({ ...common, mode, cooldownCheck, ...parseStatsInputs(get, env, githubToken) })
+    return Object.freeze({
+      ...common,
+      mode,
+      cooldownCheck,
+      ...parseStatsInputs(get, env, githubToken)
+    })
   }
   refuseOtherMode(get, STATS_INPUTS, 'stats')
   const failIfNotVoted = parseBoolean('fail-if-not-voted', get('fail-if-not-voted'))
   const userIds = parseUserIds(get('user-id'))
-  const wait = parseCount('rate-limit-wait', get('rate-limit-wait'), MAX_RATE_LIMIT_WAIT_SECONDS, "the action's")
-  return Object.freeze({ ...common, mode, userIds, failIfNotVoted, rateLimitWaitMs: (wait ?? 600) * 1000 })
+  const wait = parseCount(
+    'rate-limit-wait',
+    get('rate-limit-wait'),
+    MAX_RATE_LIMIT_WAIT_SECONDS,
+    "the action's"
+  )
+  return Object.freeze({
+    ...common,
+    mode,
+    userIds,
+    failIfNotVoted,
+    rateLimitWaitMs: (wait ?? 600) * 1000
+  })
 }
 
-const STATS_INPUTS = ['command-count', 'server-count', 'commands-file', 'discord-token', 'count-subcommands', 'stale-after']
+const STATS_INPUTS = [
+  'command-count',
+  'server-count',
+  'commands-file',
+  'discord-token',
+  'count-subcommands',
+  'stale-after'
+]
 const VOTE_INPUTS = ['user-id', 'fail-if-not-voted']
 
-/** An input of the other mode is most likely a mistake (a copied step), so it is refused, not ignored; a false boolean is unset. */
+/**
+ * An input of the other mode is most likely a mistake (a copied step), so it is refused, not
+ * ignored; a false boolean is unset.
+ */
 function refuseOtherMode(get: InputReader, inputs: string[], mode: Mode): void {
   for (const input of inputs) {
     const value = get(input)
     if (value === '' || FALSE.includes(value)) continue
-    throw new InputError(input, `is set, but it belongs to mode: ${mode}`, `Remove it, or set mode: ${mode}.`)
+    throw new InputError(
+      input,
+      `is set, but it belongs to mode: ${mode}`,
+      `Remove it, or set mode: ${mode}.`
+    )
   }
 }
 
@@ -170,7 +222,10 @@ type StatsInputs = Omit<StatsSettings, keyof CommonSettings | 'mode' | 'cooldown
 
 function parseStatsInputs(get: InputReader, env: Env, githubToken: string): StatsInputs {
   const staleAfter = get('stale-after')
-  if (staleAfter !== '' && !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)) {
+  if (
+    staleAfter !== '' &&
+    !(/^\d+$/.test(staleAfter) && Number(staleAfter) >= 7 && Number(staleAfter) <= 720)
+  ) {
     throw new InputError(
       'stale-after',
       `must be a whole number of hours from 7 to 720, got ${show(staleAfter)}`,
@@ -188,13 +243,17 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
       'Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.'
     )
   }
-  // A bot token goes into a header: printable ASCII only (what it may hold is checked with the other secrets).
+  // A bot token goes into a header: printable ASCII only (what it may hold is checked with the
+  // other secrets).
   const token = headerSafe(
     'discord-token',
     get('discord-token'),
     'Copy the token again from the Bot page of the Discord Developer Portal and store it in the secret as a single line.'
   )
-  const discordApiUrl = token === undefined ? '' : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
+  const discordApiUrl =
+    token === undefined
+      ? ''
+      : parseServiceUrl('discord-api-url', get('discord-api-url'), 'https://discord.com/api/v10')
   if (countSubcommands && commandsFile === '' && token === undefined) {
     throw new InputError(
       'count-subcommands',
@@ -202,7 +261,12 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
       'Set commands-file or discord-token, or remove count-subcommands.'
     )
   }
-  if (commandCount === undefined && serverCount === undefined && commandsFile === '' && token === undefined) {
+  if (
+    commandCount === undefined &&
+    serverCount === undefined &&
+    commandsFile === '' &&
+    token === undefined
+  ) {
     throw new ActionError(
       "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no " +
         'count to send. Set at least one of them, for example command-count: 42.',
@@ -214,12 +278,19 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
     staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
     commandCount,
     serverCount,
-    commandsFile: commandsFile === '' ? undefined : { given: commandsFile, path: resolve(workspace, commandsFile) },
+    commandsFile:
+      commandsFile === ''
+        ? undefined
+        : { given: commandsFile, path: resolve(workspace, commandsFile) },
     countSubcommands,
     discordToken: token,
     discordApiUrl,
     github: Object.freeze({
-      token: headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.'),
+      token: headerSafe(
+        'github-token',
+        githubToken,
+        'Pass a GitHub token, for example the default ${{ github.token }}.'
+      ),
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined,
@@ -238,12 +309,19 @@ const MAX_TIMEOUT_SECONDS = 6 * 3_600
 function seconds(input: string, raw: string, fallback: number, max: number): number {
   if (raw === '') return fallback * 1000
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    throw new InputError(input, `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`, `Write it like ${fallback}.`)
+    throw new InputError(
+      input,
+      `must be a whole number of seconds from 1 to ${max}, got ${show(raw)}`,
+      `Write it like ${fallback}.`
+    )
   }
   return Number(raw) * 1000
 }
 
-/** The most users one run checks; at the live service's 100 checks per 5 minutes, already 50 minutes. */
+/**
+ * The most users one run checks; at the live service's 100 checks per 5 minutes, already 50
+ * minutes.
+ */
 const MAX_USERS = 1_000
 const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600
 
@@ -294,7 +372,10 @@ function oneLineInputs(get: InputReader): InputReader {
   }
 }
 
-/** Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded: that is no token. */
+/**
+ * Local runners (`@github/local-action`, act) pass the default `${{ github.token }}` unexpanded:
+ * that is no token.
+ */
 function parseGitHubToken(raw: string): string {
   return /^\$\{\{[^}]*\}\}$/.test(raw) ? '' : raw
 }
@@ -314,7 +395,11 @@ const FALSE = ['false', 'False', 'FALSE']
 function parseBoolean(input: string, raw: string): boolean {
   if (['true', 'True', 'TRUE'].includes(raw)) return true
   if (FALSE.includes(raw)) return false
-  throw new InputError(input, `must be true or false, got ${show(raw)}`, `Write ${input}: true or ${input}: false.`)
+  throw new InputError(
+    input,
+    `must be true or false, got ${show(raw)}`,
+    `Write ${input}: true or ${input}: false.`
+  )
 }
 
 /** A Discord ID: 17 to 20 decimal digits (the OpenAPI document's DiscordSnowflake). */
@@ -322,9 +407,14 @@ const SNOWFLAKE = /^\d{17,20}$/
 
 function parseSnowflake(input: string, raw: string): string {
   if (raw === '') {
-    throw new InputError(input, 'is empty', "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).")
+    throw new InputError(
+      input,
+      'is empty',
+      "Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID)."
+    )
   }
-  // An unquoted ID in YAML is a number, and a number that large arrives rounded, as 1.2345678901234568e+17.
+  // An unquoted ID in YAML is a number, and a number that large arrives rounded, as
+  // 1.2345678901234568e+17.
   if (/^\d+(?:\.\d+)?(?:e\+?\d+)?$/i.test(raw) && !/^\d+$/.test(raw)) {
     throw new InputError(
       input,
@@ -342,8 +432,16 @@ function parseSnowflake(input: string, raw: string): string {
   return raw
 }
 
-/** A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not rounded. */
-function parseCount(input: string, raw: string, max: number, whose = "the service's"): number | undefined {
+/**
+ * A count in plain decimal digits within range: `12.5`, `1e3`, `0x10` and `-1` are refused, not
+ * rounded.
+ */
+function parseCount(
+  input: string,
+  raw: string,
+  max: number,
+  whose = "the service's"
+): number | undefined {
   if (raw === '') return undefined
   const range = `a whole number from 0 to ${max}`
   if (!/^\d+$/.test(raw)) {
@@ -354,13 +452,21 @@ function parseCount(input: string, raw: string, max: number, whose = "the servic
     )
   }
   const value = Number(raw)
-  if (value > max) throw new InputError(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`)
+  if (value > max)
+    throw new InputError(
+      input,
+      `is ${show(raw)}, above ${whose} maximum of ${max}`,
+      `Send ${range}.`
+    )
   return value
 }
 
 const PLACE_KEY = /^[0-9a-f]{64}$/i
 
-/** The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for another shape. */
+/**
+ * The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for
+ * another shape.
+ */
 export function tokenBotId(text: string): string | undefined {
   const parts = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text)
   if (parts === null) return undefined
@@ -370,7 +476,8 @@ export function tokenBotId(text: string): string | undefined {
 
 /** What each secret's refusal asks the person to store, in the order they are checked. */
 const STORE_ALONE = {
-  'api-key': "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
+  'api-key':
+    "Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.",
   'discord-token':
     'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',
   'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
@@ -381,13 +488,21 @@ const STORE_ALONE = {
  * sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
  * so a quoted Discord token is named as one; then anything around a secret is refused.
  */
-function refuseMisplacedSecrets(apiKey: string, discordToken: string, githubToken: string, botId: string): void {
+function refuseMisplacedSecrets(
+  apiKey: string,
+  discordToken: string,
+  githubToken: string,
+  botId: string
+): void {
   const api = unwrapSecret(apiKey)
   const discord = unwrapSecret(discordToken)
   const github = unwrapSecret(githubToken)
   const also = (found: { extra: string[] }): string =>
-    found.extra.length === 0 ? '' : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`
-  const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
+    found.extra.length === 0
+      ? ''
+      : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`
+  const fix =
+    "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
   if (api.value !== '') {
     if (tokenBotId(api.value) !== undefined) {
       throw new InputError(
@@ -430,30 +545,50 @@ function refuseMisplacedSecrets(apiKey: string, discordToken: string, githubToke
   const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github }
   for (const [input, fix] of Object.entries(STORE_ALONE)) {
     const { extra } = unwrapped[input as keyof typeof STORE_ALONE]
-    if (extra.length > 0) throw new InputError(input, `holds more than the secret (${extra.join(' and ')}), so nothing was sent`, fix)
+    if (extra.length > 0)
+      throw new InputError(
+        input,
+        `holds more than the secret (${extra.join(' and ')}), so nothing was sent`,
+        fix
+      )
   }
 }
 
-/** A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or split the header. */
+/**
+ * A secret goes into an HTTP header as it is: anything but printable ASCII would be refused, or
+ * split the header.
+ */
 function headerSafe(input: string, secret: string, fix: string): string | undefined {
   if (secret === '') return undefined
   const bad = [...secret].findIndex(ch => !/^[\x21-\x7e]$/.test(ch))
   if (bad >= 0) {
-    throw new InputError(input, `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`, fix)
+    throw new InputError(
+      input,
+      `contains whitespace, a control character or a non-ASCII character (at character ${bad + 1})`,
+      fix
+    )
   }
   return secret
 }
 
-/** An API base address a secret is sent to: absolute, https unless the host is loopback, no credentials, query or fragment. */
+/**
+ * An API base address a secret is sent to: absolute, https unless the host is loopback, no
+ * credentials, query or fragment.
+ */
 function parseServiceUrl(input: string, raw: string, standard: string): string {
   const fix = `Use ${standard} (the default) or the https address of a compatible service.`
   if (raw === '') throw new InputError(input, 'is empty', fix)
   if (!URL.canParse(raw)) throw new InputError(input, `is not an absolute URL: ${show(raw)}`, fix)
   const url = new URL(raw)
   if (url.username !== '' || url.password !== '') {
-    throw new InputError(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`)
+    throw new InputError(
+      input,
+      'contains a user name or password',
+      `Remove them; the secret is sent in a header. ${fix}`
+    )
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new InputError(
       input,
@@ -462,16 +597,27 @@ function parseServiceUrl(input: string, raw: string, standard: string): string {
     )
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new InputError(input, 'has a query or fragment', 'Give only the scheme, host and optional path prefix.')
+    throw new InputError(
+      input,
+      'has a query or fragment',
+      'Give only the scheme, host and optional path prefix.'
+    )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
 }
 
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  return (
+    hostname === 'localhost' ||
+    hostname === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  )
 }
 
-/** A value quoted for an error message: JSON-escaped (no control characters reach the log) and cut short. */
+/**
+ * A value quoted for an error message: JSON-escaped (no control characters reach the log) and cut
+ * short.
+ */
 function show(raw: string): string {
   return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)
 }

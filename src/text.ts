@@ -39,7 +39,9 @@ export function annotationText(text: string): string {
   return bounded(safeText(text), MAX_MESSAGE_CHARS)
 }
 
-/** Text for an annotation: line breaks are kept, since the toolkit escapes them inside the command. */
+/**
+ * Text for an annotation: line breaks are kept, since the toolkit escapes them inside the command.
+ */
 export function safeText(text: string): string {
   return neutraliseCommands(visibleControls(redact(text)))
 }
@@ -66,7 +68,10 @@ export function excerpt(text: string, max = 200): string {
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine
 }
 
-/** Text cut to `max` characters, saying how much was left out (the runner drops a summary over 1 MiB whole). */
+/**
+ * Text cut to `max` characters, saying how much was left out (the runner drops a summary over 1 MiB
+ * whole).
+ */
 export function bounded(text: string, max: number): string {
   const clean = redact(text)
   if (clean.length <= max) return clean
@@ -78,12 +83,23 @@ export function bounded(text: string, max: number): string {
  * block, and what follows would be read as Markdown.
  */
 export function html(text: string): string {
-  return visibleControls(redact(text).replace(/[\r\n]+/g, ' ')).replace(/[&<>"']/g, char => HTML_ESCAPES[char]!)
+  return visibleControls(redact(text).replace(/[\r\n]+/g, ' ')).replace(
+    /[&<>"']/g,
+    char => HTML_ESCAPES[char]!
+  )
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;'
+}
 
-/** A message of the action's own for the summary, its `code` spans (inputs, values) shown as code. */
+/**
+ * A message of the action's own for the summary, its `code` spans (inputs, values) shown as code.
+ */
 export function htmlMessage(text: string): string {
   return html(text.replace(/\s+/g, ' ').trim()).replace(/`([^`]+)`/g, '<code>$1</code>')
 }

@@ -4,7 +4,10 @@ const env = process.env
 const response = await fetch(`${env['INPUT_BASE-URL']}/bots/${env['INPUT_BOT-ID']}/stats`, {
   method: 'PATCH',
   headers: { Authorization: env['INPUT_API-KEY'], 'Content-Type': 'application/json' },
-  body: JSON.stringify({ command_count: Number(env['INPUT_COMMAND-COUNT']), server_count: Number(env['INPUT_SERVER-COUNT']) })
+  body: JSON.stringify({
+    command_count: Number(env['INPUT_COMMAND-COUNT']),
+    server_count: Number(env['INPUT_SERVER-COUNT'])
+  })
 })
 console.log(`${response.status} ${await response.text()}`)
 if (!response.ok) process.exitCode = 1

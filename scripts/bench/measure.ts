@@ -37,22 +37,41 @@ os.write(3, json.dumps({"start": start, "wall": end - start, "code": os.waitstat
 `
 
 /** The real Python binary (a pyenv shim is a shell script), resolved once. */
-const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout?.trim()
+const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+  encoding: 'utf8'
+}).stdout?.trim()
 
 /** Starts `argv` (argv[0] an absolute path) with exactly `env` in `cwd`, and measures it. */
-export function measure(argv: string[], env: Record<string, string>, cwd: string, timeoutMs = 60_000): Promise<Measured> {
+export function measure(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 60_000
+): Promise<Measured> {
   if (!python) throw new Error('python3 is needed to read a child process rusage')
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-I', '-S', '-c', WRAPPER], { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
+    const child = spawn(python, ['-I', '-S', '-c', WRAPPER], {
+      cwd,
+      env: {},
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe']
+    })
     let [stdout, stderr, report] = ['', '', '']
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     ;(child.stdio[3] as Readable).setEncoding('utf8').on('data', (d: string) => (report += d))
     child.on('error', reject)
     child.on('close', code => {
-      if (code !== 0 || report === '') return reject(new Error(`the rusage wrapper failed (${code}): ${stderr}`))
+      if (code !== 0 || report === '')
+        return reject(new Error(`the rusage wrapper failed (${code}): ${stderr}`))
       const r = JSON.parse(report) as { start: number; wall: number; code: number; maxrss: number }
-      resolve({ code: r.code, stdout, stderr, startNs: BigInt(r.start), wallMs: r.wall / 1e6, maxRssKiB: r.maxrss })
+      resolve({
+        code: r.code,
+        stdout,
+        stderr,
+        startNs: BigInt(r.start),
+        wallMs: r.wall / 1e6,
+        maxRssKiB: r.maxrss
+      })
     })
     ;(child.stdin as Writable).end(JSON.stringify({ argv, env, timeout: timeoutMs / 1000 }))
   })

@@ -16,10 +16,14 @@ import { DiscordFake } from '../../test/support/fakes.js'
 import { median, type Report } from './stats.js'
 
 const TLS_DIR = join(ROOT, 'test/fixtures/tls')
-const TLS = { key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8') }
+const TLS = {
+  key: readFileSync(join(TLS_DIR, 'server-key.pem'), 'utf8'),
+  cert: readFileSync(join(TLS_DIR, 'server.pem'), 'utf8')
+}
 const KEY = 'bench-key'
 /** A bot token's shape: its first part is the bot's ID in base64, as the action checks. */
-const tokenOf = (bot: string): string => `${Buffer.from(bot).toString('base64url')}.GxYzAb.bench-token_0123456789`
+const tokenOf = (bot: string): string =>
+  `${Buffer.from(bot).toString('base64url')}.GxYzAb.bench-token_0123456789`
 const END = Symbol('end')
 
 /** A TCP relay to a loopback port, with a configurable round trip. */
@@ -91,9 +95,18 @@ interface Scenario {
 export async function networkBenchmark(node: string, report: Report): Promise<void> {
   const rtt = Number(process.env['BENCH_RTT_MS'] ?? 50)
   const runs = Math.max(1, Number(process.env['BENCH_NET_RUNS'] ?? 9))
-  const users = ['223456789012345678', '323456789012345678', '423456789012345678', '523456789012345678', '623456789012345678']
+  const users = [
+    '223456789012345678',
+    '323456789012345678',
+    '423456789012345678',
+    '523456789012345678',
+    '623456789012345678'
+  ]
   const unlimited = { limit: 1e9, windowMs: 60_000 }
-  const emulator = await ServiceEmulator.start({ tls: TLS, rateLimits: { stats: unlimited, record: unlimited, votes: unlimited } })
+  const emulator = await ServiceEmulator.start({
+    tls: TLS,
+    rateLimits: { stats: unlimited, record: unlimited, votes: unlimited }
+  })
   const discord = await DiscordFake.start({
     token: tokenOf('123456789012345678'),
     applicationId: '123456789012345678',
@@ -118,11 +131,16 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
         return { 'discord-token': tokenOf(bot), 'discord-api-url': discordApi }
       }
     },
-    { label: `vote check, ${users.length} users`, inputs: () => ({ mode: 'vote-check', 'user-id': users.join(',') }) }
+    {
+      label: `vote check, ${users.length} users`,
+      inputs: () => ({ mode: 'vote-check', 'user-id': users.join(',') })
+    }
   ]
   let nextBot = 800000000000000000n
   try {
-    console.log(`\nOver a network: local TLS servers behind a relay adding ${rtt} ms per round trip, ${runs} paired runs on Node 24`)
+    console.log(
+      `\nOver a network: local TLS servers behind a relay adding ${rtt} ms per round trip, ${runs} paired runs on Node 24`
+    )
     for (const scenario of scenarios) {
       const costs: number[] = []
       const connections = new Set<string>()
@@ -131,7 +149,13 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
         // Alternated, so that neither delay always runs first.
         for (const delay of run % 2 ? [rtt, 0] : [0, rtt]) {
           const bot = String(nextBot++)
-          emulator.addBot({ id: bot, apiKey: KEY, servers: 1200, realServerCount: 1250, voters: {} })
+          emulator.addBot({
+            id: bot,
+            apiKey: KEY,
+            servers: 1200,
+            realServerCount: 1250,
+            voters: {}
+          })
           relays.service.rttMs = relays.discord.rttMs = delay
           relays.service.connections = relays.discord.connections = 0
           const result = await runAction({
@@ -139,9 +163,13 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
             inputs: { 'bot-id': bot, 'api-key': KEY, 'base-url': base, ...scenario.inputs(bot) },
             env: { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') }
           })
-          if (result.code !== 0) throw new Error(`${scenario.label}: the action failed\n${result.stdout}\n${result.stderr}`)
+          if (result.code !== 0)
+            throw new Error(
+              `${scenario.label}: the action failed\n${result.stdout}\n${result.stderr}`
+            )
           walls[delay] = result.durationMs
-          const discordPart = relays.discord.connections > 0 ? `, Discord ${relays.discord.connections}` : ''
+          const discordPart =
+            relays.discord.connections > 0 ? `, Discord ${relays.discord.connections}` : ''
           connections.add(`service ${relays.service.connections}${discordPart}`)
         }
         costs.push(walls[rtt]! - walls[0]!)
@@ -150,7 +178,9 @@ export async function networkBenchmark(node: string, report: Report): Promise<vo
       const spread = `${Math.min(...costs).toFixed(0)}–${Math.max(...costs).toFixed(0)}`
       const seen = [...connections].join(' or ')
       if (scenario.floorRtts === undefined) {
-        console.log(`  ${scenario.label}: connections ${seen}; network cost ${cost.toFixed(0)} ms (${spread})`)
+        console.log(
+          `  ${scenario.label}: connections ${seen}; network cost ${cost.toFixed(0)} ms (${spread})`
+        )
         continue
       }
       const floor = scenario.floorRtts * rtt

@@ -25,7 +25,11 @@ interface Variant {
 
 const VARIANTS: Variant[] = [
   { key: 'action', label: 'the action: stats from inputs', argv: node => [node, BUNDLE] },
-  { key: 'fetch', label: 'reference: one-file fetch script', argv: node => [node, join(HERE, 'fetch-reference.mjs')] },
+  {
+    key: 'fetch',
+    label: 'reference: one-file fetch script',
+    argv: node => [node, join(HERE, 'fetch-reference.mjs')]
+  },
   { key: 'empty', label: 'node -e 0', argv: node => [node, '-e', '0'] }
 ]
 
@@ -37,10 +41,22 @@ interface Sample extends Measured {
 let nextBot = 500000000000000000n
 
 /** Runs a variant once, as the runner would, and checks that it did the update. */
-async function runOnce(node: string, variant: Variant, emulator: ServiceEmulator, argv = variant.argv(node), env = {}): Promise<Sample> {
+async function runOnce(
+  node: string,
+  variant: Variant,
+  emulator: ServiceEmulator,
+  argv = variant.argv(node),
+  env = {}
+): Promise<Sample> {
   const bot = String(nextBot++)
   emulator.addBot({ id: bot, apiKey: KEY, servers: 1200, realServerCount: 1250 })
-  const inputs = { 'bot-id': bot, 'api-key': KEY, 'command-count': String(COMMANDS), 'server-count': '1250', 'cooldown-check': 'false' }
+  const inputs = {
+    'bot-id': bot,
+    'api-key': KEY,
+    'command-count': String(COMMANDS),
+    'server-count': '1250',
+    'cooldown-check': 'false'
+  }
   const prepared = await prepareRun({ node, inputs: { ...inputs, 'base-url': emulator.url }, env })
   try {
     const run = await measure(argv, prepared.env, prepared.workspace)
@@ -48,10 +64,18 @@ async function runOnce(node: string, variant: Variant, emulator: ServiceEmulator
     const requests = emulator.requests.filter(r => r.path.includes(`/${bot}`))
     const updated = emulator.bot(bot).commands === COMMANDS && requests.length === 1
     const ok =
-      variant.key === 'empty' ? run.code === 0 : run.code === 0 && updated && (variant.key !== 'action' || outputs['result'] === 'updated')
-    if (!ok) throw new Error(`${variant.label}: exit ${run.code}, ${requests.length} requests\n${run.stdout}\n${run.stderr}`)
+      variant.key === 'empty'
+        ? run.code === 0
+        : run.code === 0 && updated && (variant.key !== 'action' || outputs['result'] === 'updated')
+    if (!ok)
+      throw new Error(
+        `${variant.label}: exit ${run.code}, ${requests.length} requests\n${run.stdout}\n${run.stderr}`
+      )
     const first = requests[0]?.receivedNs
-    return { ...run, firstRequestMs: first === undefined ? undefined : Number(first - run.startNs) / 1e6 }
+    return {
+      ...run,
+      firstRequestMs: first === undefined ? undefined : Number(first - run.startNs) / 1e6
+    }
   } finally {
     await prepared.cleanup()
   }
@@ -66,9 +90,13 @@ export async function processBenchmark(node: string, report: Report): Promise<vo
   const rounds = Math.max(1, Number(process.env['BENCH_RUNS'] ?? 15))
   const warmup = Number(process.env['BENCH_WARMUP'] ?? 2)
   const unlimited = { limit: 1e9, windowMs: 60_000 }
-  const emulator = await ServiceEmulator.start({ rateLimits: { stats: unlimited, record: unlimited } })
+  const emulator = await ServiceEmulator.start({
+    rateLimits: { stats: unlimited, record: unlimited }
+  })
   try {
-    console.log(`\nOne stats update, whole processes on Node 24: ${warmup} warm-up and ${rounds} counted rounds, order rotated`)
+    console.log(
+      `\nOne stats update, whole processes on Node 24: ${warmup} warm-up and ${rounds} counted rounds, order rotated`
+    )
     const samples = new Map<string, Sample[]>(VARIANTS.map(v => [v.key, []]))
     for (let round = -warmup; round < rounds; round++) {
       const shift = (round + warmup) % VARIANTS.length
@@ -92,11 +120,17 @@ export async function processBenchmark(node: string, report: Report): Promise<vo
 
     const fetchWall = of('fetch', s => s.wallMs)
     const paired = median(of('action', s => s.wallMs).map((wall, i) => wall / fetchWall[i]!))
-    report(`stats from inputs: paired median ${paired.toFixed(3)}x the fetch reference's wall time (lower is faster)`)
+    report(
+      `stats from inputs: paired median ${paired.toFixed(3)}x the fetch reference's wall time (lower is faster)`
+    )
     const rss = median(of('action', s => s.maxRssKiB)) / 1024
     const fetchRss = median(of('fetch', s => s.maxRssKiB)) / 1024
-    report(`stats from inputs: peak memory ${rss.toFixed(1)} MiB, the fetch reference's ${fetchRss.toFixed(1)} MiB`)
-    report(`stats from inputs loads ${await loadedJavaScript(node, emulator)} bytes of JavaScript from dist/`)
+    report(
+      `stats from inputs: peak memory ${rss.toFixed(1)} MiB, the fetch reference's ${fetchRss.toFixed(1)} MiB`
+    )
+    report(
+      `stats from inputs loads ${await loadedJavaScript(node, emulator)} bytes of JavaScript from dist/`
+    )
   } finally {
     await emulator.close()
   }
@@ -108,11 +142,17 @@ async function loadedJavaScript(node: string, emulator: ServiceEmulator): Promis
   try {
     const log = join(scratch, 'loads.log')
     const hook = pathToFileURL(join(HERE, 'trace-loads.mjs')).href
-    await runOnce(node, VARIANTS[0]!, emulator, [node, '--import', hook, BUNDLE], { BENCH_LOAD_LOG: log })
+    await runOnce(node, VARIANTS[0]!, emulator, [node, '--import', hook, BUNDLE], {
+      BENCH_LOAD_LOG: log
+    })
     const dist = `${pathToFileURL(join(ROOT, 'dist')).href}/`
-    const files = [...new Set((await readFile(log, 'utf8')).split('\n'))].filter(url => url.startsWith(dist) && url.endsWith('.js'))
+    const files = [...new Set((await readFile(log, 'utf8')).split('\n'))].filter(
+      url => url.startsWith(dist) && url.endsWith('.js')
+    )
     const sizes = await Promise.all(files.map(async url => (await stat(fileURLToPath(url))).size))
-    console.log(`  loaded from dist/: ${files.map((url, i) => `${url.slice(dist.length)} (${sizes[i]} bytes)`).join(', ')}`)
+    console.log(
+      `  loaded from dist/: ${files.map((url, i) => `${url.slice(dist.length)} (${sizes[i]} bytes)`).join(', ')}`
+    )
     return sizes.reduce((sum, size) => sum + size, 0)
   } finally {
     await rm(scratch, { recursive: true, force: true })

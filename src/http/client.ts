@@ -9,7 +9,10 @@ export interface Policy {
   readonly attempts: number
   /** Answers that are retried (after their Retry-After, or a backoff). */
   readonly retryStatuses: readonly number[]
-  /** `any`: every network failure is retried; `undelivered`: only one that cannot have reached the server. */
+  /**
+   * `any`: every network failure is retried; `undelivered`: only one that cannot have reached the
+   * server.
+   */
   readonly retryNetwork: 'any' | 'undelivered'
   /** Backoff before try n+1: a random delay between half and all of base * 2^(n-1), capped. */
   readonly baseDelayMs: number
@@ -18,19 +21,24 @@ export interface Policy {
   readonly maxRetryAfterMs: number
   /** Bytes of an answer kept; the rest is not read. */
   readonly maxBodyBytes: number
-  /** Sent only with at least this much of the step's time left (cut to it, like every attempt); else with any. */
+  /**
+   * Sent only with at least this much of the step's time left (cut to it, like every attempt); else
+   * with any.
+   */
   readonly minAttemptMs?: number
 }
 
 /**
- * The least time the stats update is sent with. Under a second no real request (handshakes, then the exchange) can
- * finish: it would be cut off after the service may have read it, an outcome no one can know, for an update allowed once per 6 hours.
+ * The least time the stats update is sent with. Under a second no real request (handshakes, then
+ * the exchange) can finish: it would be cut off after the service may have read it, an outcome no
+ * one can know, for an update allowed once per 6 hours.
  */
 export const MIN_ATTEMPT_MS = 1_000
 
 /**
- * The defaults every policy builds on: reads retry any network failure, back off from half a second doubling to five,
- * honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each caller owns its policy, next to its request.
+ * The defaults every policy builds on: reads retry any network failure, back off from half a second
+ * doubling to five, honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each
+ * caller owns its policy, next to its request.
  */
 export const READ_DEFAULTS = {
   retryNetwork: 'any',
@@ -93,8 +101,9 @@ export interface Deps {
 }
 
 /**
- * Every request goes through here, under the step's deadline and the run's stop signal. Once the signal fires
- * (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is sent: each ends with its StoppedError.
+ * Every request goes through here, under the step's deadline and the run's stop signal. Once the
+ * signal fires (SIGINT/SIGTERM), the request in flight is cut off, a wait ends, and nothing new is
+ * sent: each ends with its StoppedError.
  */
 export class Requests {
   private readonly deadlineAt: number
@@ -107,21 +116,32 @@ export class Requests {
     this.deadlineAt = clock.now() + limits.totalMs
   }
 
-  /** Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its answer's status if it came. */
+  /**
+   * Throws the stop once the run was stopped; `inFlight` when it cut off a request sent, with its
+   * answer's status if it came.
+   */
   throwIfStopped(inFlight = false, answeredStatus?: number): void {
     if (!this.signal.aborted) return
     const reason: unknown = this.signal.reason
-    throw new StoppedError(reason instanceof StoppedError ? reason.signal : String(reason), inFlight, answeredStatus)
+    throw new StoppedError(
+      reason instanceof StoppedError ? reason.signal : String(reason),
+      inFlight,
+      answeredStatus
+    )
   }
 
   /**
-   * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to explain), or throws the
-   * last NetworkError or the StoppedError. `refuse` ends the retries of an answer; a `gate` admits each attempt and waits out 429s.
+   * Sends a request under its policy. Returns the last answer (maybe a failure for the caller to
+   * explain), or throws the last NetworkError or the StoppedError. `refuse` ends the retries of an
+   * answer; a `gate` admits each attempt and waits out 429s.
    */
   async send<Ticket>(
     request: Omit<HttpRequest, 'timeoutMs' | 'maxBodyBytes' | 'signal'>,
     policy: Policy,
-    { refuse, gate }: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
+    {
+      refuse,
+      gate
+    }: { refuse?: (answer: HttpAnswer) => Error | undefined; gate?: Gate<Ticket> } = {}
   ): Promise<HttpAnswer> {
     let limited = 0
     for (let failures = 0; ;) {
@@ -130,13 +150,20 @@ export class Requests {
       this.throwIfStopped()
       let answer: HttpAnswer
       try {
-        answer = await send({ ...request, timeoutMs: this.attemptTimeout(policy), maxBodyBytes: policy.maxBodyBytes, signal: this.signal })
+        answer = await send({
+          ...request,
+          timeoutMs: this.attemptTimeout(policy),
+          maxBodyBytes: policy.maxBodyBytes,
+          signal: this.signal
+        })
       } catch (error) {
         gate?.settle(ticket as Ticket, undefined)
-        // Cut off by a stop: in flight when it may have reached the server, answered when its status line came.
+        // Cut off by a stop: in flight when it may have reached the server, answered when its
+        // status line came.
         const network = error instanceof NetworkError ? error : undefined
         this.throwIfStopped(network?.delivered ?? true, network?.answered?.status)
-        if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered)) throw error
+        if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered))
+          throw error
         if (++failures >= policy.attempts) throw error
         await this.sleep(this.backoff(failures, policy), policy)
         continue
@@ -155,16 +182,23 @@ export class Requests {
     }
   }
 
-  /** For the run's own work between requests: throws the stop, or the deadline's error once no time is left for `what`. */
+  /**
+   * For the run's own work between requests: throws the stop, or the deadline's error once no time
+   * is left for `what`.
+   */
   throwIfOver(what: string): void {
     this.throwIfStopped()
     if (this.remainingMs() <= 0) throw this.deadlineError(undefined, what)
   }
 
-  /** Waits, unless the wait would end past the step's deadline; the stop signal ends it with StoppedError. */
+  /**
+   * Waits, unless the wait would end past the step's deadline; the stop signal ends it with
+   * StoppedError.
+   */
   async sleep(ms: number, policy?: Policy): Promise<void> {
     this.throwIfStopped()
-    if (this.clock.now() + ms > this.deadlineAt) throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`)
+    if (this.clock.now() + ms > this.deadlineAt)
+      throw this.deadlineError(policy, `a wait of ${Math.ceil(ms / 1000)} s`)
     await this.clock.sleep(ms, this.signal)
     this.throwIfStopped()
   }
@@ -178,7 +212,10 @@ export class Requests {
     const left = this.remainingMs()
     const least = policy.minAttemptMs ?? 0
     if (left <= 0 || left < least) {
-      throw this.deadlineError(policy, least > 0 ? `an attempt of at least ${least / 1000} s` : 'another attempt')
+      throw this.deadlineError(
+        policy,
+        least > 0 ? `an attempt of at least ${least / 1000} s` : 'another attempt'
+      )
     }
     return Math.min(this.limits.attemptTimeoutMs, left)
   }

@@ -18,7 +18,9 @@ export interface HttpAnswer {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
   readonly text: string
-  /** The body's bytes, as kept: for a body that may not be UTF-8 (a file read through GitHub's API). */
+  /**
+   * The body's bytes, as kept: for a body that may not be UTF-8 (a file read through GitHub's API).
+   */
   readonly bytes?: Buffer
   readonly truncated: boolean
   /** The parsed body when it is JSON, else undefined. */
@@ -26,15 +28,18 @@ export interface HttpAnswer {
 }
 
 /**
- * The request failed without an answer. `delivered`: whether it may have reached the server; false only when the
- * connection could not be made, which decides whether a PATCH may go again.
+ * The request failed without an answer. `delivered`: whether it may have reached the server; false
+ * only when the connection could not be made, which decides whether a PATCH may go again.
  */
 export class NetworkError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
     readonly delivered: boolean,
-    /** The final (not 1xx) status line, and headers when parsed, that came before the failure: the server answered. */
+    /**
+     * The final (not 1xx) status line, and headers when parsed, that came before the failure: the
+     * server answered.
+     */
     readonly answered?: { readonly status: number; readonly headers: http.IncomingHttpHeaders }
   ) {
     super(message)
@@ -59,27 +64,36 @@ const CONNECT_ERRORS: ReadonlySet<string | undefined> = new Set([
 const directAgents: Record<string, http.Agent> = {}
 
 /**
- * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only for
- * https, @actions/http-client only when a proxy variable is set. Direct agents keep connections alive,
- * sparing a handshake per request (Node unrefs an idle socket, so it does not hold the process). Through
- * a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
+ * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only
+ * for https, @actions/http-client only when a proxy variable is set. Direct agents keep connections
+ * alive, sparing a handshake per request (Node unrefs an idle socket, so it does not hold the
+ * process). Through a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
  */
-async function route(url: URL): Promise<{ transport: typeof http; agent: http.Agent; tunnels: http.ClientRequest[] }> {
+async function route(
+  url: URL
+): Promise<{ transport: typeof http; agent: http.Agent; tunnels: http.ClientRequest[] }> {
   const secure = url.protocol === 'https:'
   const transport = (secure ? process.getBuiltinModule('node:https') : http) as typeof http
-  const direct = (): http.Agent => (directAgents[url.protocol] ??= new transport.Agent({ keepAlive: true }))
+  const direct = (): http.Agent =>
+    (directAgents[url.protocol] ??= new transport.Agent({ keepAlive: true }))
   const proxyVariable = secure ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY']
-  if (!proxyVariable.some(name => process.env[name])) return { transport, agent: direct(), tunnels: [] }
+  if (!proxyVariable.some(name => process.env[name]))
+    return { transport, agent: direct(), tunnels: [] }
   const { getProxyUrl, HttpClient } = await import('@actions/http-client')
   if (getProxyUrl(url.href) === '') return { transport, agent: direct(), tunnels: [] }
   const agent = new HttpClient().getAgent(url.href)
-  return { transport, agent, tunnels: trackTunnels(agent as http.Agent & { request: typeof http.request }) }
+  return {
+    transport,
+    agent,
+    tunnels: trackTunnels(agent as http.Agent & { request: typeof http.request })
+  }
 }
 
 /**
- * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`), kept so
- * that a failed exchange destroys them: the client request has no socket until the proxy answers, so
- * destroying it would leave a CONNECT open, holding the process past the deadline or a stop.
+ * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`),
+ * kept so that a failed exchange destroys them: the client request has no socket until the proxy
+ * answers, so destroying it would leave a CONNECT open, holding the process past the deadline or a
+ * stop.
  */
 function trackTunnels(agent: http.Agent & { request: typeof http.request }): http.ClientRequest[] {
   const made: http.ClientRequest[] = []
@@ -118,7 +132,11 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       // A tunnel still being opened ends with the exchange (see trackTunnels).
       for (const connect of tunnels) connect.destroy()
       const failure = toNetworkError(error, url.host, connected, request.timeoutMs)
-      reject(answered === undefined ? failure : new NetworkError(failure.message, failure.code, true, answered))
+      reject(
+        answered === undefined
+          ? failure
+          : new NetworkError(failure.message, failure.code, true, answered)
+      )
     }
     const req = transport.request(url, { method: request.method, headers, agent }, res => {
       answered = { status: res.statusCode ?? 0, headers: res.headers }
@@ -129,7 +147,14 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
         if (!settle()) return
         const bytes = Buffer.concat(chunks)
         const text = bytes.toString('utf8')
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, truncated, json: parseJson(text, truncated) })
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          bytes,
+          truncated,
+          json: parseJson(text, truncated)
+        })
       }
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk.subarray(0, maxBody - kept))
@@ -141,7 +166,9 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       })
       res.on('end', finish)
       res.on('error', fail)
-      res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' })))
+      res.on('aborted', () =>
+        fail(Object.assign(new Error('connection closed mid-answer'), { code: 'ECONNRESET' }))
+      )
     })
     const cut = (code: string): void => {
       fail(Object.assign(new Error(code), { code }))
@@ -151,15 +178,17 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     const abort = (): void => cut('ABORT_ERR')
     if (request.signal?.aborted) abort()
     else request.signal?.addEventListener('abort', abort)
-    // Connected: the request may reach the server from then on. A reused socket at once; a fresh https
-    // one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a fresh http
-    // one once it connects, or at once on an open tunnel. A CONNECT that never completes gives no socket.
+    // Connected: the request may reach the server from then on. A reused socket at once; a fresh
+    // https one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a
+    // fresh http one once it connects, or at once on an open tunnel. A CONNECT that never completes
+    // gives no socket.
     req.on('socket', socket => {
       if (req.reusedSocket) connected = true
       else if (url.protocol === 'https:') socket.once('secureConnect', () => (connected = true))
       else if (socket.connecting) socket.once('connect', () => (connected = true))
       else connected = true
-      // The final status line as it arrives: when the headers after it overflow the parser, the request fails, yet the server answered.
+      // The final status line as it arrives: when the headers after it overflow the parser, the
+      // request fails, yet the server answered.
       const sniff = statusSniffer(status => {
         socket.off('data', sniff)
         answered ??= { status, headers: {} }
@@ -177,8 +206,9 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
 const STATUS_LINE_START = 16
 
 /**
- * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive: after
- * an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere across chunks.
+ * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive:
+ * after an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere
+ * across chunks.
  */
 function statusSniffer(final: (status: number) => void): (chunk: Buffer) => void {
   let line = ''
@@ -187,7 +217,10 @@ function statusSniffer(final: (status: number) => void): (chunk: Buffer) => void
     for (const [i, piece] of pieces.entries()) {
       line = (line + piece).slice(0, STATUS_LINE_START)
       const ended = i < pieces.length - 1
-      const status = ended || line.length === STATUS_LINE_START ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1]) : NaN
+      const status =
+        ended || line.length === STATUS_LINE_START
+          ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1])
+          : NaN
       if (status >= 200) return final(status)
       if (ended) line = ''
     }
@@ -203,22 +236,41 @@ function parseJson(text: string, truncated: boolean): unknown {
   }
 }
 
-/** A short message of our own for a failed exchange: a library's may quote request options, which may hold a secret. */
-function toNetworkError(error: unknown, where: string, connected: boolean, timeoutMs: number): NetworkError {
+/**
+ * A short message of our own for a failed exchange: a library's may quote request options, which
+ * may hold a secret.
+ */
+function toNetworkError(
+  error: unknown,
+  where: string,
+  connected: boolean,
+  timeoutMs: number
+): NetworkError {
   const given = (error as { code?: unknown } | null | undefined)?.code
   const code = given === undefined ? undefined : String(given)
   // The proxy agent's words when the proxy refuses the tunnel: only the status is taken.
-  const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(error instanceof Error ? error.message : '')
+  const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(
+    error instanceof Error ? error.message : ''
+  )
   if (refused) {
     const advice =
       refused[1] === '407'
         ? 'it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)'
         : `it answered ${refused[1]}: check the proxy's rules for ${where}, or set NO_PROXY for it`
-    return new NetworkError(`the proxy did not open a connection to ${where}; ${advice}`, code, false)
+    return new NetworkError(
+      `the proxy did not open a connection to ${where}; ${advice}`,
+      code,
+      false
+    )
   }
   if (code === 'ETIMEDOUT') {
-    // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a second.
-    return new NetworkError(`no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`, code, connected)
+    // An attempt cut to the step's time left has an odd length (2994 ms): said to a tenth of a
+    // second.
+    return new NetworkError(
+      `no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`,
+      code,
+      connected
+    )
   }
   if (CONNECT_ERRORS.has(code)) {
     const reason =
@@ -229,21 +281,39 @@ function toNetworkError(error: unknown, where: string, connected: boolean, timeo
           : `its TLS certificate was not accepted (${code})`
     return new NetworkError(`could not connect to ${where}: ${reason}`, code, false)
   }
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new NetworkError(`could not reach ${where} (${code})`, code, connected)
-  return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected)
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return new NetworkError(`could not reach ${where} (${code})`, code, connected)
+  return new NetworkError(
+    `the connection to ${where} failed (${code ?? 'unknown error'})`,
+    code,
+    connected
+  )
 }
 
 /**
- * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless `limiterReset: false`)
- * `RateLimit-Reset` when the limiter is spent (a 429, or `RateLimit-Remaining: 0`): otherwise it only describes the window.
+ * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
+ * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
+ * `RateLimit-Remaining: 0`): otherwise it only describes the window.
  */
-export function retryAfterMs(answer: HttpAnswer, options: { limiterReset?: boolean } = {}): number | undefined {
+export function retryAfterMs(
+  answer: HttpAnswer,
+  options: { limiterReset?: boolean } = {}
+): number | undefined {
   const body = answer.json as { retry_after?: unknown } | undefined
   const spent =
-    options.limiterReset !== false && (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0')
-  const seconds = [body?.retry_after, answer.headers['retry-after'], spent ? answer.headers['ratelimit-reset'] : undefined]
-    .map(value => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value))
-    .find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0)
+    options.limiterReset !== false &&
+    (answer.status === 429 || String(answer.headers['ratelimit-remaining'] ?? '').trim() === '0')
+  const seconds = [
+    body?.retry_after,
+    answer.headers['retry-after'],
+    spent ? answer.headers['ratelimit-reset'] : undefined
+  ]
+    .map(value =>
+      typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value
+    )
+    .find(
+      (value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
+    )
   // A day at most: past that the figure is broken, and no wait of the action's is that long.
   return seconds === undefined ? undefined : Math.min(Math.ceil(seconds * 1000), 86_400_000)
 }

@@ -16,8 +16,11 @@ import { acceptsFrom, lastUpdate, type RecordRead } from './window.js'
  */
 export function kindOf429(answer: HttpAnswer): 'limiter' | 'six-hours' {
   const body = answer.json as { retry_after?: unknown; error?: unknown } | undefined
-  if (answer.headers['retry-after'] !== undefined || body?.retry_after !== undefined) return 'limiter'
-  return typeof body?.error === 'string' && /too many requests/i.test(body.error) ? 'limiter' : 'six-hours'
+  if (answer.headers['retry-after'] !== undefined || body?.retry_after !== undefined)
+    return 'limiter'
+  return typeof body?.error === 'string' && /too many requests/i.test(body.error)
+    ? 'limiter'
+    : 'six-hours'
 }
 
 /**
@@ -27,7 +30,13 @@ export function kindOf429(answer: HttpAnswer): 'limiter' | 'six-hours' {
  */
 export function answerFromStatusLine(error: NetworkError): HttpAnswer | undefined {
   if (error.answered === undefined) return undefined
-  return { status: error.answered.status, headers: error.answered.headers, text: '', truncated: true, json: undefined }
+  return {
+    status: error.answered.status,
+    headers: error.answered.headers,
+    text: '',
+    truncated: true,
+    json: undefined
+  }
 }
 
 /**
@@ -52,7 +61,8 @@ export async function afterRefusal(
   try {
     fresh = await readPublicRecord(settings, deps)
   } catch (error) {
-    if (error instanceof StoppedError) stopped = `${error.message} It came while the bot's record was read after the refusal.`
+    if (error instanceof StoppedError)
+      stopped = `${error.message} It came while the bot's record was read after the refusal.`
     else if (!(error instanceof DeadlineError)) throw error
   }
   const future = (read: RecordRead | undefined): Date | undefined => {
@@ -61,7 +71,8 @@ export async function afterRefusal(
   }
   const before = first?.ok ? lastUpdate(first.record) : undefined
   const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
-  const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
+  const overlap =
+    first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
   const strikeCause: StrikeCause =
     overlap !== undefined
       ? 'overlap'
@@ -78,7 +89,11 @@ export async function afterRefusal(
  * status line: a 429 whose body never came may have been the 6-hour refusal (a strike) or the
  * request limiter (none); the message says which it may be.
  */
-export function whatWasSent(delivery: Delivery, status: number | undefined, dryRun: boolean): string {
+export function whatWasSent(
+  delivery: Delivery,
+  status: number | undefined,
+  dryRun: boolean
+): string {
   const maybeStrike =
     status === 429
       ? ' Its answer was cut off after the status line: if that 429 was the 6-hour refusal rather than the request limiter, ' +

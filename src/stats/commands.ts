@@ -2,7 +2,12 @@ import { ActionError } from '../errors.js'
 import { COMMAND_COUNT_MAX } from '../limits.js'
 
 /** Discord's application command types. An absent `type` means chat input (builders' v1 output). */
-const COMMAND_TYPES: Record<number, string> = { 1: 'chat input', 2: 'user', 3: 'message', 4: 'entry point' }
+const COMMAND_TYPES: Record<number, string> = {
+  1: 'chat input',
+  2: 'user',
+  3: 'message',
+  4: 'entry point'
+}
 const SUB_COMMAND = 1
 const SUB_COMMAND_GROUP = 2
 
@@ -12,13 +17,18 @@ export interface CommandCount {
   readonly warnings: string[]
 }
 
-/** A list of command objects and the name to use for it in messages (`commands`, `commands.json`). */
+/**
+ * A list of command objects and the name to use for it in messages (`commands`, `commands.json`).
+ */
 export interface CommandList {
   readonly entries: { readonly label: string; readonly value: unknown }[]
   readonly origin: string
 }
 
-/** Counts each distinct command (type and name) once, or each leaf subcommand with `countSubcommands`; throws at the first bad one. */
+/**
+ * Counts each distinct command (type and name) once, or each leaf subcommand with
+ * `countSubcommands`; throws at the first bad one.
+ */
 export function countCommands(list: CommandList, countSubcommands: boolean): CommandCount {
   const seen = new Map<string, { type: number; name: string; times: number }>()
   let count = 0
@@ -28,16 +38,22 @@ export function countCommands(list: CommandList, countSubcommands: boolean): Com
     const times = (seen.get(key)?.times ?? 0) + 1
     seen.set(key, { type, name, times })
     if (times > 1) continue
-    count += countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1
+    count +=
+      countSubcommands && type === 1 ? Math.max(1, leafSubcommands(options, label, list.origin)) : 1
   }
-  // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per step) with one per command.
+  // One warning for all duplicates: a manifest built twice over would fill the annotations (ten per
+  // step) with one per command.
   const duplicates = [...seen.values()]
     .filter(({ times }) => times > 1)
     .map(({ type, name, times }) => `the ${COMMAND_TYPES[type]} command "${name}" ${times} times`)
   const SHOWN = 20
   const more = duplicates.length > SHOWN ? `, and ${duplicates.length - SHOWN} more` : ''
   const warnings =
-    duplicates.length === 0 ? [] : [`${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`]
+    duplicates.length === 0
+      ? []
+      : [
+          `${list.origin} lists ${duplicates.slice(0, SHOWN).join(', ')}${more}; each was counted once.`
+        ]
   if (count > COMMAND_COUNT_MAX) {
     throw new ActionError(
       `${list.origin} counts ${count} commands${countSubcommands ? ' (with subcommands)' : ''}, more than the ` +
@@ -47,7 +63,11 @@ export function countCommands(list: CommandList, countSubcommands: boolean): Com
   return { count, warnings }
 }
 
-function checkCommand(value: unknown, label: string, origin: string): { name: string; type: number; options: unknown[] } {
+function checkCommand(
+  value: unknown,
+  label: string,
+  origin: string
+): { name: string; type: number; options: unknown[] } {
   const where = `${origin}: ${label}`
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ActionError(`${where} is ${kind(value)}; expected a command object with a "name".`)
@@ -55,7 +75,9 @@ function checkCommand(value: unknown, label: string, origin: string): { name: st
   const fields = value as Record<string, unknown>
   if (!('name' in fields)) throw new ActionError(`${where} has no "name".`)
   if (typeof fields['name'] !== 'string' || fields['name'] === '') {
-    throw new ActionError(`${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`)
+    throw new ActionError(
+      `${where} has a "name" that is ${kind(fields['name'])}; expected a non-empty string.`
+    )
   }
   const name = fields['name']
   const type = fields['type'] ?? 1
@@ -65,11 +87,17 @@ function checkCommand(value: unknown, label: string, origin: string): { name: st
     )
   }
   const options = fields['options'] ?? []
-  if (!Array.isArray(options)) throw new ActionError(`${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`)
+  if (!Array.isArray(options))
+    throw new ActionError(
+      `${where} ("${name}") has "options" that is ${kind(options)}; expected an array.`
+    )
   return { name, type, options }
 }
 
-/** Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the input's nesting. */
+/**
+ * Subcommands (type 1), directly or in groups (type 2): no deeper than Discord allows, whatever the
+ * input's nesting.
+ */
 function leafSubcommands(options: unknown[], label: string, origin: string): number {
   let leaves = 0
   options.forEach((option, i) => {
@@ -77,9 +105,13 @@ function leafSubcommands(options: unknown[], label: string, origin: string): num
     if (type === SUB_COMMAND) leaves += 1
     if (type === SUB_COMMAND_GROUP) {
       const inner = (option as { options?: unknown }).options ?? []
-      if (!Array.isArray(inner)) throw new ActionError(`${origin}: ${label}.options[${i}] has "options" that is not an array.`)
+      if (!Array.isArray(inner))
+        throw new ActionError(
+          `${origin}: ${label}.options[${i}] has "options" that is not an array.`
+        )
       inner.forEach((sub, j) => {
-        if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND) leaves += 1
+        if (optionType(sub, `${label}.options[${i}].options[${j}]`, origin) === SUB_COMMAND)
+          leaves += 1
       })
     }
   })
@@ -87,17 +119,26 @@ function leafSubcommands(options: unknown[], label: string, origin: string): num
 }
 
 function optionType(option: unknown, label: string, origin: string): number {
-  const type = typeof option === 'object' && option !== null ? (option as { type?: unknown }).type : undefined
+  const type =
+    typeof option === 'object' && option !== null ? (option as { type?: unknown }).type : undefined
   if (typeof type !== 'number' || !Number.isInteger(type)) {
-    throw new ActionError(`${origin}: ${label} has no integer "type"; expected an application command option.`)
+    throw new ActionError(
+      `${origin}: ${label} has no integer "type"; expected an application command option.`
+    )
   }
   return type
 }
 
-/** A number or a short string as written, else its kind: never JSON.stringify of a Discord answer, which is not depth-checked. */
+/**
+ * A number or a short string as written, else its kind: never JSON.stringify of a Discord answer,
+ * which is not depth-checked.
+ */
 function quote(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (typeof value === 'string') return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"` : JSON.stringify(value)
+  if (typeof value === 'string')
+    return value.length > 40
+      ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…"`
+      : JSON.stringify(value)
   return kind(value)
 }
 

@@ -12,37 +12,56 @@ export async function localCounts(inputs: CountInputs, deps: Deps): Promise<Coun
     value === undefined ? undefined : { value, source: `input ${input}`, read: false }
   const command = fromInput(inputs.commandCount, 'command-count')
   const server = fromInput(inputs.serverCount, 'server-count')
-  if (command !== undefined || inputs.commandsFile === undefined) return { command, server, warnings: [] }
+  if (command !== undefined || inputs.commandsFile === undefined)
+    return { command, server, warnings: [] }
   const { manifestCount } = await import('./manifest.js')
   const manifest = await manifestCount(inputs, deps).catch((error: unknown) => {
     if (error instanceof ActionError) error.headline ??= 'commands-file rejected'
     throw error
   })
   const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
-  return { command: { value: manifest.count, source, read: true }, server, warnings: manifest.warnings }
+  return {
+    command: { value: manifest.count, source, read: true },
+    server,
+    warnings: manifest.warnings
+  }
 }
 
 /** Whether Discord has a count to fill in. */
 export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
-  return inputs.discordToken !== undefined && (counts.command === undefined || counts.server === undefined)
+  return (
+    inputs.discordToken !== undefined &&
+    (counts.command === undefined || counts.server === undefined)
+  )
 }
 
-/** Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a skip never depends on Discord. */
-export async function withDiscordCounts(inputs: CountInputs, counts: Counts, deps: Deps): Promise<Counts> {
+/**
+ * Fills in from Discord what needsDiscord found missing: only for an update that will be sent, so a
+ * skip never depends on Discord.
+ */
+export async function withDiscordCounts(
+  inputs: CountInputs,
+  counts: Counts,
+  deps: Deps
+): Promise<Counts> {
   const { fillFromDiscord } = await import('./discord.js')
   return fillFromDiscord(inputs, counts, deps)
 }
 
 /**
- * Leaves out a command count of 0 that a source read while the listing shows commands (or is unknown):
- * a bot with per-server commands has no global ones, a manifest listing none is a failed build step, and
- * either would erase the listing's count. A `command-count: 0` input is the user's own word and is kept.
+ * Leaves out a command count of 0 that a source read while the listing shows commands (or is
+ * unknown): a bot with per-server commands has no global ones, a manifest listing none is a failed
+ * build step, and either would erase the listing's count. A `command-count: 0` input is the user's
+ * own word and is kept.
  */
 export function withoutErasure(counts: Counts, listing: PublicRecord | undefined): Counts {
   const { command } = counts
   const listed = listing?.commands
   if (command === undefined || !command.read || command.value !== 0 || listed === 0) return counts
-  const shown = listed === undefined ? "the listing's count could not be read to compare" : `the listing shows ${listed}`
+  const shown =
+    listed === undefined
+      ? "the listing's count could not be read to compare"
+      : `the listing shows ${listed}`
   const fix = command.source.startsWith('Discord')
     ? 'A bot that registers its commands per server has no global commands: set commands-file to the manifest your ' +
       'deploy script sends, to count those.'

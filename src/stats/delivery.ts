@@ -19,12 +19,18 @@ const ARRIVAL_LEEWAY_MS = 60_000
  *   a cached one (`Age` > 0), which cannot prove that something did not arrive.
  */
 export async function confirmDelivery(
-  plan: { readonly baseUrl: string; readonly botId: string; readonly body: { command_count?: number; server_count?: number } },
+  plan: {
+    readonly baseUrl: string
+    readonly botId: string
+    readonly body: { command_count?: number; server_count?: number }
+  },
   deps: Deps,
   error: NetworkError,
   sentAt: number
 ): Promise<'arrived' | 'resend' | 'unknown'> {
-  deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`)
+  deps.log(
+    `The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`
+  )
   // After a timeout the service may still be working on the update (checking the server
   // count with Discord, say): a record read now could show the old time and a resend would
   // be early. So a timeout never leads to a resend; after a dropped connection, the read
@@ -43,9 +49,13 @@ export async function confirmDelivery(
     plan.body.command_count !== undefined && fresh.record.commandsUpdatedAt,
     plan.body.server_count !== undefined && fresh.record.serversUpdatedAt
   ]
-  if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS)) return 'arrived'
+  if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS))
+    return 'arrived'
   if (timedOut || fresh.cached) {
-    if (fresh.cached) deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.')
+    if (fresh.cached)
+      deps.log(
+        'The record came from a cache (Age > 0), so it cannot show that the update did not arrive.'
+      )
     return 'unknown'
   }
   const from = acceptsFrom(fresh)

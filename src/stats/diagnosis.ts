@@ -31,7 +31,8 @@ export async function diagnoseWorkflow(
   const { github, botId } = settings
   const group = `discord-place-stats-${botId}`
   if (github.inReusableWorkflow) {
-    // GITHUB_WORKFLOW_REF names the caller there; the reusable workflow's own job is always in the group.
+    // GITHUB_WORKFLOW_REF names the caller there; the reusable workflow's own job is always in the
+    // group.
     return evidence === 'allowed'
       ? `The step ran in the reusable workflow, whose job is always in the concurrency group ${group}: ` +
           'the other update came from a workflow outside that group, a manual update, or the bot itself.'
@@ -42,7 +43,8 @@ export async function diagnoseWorkflow(
   const what = 'reading the workflow that ran this step'
   deps.requests.throwIfOver(what)
   const text = await workflowText(path, settings.github, deps.requests).catch((error: unknown) => {
-    // The stop or the deadline, met while the file came through GitHub's API; anything else leaves it unread.
+    // The stop or the deadline, met while the file came through GitHub's API; anything else leaves
+    // it unread.
     if (error instanceof ActionError) throw error
     return undefined
   })
@@ -54,7 +56,8 @@ export async function diagnoseWorkflow(
   const where = `${path}, job ${github.job}`
   // One cause, the one the evidence shows: an update sent unchecked is explained by its schedule
   // alone (a concurrency group would not have stopped it); one the record allowed, by the group.
-  if (evidence === 'unchecked') return describeFindings({ noGroup: false, tooOften: findings.tooOften }, where, botId)
+  if (evidence === 'unchecked')
+    return describeFindings({ noGroup: false, tooOften: findings.tooOften }, where, botId)
   if (evidence === 'dry-run' || findings.noGroup)
     return describeFindings(findings, where, botId, evidence === 'dry-run' ? 'dry-run' : 'strike')
   return (
@@ -63,16 +66,30 @@ export async function diagnoseWorkflow(
   )
 }
 
-/** The workflow file's text: from the workspace when it is checked out, else from the repository at the workflow's commit. */
-async function workflowText(path: string, github: StatsSettings['github'], requests: Requests): Promise<string | undefined> {
+/**
+ * The workflow file's text: from the workspace when it is checked out, else from the repository at
+ * the workflow's commit.
+ */
+async function workflowText(
+  path: string,
+  github: StatsSettings['github'],
+  requests: Requests
+): Promise<string | undefined> {
   const local = join(github.workspace, path)
   const found = await stat(local).catch(() => undefined)
   if (found?.isFile()) return found.size <= MAX_WORKFLOW_BYTES ? readFile(local, 'utf8') : undefined
   const commit = github.workflowSha ?? github.sha
-  if (github.token === undefined || github.repository === undefined || commit === undefined) return undefined
+  if (github.token === undefined || github.repository === undefined || commit === undefined)
+    return undefined
   const { readRepositoryFile } = await import('./github.js')
   const bytes = await readRepositoryFile(
-    { token: github.token, repository: github.repository, ref: commit, path, apiUrl: github.apiUrl },
+    {
+      token: github.token,
+      repository: github.repository,
+      ref: commit,
+      path,
+      apiUrl: github.apiUrl
+    },
     requests
   )
   return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined

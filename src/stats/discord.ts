@@ -1,13 +1,22 @@
 import { ActionError } from '../errors.js'
 import { type HttpAnswer, NetworkError } from '../http/transport.js'
-import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests, type Deps } from '../http/client.js'
+import {
+  type Policy,
+  READ_DEFAULTS,
+  SERVER_ERRORS,
+  type Requests,
+  type Deps
+} from '../http/client.js'
 import { excerpt } from '../text.js'
 import { ACTION_VERSION, PROJECT_URL } from '../version.js'
 import { countCommands } from './commands.js'
 import type { CountInputs, Counts } from './outcome.js'
 import { SERVER_COUNT_MAX } from '../limits.js'
 
-/** How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+/**
+ * How Discord's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to
+ * their size.
+ */
 export const DISCORD_POLICY: Policy = {
   ...READ_DEFAULTS,
   name: "Discord's API",
@@ -17,15 +26,23 @@ export const DISCORD_POLICY: Policy = {
 }
 
 /**
- * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given) from Discord,
- * with only the calls needed: the server count from `/applications/@me` (`approximate_guild_count`, the figure
- * the service checks server counts against), the command count from the global commands.
+ * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given)
+ * from Discord, with only the calls needed: the server count from `/applications/@me`
+ * (`approximate_guild_count`, the figure the service checks server counts against), the command
+ * count from the global commands.
  */
-export async function fillFromDiscord(inputs: CountInputs, counts: Counts, deps: Deps): Promise<Counts> {
+export async function fillFromDiscord(
+  inputs: CountInputs,
+  counts: Counts,
+  deps: Deps
+): Promise<Counts> {
   const token = inputs.discordToken!
   let { command, server, warnings } = counts
-  deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`)
-  const get = (path: string): Promise<unknown> => discordGet(`${inputs.discordApiUrl}${path}`, path, token, deps.requests)
+  deps.log(
+    `Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`
+  )
+  const get = (path: string): Promise<unknown> =>
+    discordGet(`${inputs.discordApiUrl}${path}`, path, token, deps.requests)
   try {
     const app = ((await get('/applications/@me')) ?? {}) as Record<string, unknown>
     if (server === undefined) {
@@ -47,12 +64,18 @@ export async function fillFromDiscord(inputs: CountInputs, counts: Counts, deps:
     if (command === undefined) {
       const id = app['id']
       if (typeof id !== 'string' || !/^\d{17,20}$/.test(id)) {
-        throw new ActionError("Discord's /applications/@me answer has no application id; the commands cannot be read from Discord.")
+        throw new ActionError(
+          "Discord's /applications/@me answer has no application id; the commands cannot be read from Discord."
+        )
       }
       const list = await get(`/applications/${id}/commands`)
-      if (!Array.isArray(list)) throw new ActionError("Discord's list of global commands was not a JSON array.")
+      if (!Array.isArray(list))
+        throw new ActionError("Discord's list of global commands was not a JSON array.")
       const entries = list.map((value, i) => ({ label: `[${i}]`, value }))
-      const commands = countCommands({ origin: "Discord's global commands", entries }, inputs.countSubcommands)
+      const commands = countCommands(
+        { origin: "Discord's global commands", entries },
+        inputs.countSubcommands
+      )
       command = { value: commands.count, source: 'Discord (global commands)', read: true }
       warnings = [...warnings, ...commands.warnings]
     }
@@ -63,19 +86,29 @@ export async function fillFromDiscord(inputs: CountInputs, counts: Counts, deps:
   return { command, server, warnings }
 }
 
-async function discordGet(url: string, path: string, token: string, requests: Requests): Promise<unknown> {
+async function discordGet(
+  url: string,
+  path: string,
+  token: string,
+  requests: Requests
+): Promise<unknown> {
   // The User-Agent is in the form Discord requires of bots' HTTP clients.
   const headers = {
     Authorization: `Bot ${token}`,
     Accept: 'application/json',
     'User-Agent': `DiscordBot (${PROJECT_URL}, ${ACTION_VERSION})`
   }
-  const answer = await requests.send({ method: 'GET', url, headers }, DISCORD_POLICY, { refuse: refuseBan }).catch((error: unknown) => {
-    if (error instanceof NetworkError) {
-      throw new ActionError(`Could not read counts from Discord: ${error.message}.`, { cause: error, headline: 'Discord unreachable' })
-    }
-    throw error
-  })
+  const answer = await requests
+    .send({ method: 'GET', url, headers }, DISCORD_POLICY, { refuse: refuseBan })
+    .catch((error: unknown) => {
+      if (error instanceof NetworkError) {
+        throw new ActionError(`Could not read counts from Discord: ${error.message}.`, {
+          cause: error,
+          headline: 'Discord unreachable'
+        })
+      }
+      throw error
+    })
   if (answer.status === 200 && answer.json !== undefined) return answer.json
   const message = (answer.json as { message?: unknown } | undefined)?.message
   const said = `Discord answered ${answer.status} to GET ${path}${typeof message === 'string' ? ` ("${excerpt(message)}")` : ''}`
@@ -87,9 +120,13 @@ async function discordGet(url: string, path: string, token: string, requests: Re
     )
   }
   if (answer.status === 429)
-    throw new ActionError(`${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`)
+    throw new ActionError(
+      `${said}: rate limited for longer than the action waits. Nothing was sent to the service; run again later.`
+    )
   if (answer.status >= 500)
-    throw new ActionError(`${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`)
+    throw new ActionError(
+      `${said} after ${DISCORD_POLICY.attempts} tries. Nothing was sent to the service; the next run will try again.`
+    )
   throw new ActionError(`${said}. Nothing was sent to the service; check discord-api-url.`)
 }
 
@@ -98,7 +135,11 @@ async function discordGet(url: string, path: string, token: string, requests: Re
  * the runner's IP address is banned for a while, and retrying makes it longer.
  */
 function refuseBan(answer: HttpAnswer): Error | undefined {
-  if (answer.status !== 429 || Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after')) return undefined
+  if (
+    answer.status !== 429 ||
+    Object.keys(answer.headers).some(h => h.startsWith('x-ratelimit-') || h === 'retry-after')
+  )
+    return undefined
   return new ActionError(
     "Discord refused the request with a 429 that carries no rate-limit headers: the runner's IP address is " +
       'temporarily banned by Discord (common on shared runners). It was not retried; run again later, or give the ' +

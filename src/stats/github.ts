@@ -4,7 +4,10 @@ import { NetworkError } from '../http/transport.js'
 import { type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests } from '../http/client.js'
 import { excerpt } from '../text.js'
 
-/** How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to their size. */
+/**
+ * How GitHub's API is read: 429s and 5xx retried (after their Retry-After), answers kept up to
+ * their size.
+ */
 export const GITHUB_POLICY: Policy = {
   ...READ_DEFAULTS,
   name: "GitHub's API",
@@ -24,13 +27,18 @@ export interface RepositoryFile {
 }
 
 /**
- * One file's bytes at a commit, through GitHub's contents API (raw, so files over 1 MB come whole) at the run's GITHUB_API_URL.
- * Octokit sends through the action's request helper, under the policy, deadline and proxy settings of every other request.
+ * One file's bytes at a commit, through GitHub's contents API (raw, so files over 1 MB come whole)
+ * at the run's GITHUB_API_URL. Octokit sends through the action's request helper, under the policy,
+ * deadline and proxy settings of every other request.
  */
-export async function readRepositoryFile(file: RepositoryFile, requests: Requests): Promise<Buffer> {
+export async function readRepositoryFile(
+  file: RepositoryFile,
+  requests: Requests
+): Promise<Buffer> {
   const [owner, repo] = file.repository.split('/')
-  // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would read
-  // a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins. Both silent.
+  // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would
+  // read a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins.
+  // Both silent.
   const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false }
   const octokit = getOctokit(file.token, { baseUrl: file.apiUrl, log: SILENT, request })
   try {
@@ -42,19 +50,28 @@ export async function readRepositoryFile(file: RepositoryFile, requests: Request
       headers: { accept: 'application/vnd.github.raw+json' }
     })
     // A directory is listed as JSON whatever was asked for; a file comes raw.
-    if (/^application\/json\b/i.test(response.headers['content-type'] ?? '')) throw new Error('the path is not a file')
-    return Buffer.from(await new Response(response.data as unknown as ReadableStream<Uint8Array> | null).arrayBuffer())
+    if (/^application\/json\b/i.test(response.headers['content-type'] ?? ''))
+      throw new Error('the path is not a file')
+    return Buffer.from(
+      await new Response(
+        response.data as unknown as ReadableStream<Uint8Array> | null
+      ).arrayBuffer()
+    )
   } catch (error) {
-    // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own end.
+    // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own
+    // end.
     const cause = (error as { cause?: unknown }).cause
     if (cause instanceof ActionError) throw cause
     // GitHub's API could not be reached at all: network advice, not repository advice.
-    if (cause instanceof NetworkError) throw Object.assign(new Error(cause.message), { network: true })
+    if (cause instanceof NetworkError)
+      throw Object.assign(new Error(cause.message), { network: true })
     // Octokit's errors carry the request; only the status and GitHub's words are passed on.
     const status = (error as { status?: unknown }).status
     const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)
     const message = /^\s*</.test(raw) ? 'an HTML error page' : excerpt(raw)
-    throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message)
+    throw new Error(
+      typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message
+    )
   }
 }
 
@@ -67,12 +84,16 @@ function policyFetch(requests: Requests): typeof fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     const sent = Object.fromEntries(new Headers(init?.headers).entries())
     const answer = await requests.send({ method: 'GET', url, headers: sent }, GITHUB_POLICY)
-    if (answer.truncated) throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`)
+    if (answer.truncated)
+      throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`)
     const headers = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
     const empty = answer.status === 204 || answer.status === 304
-    return new Response(empty ? null : (answer.bytes ?? answer.text), { status: answer.status, headers })
+    return new Response(empty ? null : (answer.bytes ?? answer.text), {
+      status: answer.status,
+      headers
+    })
   }
 }

@@ -29,7 +29,10 @@ export interface ManifestCount extends CommandCount {
   readonly readFrom: 'workspace' | 'repository'
 }
 
-/** Counts the manifest that commands-file names, from the workspace or, failing that, the repository. */
+/**
+ * Counts the manifest that commands-file names, from the workspace or, failing that, the
+ * repository.
+ */
 export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<ManifestCount> {
   const file = inputs.commandsFile!
   const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github
@@ -44,7 +47,9 @@ export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<Ma
     inReusableWorkflow,
     fromRepository: canFallBack
       ? async path => {
-          deps.log(`commands-file ${file.given} is not in the workspace; reading it from ${label} through the GitHub API.`)
+          deps.log(
+            `commands-file ${file.given} is not in the workspace; reading it from ${label} through the GitHub API.`
+          )
           const { readRepositoryFile } = await import('./github.js')
           return readRepositoryFile({ token, repository, ref: sha, path, apiUrl }, deps.requests)
         }
@@ -52,16 +57,21 @@ export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<Ma
   })
 }
 
-/** Reads a command manifest from the workspace or, when a workflow has no checkout, the repository at the run's commit. */
+/**
+ * Reads a command manifest from the workspace or, when a workflow has no checkout, the repository
+ * at the run's commit.
+ */
 export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> {
   const origin = `Input 'commands-file' (${plan.given})`
   const local = await readLocal(plan, origin)
-  if (local !== undefined) return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' }
+  if (local !== undefined)
+    return { ...countManifestText(local, origin, plan.countSubcommands), readFrom: 'workspace' }
 
   const inRepository = relative(plan.workspace, plan.path)
   const outside = isOutside(plan.workspace, plan.path)
   const notFound = `${origin}: no file at ${plan.path}`
-  // A checked-out workspace holds the repository already: a typo, or a build step that did not write the file.
+  // A checked-out workspace holds the repository already: a typo, or a build step that did not
+  // write the file.
   if (!outside && (await stat(join(plan.workspace, '.git')).then(Boolean, () => false))) {
     throw new ActionError(
       `${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
@@ -75,31 +85,42 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
       'the step that writes the file.'
     : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   if (plan.fromRepository === undefined || outside) {
-    const why = outside ? 'the path is outside the workspace' : 'the repository and a github-token are needed'
-    throw new ActionError(`${notFound}, and it could not be read from the repository (${why}). ${fix}`, { headline: NOT_FOUND })
-  }
-  const bytes = await plan.fromRepository(inRepository.split('\\').join('/')).catch((error: unknown) => {
-    if (error instanceof ActionError) throw error
-    const reason = error instanceof Error ? error.message : String(error)
-    if ((error as { network?: unknown }).network === true) {
-      throw new ActionError(
-        `${notFound}, and GitHub's API could not be reached to read it from the repository (${reason}). ` +
-          "Check the runner's network and proxy settings; the next run will try again.",
-        { headline: 'GitHub unreachable' }
-      )
-    }
+    const why = outside
+      ? 'the path is outside the workspace'
+      : 'the repository and a github-token are needed'
     throw new ActionError(
-      `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
+      `${notFound}, and it could not be read from the repository (${why}). ${fix}`,
       { headline: NOT_FOUND }
     )
-  })
+  }
+  const bytes = await plan
+    .fromRepository(inRepository.split('\\').join('/'))
+    .catch((error: unknown) => {
+      if (error instanceof ActionError) throw error
+      const reason = error instanceof Error ? error.message : String(error)
+      if ((error as { network?: unknown }).network === true) {
+        throw new ActionError(
+          `${notFound}, and GitHub's API could not be reached to read it from the repository (${reason}). ` +
+            "Check the runner's network and proxy settings; the next run will try again.",
+          { headline: 'GitHub unreachable' }
+        )
+      }
+      throw new ActionError(
+        `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
+        { headline: NOT_FOUND }
+      )
+    })
   if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
-  return { ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands), readFrom: 'repository' }
+  return {
+    ...countManifestText(decodeManifest(bytes, origin), origin, plan.countSubcommands),
+    readFrom: 'repository'
+  }
 }
 
 /**
- * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the workspace once links are
- * resolved (or a link could make the action quote a file elsewhere), without blocking (a FIFO would wait), up to the size limit.
+ * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the
+ * workspace once links are resolved (or a link could make the action quote a file elsewhere),
+ * without blocking (a FIFO would wait), up to the size limit.
  */
 async function readLocal(plan: ManifestPlan, origin: string): Promise<string | undefined> {
   const real = await realpath(plan.path).catch(({ code }: NodeJS.ErrnoException) => {
@@ -118,9 +139,14 @@ async function readLocal(plan: ManifestPlan, origin: string): Promise<string | u
   try {
     handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
     const stats = await handle.stat()
-    if (stats.isDirectory()) throw new ActionError(`${origin}: ${plan.path} is a directory; give the path of the JSON file.`)
+    if (stats.isDirectory())
+      throw new ActionError(
+        `${origin}: ${plan.path} is a directory; give the path of the JSON file.`
+      )
     if (!stats.isFile()) {
-      throw new ActionError(`${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`)
+      throw new ActionError(
+        `${origin}: ${plan.path} is not a regular file (${fileKind(stats)}); give the path of the JSON file.`
+      )
     }
     const bytes = await readAtMost(handle, MAX_MANIFEST_BYTES + 1)
     if (bytes.length > MAX_MANIFEST_BYTES) throw tooLarge(origin)
@@ -133,7 +159,9 @@ async function readLocal(plan: ManifestPlan, origin: string): Promise<string | u
   }
 }
 
-/** Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more. */
+/**
+ * Reads up to `limit` bytes: a file that grows while it is read cannot make the action read more.
+ */
 async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
   const buffer = Buffer.alloc(limit)
   let length = 0
@@ -155,7 +183,10 @@ async function nearestFolder(workspace: string, path: string): Promise<string> {
       .filter(entry => entry.name !== '.git')
       .map(entry => (entry.isDirectory() ? `${entry.name}/` : entry.name))
       .sort()
-    const label = folder === workspace ? 'the workspace root' : `${relative(workspace, folder).split('\\').join('/')}/`
+    const label =
+      folder === workspace
+        ? 'the workspace root'
+        : `${relative(workspace, folder).split('\\').join('/')}/`
     if (names.length === 0) return `the nearest existing folder, ${label}, is empty`
     const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : ''
     return `the nearest existing folder, ${label}, holds ${names.slice(0, SHOWN).join(', ')}${more}`
@@ -169,21 +200,30 @@ function isOutside(root: string, path: string): boolean {
   return /^\.\.(?:[\\/]|$)/.test(inside) || isAbsolute(inside)
 }
 
-/** A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell 5.1's `>`); else refused by name. */
+/**
+ * A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell
+ * 5.1's `>`); else refused by name.
+ */
 export function decodeManifest(bytes: Buffer, origin: string): string {
-  const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
+  const fix =
+    'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
   const refuse = (what: string): ActionError =>
-    new ActionError(`${origin} ${what}, which is not read. ${fix}`, { headline: 'commands-file not UTF-8' })
+    new ActionError(`${origin} ${what}, which is not read. ${fix}`, {
+      headline: 'commands-file not UTF-8'
+    })
   // The ASCII of JSON leaves three bytes in four zero in UTF-32, every other byte in UTF-16.
   const sample = bytes.subarray(0, 64)
   const zeros = sample.filter(byte => byte === 0).length
   // UTF-32 first: its little-endian byte order mark, FF FE 00 00, begins with UTF-16's.
-  if (bytes.length >= 4 && (bytes.readUInt32LE(0) === 0xfeff || bytes.readUInt32BE(0) === 0xfeff)) throw refuse('is UTF-32')
-  if (sample.length >= 4 && zeros >= (sample.length * 3) / 4) throw refuse('looks like UTF-32 (three bytes in four are zero)')
+  if (bytes.length >= 4 && (bytes.readUInt32LE(0) === 0xfeff || bytes.readUInt32BE(0) === 0xfeff))
+    throw refuse('is UTF-32')
+  if (sample.length >= 4 && zeros >= (sample.length * 3) / 4)
+    throw refuse('looks like UTF-32 (three bytes in four are zero)')
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
   if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-    // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding drops it.
+    // swap16 throws on an odd length: a last odd byte is dropped, as the little-endian decoding
+    // drops it.
     const swapped = Buffer.from(bytes.subarray(2, bytes.length & ~1)).swap16()
     return swapped.toString('utf16le')
   }
@@ -208,7 +248,9 @@ function fileKind(stats: Stats): string {
 }
 
 function cannotRead(origin: string, path: string, code: string | undefined): ActionError {
-  return new ActionError(`${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`)
+  return new ActionError(
+    `${origin}: ${path} cannot be read (${code ?? 'error'}). Check the path and the file's permissions.`
+  )
 }
 
 function tooLarge(origin: string): ActionError {
@@ -218,8 +260,13 @@ function tooLarge(origin: string): ActionError {
 }
 
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
-export function countManifestText(text: string, origin: string, countSubcommands: boolean): CommandCount {
-  // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call (counts.ts).
+export function countManifestText(
+  text: string,
+  origin: string,
+  countSubcommands: boolean
+): CommandCount {
+  // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call
+  // (counts.ts).
   const json = parseJson(text.replace(/^\uFEFF/, ''), origin)
   try {
     return countCommands(manifestEntries(json, origin), countSubcommands)
@@ -234,9 +281,15 @@ export function countManifestText(text: string, origin: string, countSubcommands
   }
 }
 
-/** A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the JSON holds one. */
+/**
+ * A string where ConvertTo-Json gave up at its depth limit (`@{name=…}`, `System.Object[]`), if the
+ * JSON holds one.
+ */
 function powerShellCut(json: unknown, depth = 0): string | undefined {
-  if (typeof json === 'string') return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json) ? json.slice(0, 40) : undefined
+  if (typeof json === 'string')
+    return /^@\{.*\}$|^System\.(?:Object\[\]|Collections\.)/s.test(json)
+      ? json.slice(0, 40)
+      : undefined
   if (typeof json !== 'object' || json === null || depth > 20) return undefined
   for (const value of Object.values(json)) {
     const found = powerShellCut(value, depth + 1)
@@ -245,7 +298,10 @@ function powerShellCut(json: unknown, depth = 0): string | undefined {
   return undefined
 }
 
-/** The shapes seen in real projects: an array of commands (as sent to Discord), an object with a `commands` array, or keyed by name. */
+/**
+ * The shapes seen in real projects: an array of commands (as sent to Discord), an object with a
+ * `commands` array, or keyed by name.
+ */
 function manifestEntries(json: unknown, origin: string): CommandList {
   const list = (items: unknown[], prefix = ''): CommandList => ({
     origin,
@@ -256,11 +312,18 @@ function manifestEntries(json: unknown, origin: string): CommandList {
     const fields = json as Record<string, unknown>
     if (Array.isArray(fields['commands'])) return list(fields['commands'], 'commands')
     const values = Object.entries(fields)
-    if (values.every(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))) {
+    if (
+      values.every(
+        ([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value)
+      )
+    ) {
       return {
         origin,
         // A keyed entry may leave its name to the key.
-        entries: values.map(([key, value]) => ({ label: `[${excerpt(JSON.stringify(key))}]`, value: { name: key, ...(value as object) } }))
+        entries: values.map(([key, value]) => ({
+          label: `[${excerpt(JSON.stringify(key))}]`,
+          value: { name: key, ...(value as object) }
+        }))
       }
     }
   }
@@ -270,7 +333,10 @@ function manifestEntries(json: unknown, origin: string): CommandList {
   )
 }
 
-/** A command manifest is about 12 levels deep (command, group, subcommand, option, choice, localisations): far deeper text is not one. */
+/**
+ * A command manifest is about 12 levels deep (command, group, subcommand, option, choice,
+ * localisations): far deeper text is not one.
+ */
 const MAX_DEPTH = 100
 
 /** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */
@@ -285,12 +351,18 @@ function parseJson(text: string, origin: string): unknown {
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
-    // Node's message says where: a position (line and column on Node 24) or the text around a token, escaped.
-    throw new ActionError(`${origin} is not valid JSON: ${excerpt(error instanceof Error ? error.message : String(error), 200)}`)
+    // Node's message says where: a position (line and column on Node 24) or the text around a
+    // token, escaped.
+    throw new ActionError(
+      `${origin} is not valid JSON: ${excerpt(error instanceof Error ? error.message : String(error), 200)}`
+    )
   }
 }
 
-/** The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if any. */
+/**
+ * The offset of the first `[` or `{` (outside strings) that opens more than MAX_DEPTH levels, if
+ * any.
+ */
 function tooDeepAt(text: string): number | undefined {
   let depth = 0
   let inString = false

@@ -13,7 +13,9 @@ import { lastUpdate, type RecordRead } from './window.js'
 /** A count and where it came from, so the log and the summary can say so. */
 export interface ResolvedCount {
   readonly value: number
-  /** Human-readable origin, e.g. "input command-count", "commands-file commands.json", "Discord". */
+  /**
+   * Human-readable origin, e.g. "input command-count", "commands-file commands.json", "Discord".
+   */
   readonly source: string
   /** Read from a source (a manifest, Discord) rather than given as an input. */
   readonly read: boolean
@@ -29,7 +31,13 @@ export interface Counts {
 /** What resolving the counts needs from the settings. */
 export type CountInputs = Pick<
   StatsSettings,
-  'commandCount' | 'serverCount' | 'commandsFile' | 'countSubcommands' | 'discordToken' | 'discordApiUrl' | 'github'
+  | 'commandCount'
+  | 'serverCount'
+  | 'commandsFile'
+  | 'countSubcommands'
+  | 'discordToken'
+  | 'discordApiUrl'
+  | 'github'
 >
 
 /** The PATCH body: only the counts that were resolved, as JSON integers. */
@@ -38,7 +46,8 @@ export interface StatsBody {
   server_count?: number
 }
 
-export type StatsResult = 'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'deferred' | 'dry-run' | 'failed'
+export type StatsResult =
+  'updated' | 'skipped' | 'cooldown' | 'rate-limited' | 'deferred' | 'dry-run' | 'failed'
 
 /**
  * Why nothing was sent (or, in a dry run, why a real run would send nothing):
@@ -60,7 +69,10 @@ export type StrikeCause = 'overlap' | 'unverified' | 'unchecked' | 'unknown'
 /** What happened to the PATCH. */
 export type Delivery = 'not-sent' | 'answered' | 'no-answer' | 'arrived'
 
-/** Everything that happened, for the report; `error` is set (and `result` is `failed`) when the step must fail. */
+/**
+ * Everything that happened, for the report; `error` is set (and `result` is `failed`) when the step
+ * must fail.
+ */
 export interface StatsOutcome {
   readonly result: StatsResult
   /** The counts resolved so far, with their sources; undefined when the run failed before. */
@@ -76,14 +88,22 @@ export interface StatsOutcome {
   readonly answer: string | undefined
   readonly nextUpdateAt: Date | undefined
   readonly skip: SkipReason | undefined
-  /** After the 6-hour refusal: when another run updated the counts, after this run read the record. */
+  /**
+   * After the 6-hour refusal: when another run updated the counts, after this run read the record.
+   */
   readonly overlap: Date | undefined
   /** After the 6-hour refusal: its likely cause. */
   readonly strikeCause: StrikeCause | undefined
   readonly keyCheck: KeyCheck | undefined
-  /** The service's passing failure that a deferred (or stale) run names: its answer, or the connection's failure. */
+  /**
+   * The service's passing failure that a deferred (or stale) run names: its answer, or the
+   * connection's failure.
+   */
   readonly failure: string | undefined
-  /** stale-after, in hours, when it judged this run: the summary and the line then give the listing's age. */
+  /**
+   * stale-after, in hours, when it judged this run: the summary and the line then give the
+   * listing's age.
+   */
   readonly staleAfter: number | undefined
   /** What the person reading the log must know about this run, each one a warning. */
   readonly warnings: readonly string[]
@@ -101,7 +121,10 @@ const HOUR = 60 * 60 * 1000
  * them into docs/troubleshooting.md.
  */
 
-/** What a sentence may name, already in words; the docs pass placeholders such as `<time>`. Unknown is undefined. */
+/**
+ * What a sentence may name, already in words; the docs pass placeholders such as `<time>`. Unknown
+ * is undefined.
+ */
 export interface Facts {
   readonly botId: string
   /** The update's body as JSON. */
@@ -118,7 +141,10 @@ export interface Facts {
   /** The listing's age in hours and stale-after, when stale-after judged the run. */
   readonly age: string | undefined
   readonly staleAfter: string
-  /** The network failure; why a dry run would not send; what the workflow file shows; what a stop cut short. */
+  /**
+   * The network failure; why a dry run would not send; what the workflow file shows; what a stop
+   * cut short.
+   */
   readonly failure: string
   readonly reason: string
   readonly workflow: string | undefined
@@ -135,11 +161,14 @@ export interface Outcome {
   readonly says: Words
 }
 
-const group = (f: Facts): string => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`
+const group = (f: Facts): string =>
+  `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`
 const quoted = (f: Facts): string => (f.said === undefined ? '' : `: "${f.said}"`)
 const then = (f: Facts, lead: string): string => (f.next === undefined ? '' : `${lead}${f.next}`)
 const young = (f: Facts): string =>
-  f.age === undefined ? '' : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`
+  f.age === undefined
+    ? ''
+    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`
 
 /** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
 export const answeredWith = (status: number | string, said: string | undefined): string =>
@@ -171,7 +200,10 @@ function skipped(mark: string, headline: Words, reason: Words): Outcome {
   return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` }
 }
 
-/** Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in a dry run. */
+/**
+ * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
+ * a dry run.
+ */
 const REASONS = {
   recent: f =>
     `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
@@ -180,12 +212,16 @@ const REASONS = {
     'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
     'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
     'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
-  unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
+  unchecked: () =>
+    "the bot's public record could not be checked (see the warning); the next run will try again.",
   nothing: () => 'no count was left to send (see the warning).'
 } satisfies Record<string, Words>
 
 const KEYS = Object.fromEntries(
-  Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }]) => [`key-${answer}`, failure(headline, advice)])
+  Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }]) => [
+    `key-${answer}`,
+    failure(headline, advice)
+  ])
 ) as Record<`key-${KeyAnswer}`, Outcome>
 
 export const STATS_OUTCOMES = {
@@ -195,9 +231,17 @@ export const STATS_OUTCOMES = {
     headline: f => `updated${then(f, ', next update from ')}`,
     says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
   },
-  'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
+  'too-soon': skipped(
+    '⏭️',
+    f => `not sent: too soon${then(f, ', next update from ')}`,
+    REASONS.recent
+  ),
   'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
-  'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
+  'record-unchecked': skipped(
+    '⚠️',
+    () => "not sent: the bot's record could not be checked",
+    REASONS.unchecked
+  ),
   'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
   'rate-limited': {
     result: 'rate-limited',
@@ -211,7 +255,8 @@ export const STATS_OUTCOMES = {
     result: 'deferred',
     mark: '⏸️',
     headline: f => `deferred, the listing ${f.age} old`,
-    says: f => `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
+    says: f =>
+      `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
   },
   stale: {
     result: 'failed',
@@ -262,7 +307,10 @@ export const STATS_OUTCOMES = {
       `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
       '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
   ),
-  'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
+  'count-refused': failure(
+    'count refused by discord.place',
+    () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
+  ),
   ...KEYS,
   redirect: failure(
     'redirect not followed',
@@ -276,7 +324,11 @@ export const STATS_OUTCOMES = {
       'could count as an early one); the next run will try again.'
   ),
   unexpected: {
-    ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
+    ...failure(
+      '',
+      () =>
+        'This answer was not expected; the update was not repeated. Check base-url and the service status.'
+    ),
     headline: f => `unexpected answer (${f.status})`
   },
   unreachable: {
@@ -298,7 +350,8 @@ export const STATS_OUTCOMES = {
     result: 'failed',
     mark: '❌',
     headline: () => 'no answer to the update',
-    says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
+    says: f =>
+      `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
   }
 } satisfies Record<string, Outcome>
 
@@ -311,9 +364,14 @@ export type OutcomeId = keyof typeof STATS_OUTCOMES
 export function outcomeOf(outcome: StatsOutcome): OutcomeId | undefined {
   switch (outcome.result) {
     case 'skipped':
-      return ({ recent: 'too-soon', unverified: 'not-verified', unchecked: 'record-unchecked', nothing: 'no-count' } as const)[
-        outcome.skip!
-      ]
+      return (
+        {
+          recent: 'too-soon',
+          unverified: 'not-verified',
+          unchecked: 'record-unchecked',
+          nothing: 'no-count'
+        } as const
+      )[outcome.skip!]
     case 'dry-run':
       return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due'
     case 'cooldown':
@@ -326,15 +384,25 @@ export function outcomeOf(outcome: StatsOutcome): OutcomeId | undefined {
 }
 
 /** Which outcome the service's failing answer to the update is. */
-export function failureOf(status: number, said: string | undefined, withServerCount: boolean): OutcomeId {
-  if (status === 400) return withServerCount && !/command/i.test(said ?? '') ? 'server-count-refused' : 'count-refused'
+export function failureOf(
+  status: number,
+  said: string | undefined,
+  withServerCount: boolean
+): OutcomeId {
+  if (status === 400)
+    return withServerCount && !/command/i.test(said ?? '')
+      ? 'server-count-refused'
+      : 'count-refused'
   const key = keyAnswerOf(status, said)
   if (key !== undefined) return `key-${key}`
   if (status >= 300 && status < 400) return 'redirect'
   return status >= 500 ? 'service-failed' : 'unexpected'
 }
 
-/** A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a sentence names it. */
+/**
+ * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
+ * sentence names it.
+ */
 export function factsOf(outcome: Omit<StatsOutcome, 'result'>, more: Partial<Facts> = {}): Facts {
   const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
   const facts: Facts = {

@@ -29,7 +29,9 @@ export const RECORD_POLICY: Policy = {
 /** Read-limiter waits one read may sit out (the live limiter asks for 60 s each). */
 const MAX_LIMITER_WAITS = 3
 
-/** How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours. */
+/**
+ * How far an update time may lie ahead of the runner's clock: clocks differ, by seconds, not hours.
+ */
 const FUTURE_TOLERANCE_MS = 60 * 60 * 1000
 
 /**
@@ -41,7 +43,10 @@ const FUTURE_TOLERANCE_MS = 60 * 60 * 1000
  * that would be a strike whenever the last one was recent. Only the step's own deadline
  * passing throws (DeadlineError).
  */
-export async function readPublicRecord(plan: { readonly baseUrl: string; readonly botId: string }, deps: Deps): Promise<RecordRead> {
+export async function readPublicRecord(
+  plan: { readonly baseUrl: string; readonly botId: string },
+  deps: Deps
+): Promise<RecordRead> {
   const url = `${plan.baseUrl}/bots/${plan.botId}`
   deps.log(`Reading the bot's public record: GET ${url}`)
   for (let waits = 0; ; waits++) {
@@ -49,7 +54,15 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
     try {
       // No key: the record is public. no-cache: a cached copy could hide a recent update.
       answer = await deps.requests.send(
-        { method: 'GET', url, headers: { Accept: 'application/json', 'Cache-Control': 'no-cache', 'User-Agent': USER_AGENT } },
+        {
+          method: 'GET',
+          url,
+          headers: {
+            Accept: 'application/json',
+            'Cache-Control': 'no-cache',
+            'User-Agent': USER_AGENT
+          }
+        },
         RECORD_POLICY
       )
     } catch (error) {
@@ -63,7 +76,12 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
     }
     const receivedAt = deps.requests.clock.now()
     const read = interpretRecord(answer, receivedAt)
-    if (read.ok) return { ...read, cached: Number(answer.headers['age']) > 0, lagMs: lagMs(answer, receivedAt) }
+    if (read.ok)
+      return {
+        ...read,
+        cached: Number(answer.headers['age']) > 0,
+        lagMs: lagMs(answer, receivedAt)
+      }
     if (answer.status !== 429) return read.problem === 'unreadable' ? unreadable(deps, read) : read
 
     // The read limiter: wait as long as it asks (at least a second), if the step has room.
@@ -71,9 +89,14 @@ export async function readPublicRecord(plan: { readonly baseUrl: string; readonl
     const room = deps.requests.remainingMs() - 2 * deps.requests.limits.attemptTimeoutMs
     if (waits >= MAX_LIMITER_WAITS || wait > room) {
       const why = `the service's read limit asks for a wait of ${Math.ceil(wait / 1000)} s, more than the step's timeout leaves`
-      return unreadable(deps, { ...read, reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why })
+      return unreadable(deps, {
+        ...read,
+        reason: waits >= MAX_LIMITER_WAITS ? `${read.reason}, ${waits + 1} times` : why
+      })
     }
-    deps.log(`The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`)
+    deps.log(
+      `The service's read limit answered 429; reading the record again in ${Math.ceil(wait / 1000)} s.`
+    )
     await deps.requests.sleep(wait, RECORD_POLICY)
   }
 }
@@ -159,7 +182,12 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
   // taking it for the first day would hold updates and advise sending without the check.
   const said = serviceError(answer)
   if (status === 403 && isServiceAnswer(answer) && NOT_VERIFIED.test(said ?? '')) {
-    return { ok: false, status, problem: 'unverified', reason: 'the bot is not verified yet, so its record is not public (403)' }
+    return {
+      ok: false,
+      status,
+      problem: 'unverified',
+      reason: 'the bot is not verified yet, so its record is not public (403)'
+    }
   }
   if (status === 403) {
     return {
@@ -169,16 +197,32 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
       reason: `a 403 ("${said ?? excerpt(answer.text, 120)}") that is not the service's own "not verified" answer: a gateway or firewall in the way?`
     }
   }
-  if (status === 404) return { ok: false, status, problem: 'absent', reason: 'the service has no record for this bot (404)' }
-  if (status === 429) return { ok: false, status, problem: 'unreadable', reason: 'the service is limiting reads (429)' }
-  if (status !== 200) return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` }
+  if (status === 404)
+    return {
+      ok: false,
+      status,
+      problem: 'absent',
+      reason: 'the service has no record for this bot (404)'
+    }
+  if (status === 429)
+    return {
+      ok: false,
+      status,
+      problem: 'unreadable',
+      reason: 'the service is limiting reads (429)'
+    }
+  if (status !== 200)
+    return { ok: false, status, problem: 'unreadable', reason: `the service answered ${status}` }
   const json = answer.json
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return { ok: false, status, problem: 'unreadable', reason: 'the answer was not a JSON object' }
   }
   const fields = json as Record<string, unknown>
   const record: PublicRecord = {
-    username: typeof fields['username'] === 'string' && fields['username'].trim() !== '' ? fields['username'].trim() : undefined,
+    username:
+      typeof fields['username'] === 'string' && fields['username'].trim() !== ''
+        ? fields['username'].trim()
+        : undefined,
     commands: asCount(fields['commands']),
     servers: asCount(fields['servers']),
     commandsUpdatedAt: asDate(fields['commands_updated_at']),
@@ -189,7 +233,9 @@ export function interpretRecord(answer: HttpAnswer, now: number = Date.now()): R
   }
   // The service stamps an update with its own clock, so a time well past ours is a broken (or
   // hostile) record, not a clock: trusting it would skip every update until that date.
-  const future = [record.commandsUpdatedAt, record.serversUpdatedAt].find(d => d !== undefined && d.getTime() > now + FUTURE_TOLERANCE_MS)
+  const future = [record.commandsUpdatedAt, record.serversUpdatedAt].find(
+    d => d !== undefined && d.getTime() > now + FUTURE_TOLERANCE_MS
+  )
   if (future !== undefined) {
     return {
       ok: false,

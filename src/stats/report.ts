@@ -1,8 +1,22 @@
 import * as core from '@actions/core'
 import type { StatsSettings } from '../settings.js'
-import { botTitle, headlineWith, markedParagraph, number, when, writeOutputsSafely, writeSection } from '../summary.js'
+import {
+  botTitle,
+  headlineWith,
+  markedParagraph,
+  number,
+  when,
+  writeOutputsSafely,
+  writeSection
+} from '../summary.js'
 import { annotationText, bounded, html, htmlLink, logText, MAX_MESSAGE_CHARS } from '../text.js'
-import { factsOf, outcomeOf, type ResolvedCount, STATS_OUTCOMES, type StatsOutcome } from './outcome.js'
+import {
+  factsOf,
+  outcomeOf,
+  type ResolvedCount,
+  STATS_OUTCOMES,
+  type StatsOutcome
+} from './outcome.js'
 import { lastUpdate } from './window.js'
 
 /**
@@ -25,30 +39,46 @@ const QUOTE_CHARS = 1_000
 const NAME_CHARS = 100
 
 const info = (line: string): void => core.info(logText(line))
-const warning = (text: string, title?: string): void => core.warning(annotationText(text), title === undefined ? undefined : { title })
+const warning = (text: string, title?: string): void =>
+  core.warning(annotationText(text), title === undefined ? undefined : { title })
 const notice = (text: string, title: string): void => core.notice(annotationText(text), { title })
 
-/** Writes the outputs, the log lines and annotations, and the summary section; returns the failure, if any. */
-export async function reportStats(settings: StatsSettings, outcome: StatsOutcome): Promise<string | undefined> {
+/**
+ * Writes the outputs, the log lines and annotations, and the summary section; returns the failure,
+ * if any.
+ */
+export async function reportStats(
+  settings: StatsSettings,
+  outcome: StatsOutcome
+): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
   announce(outcome)
-  if (outputsFailure !== undefined && outcome.error !== undefined) core.warning(annotationText(outputsFailure))
-  await writeSection(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true))
+  if (outputsFailure !== undefined && outcome.error !== undefined)
+    core.warning(annotationText(outputsFailure))
+  await writeSection(summary =>
+    summary.addRaw(renderSummary(settings, outcome, outputsFailure), true)
+  )
   return outcome.error?.message ?? outputsFailure
 }
 
 /**
- * Every output that is known, a failed run's included (`status` after a refusal), for a later step with `if: always()`.
- * The last update known: this run's, another run's that a strike found (overlap), else the record's.
+ * Every output that is known, a failed run's included (`status` after a refusal), for a later step
+ * with `if: always()`. The last update known: this run's, another run's that a strike found
+ * (overlap), else the record's.
  */
 export function writeOutputs(outcome: StatsOutcome): void {
   core.setOutput('result', outcome.result)
-  if (outcome.body.command_count !== undefined) core.setOutput('command-count', outcome.body.command_count)
-  if (outcome.body.server_count !== undefined) core.setOutput('server-count', outcome.body.server_count)
+  if (outcome.body.command_count !== undefined)
+    core.setOutput('command-count', outcome.body.command_count)
+  if (outcome.body.server_count !== undefined)
+    core.setOutput('server-count', outcome.body.server_count)
   if (outcome.status !== undefined) core.setOutput('status', outcome.status)
-  if (outcome.nextUpdateAt !== undefined) core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
+  if (outcome.nextUpdateAt !== undefined)
+    core.setOutput('next-update-at', outcome.nextUpdateAt.toISOString())
   const last =
-    outcome.result === 'updated' ? outcome.at : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined))
+    outcome.result === 'updated'
+      ? outcome.at
+      : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined))
   if (last !== undefined) core.setOutput('last-updated-at', last.toISOString())
 }
 
@@ -77,7 +107,10 @@ interface OutcomeLine {
   readonly text: string
 }
 
-/** The one line (log line or annotation) that says how the run ended; a failure says so in its error. */
+/**
+ * The one line (log line or annotation) that says how the run ended; a failure says so in its
+ * error.
+ */
 export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
   const id = outcomeOf(outcome)
   const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
@@ -89,10 +122,18 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
     case 'deferred':
       return { kind: 'warning', title: 'Stats update deferred', text }
     case 'cooldown':
-      // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the fix.
-      return { kind: 'info', title: '', text: 'The service refused the update as too early: a strike was counted.' }
+      // The step fails: its one ::error:: (the outcome's error) names the strike, the cause and the
+      // fix.
+      return {
+        kind: 'info',
+        title: '',
+        text: 'The service refused the update as too early: a strike was counted.'
+      }
     case 'failed': {
-      const what = outcome.delivery === 'not-sent' ? 'The run failed before any stats update was sent' : 'The stats update failed'
+      const what =
+        outcome.delivery === 'not-sent'
+          ? 'The run failed before any stats update was sent'
+          : 'The stats update failed'
       return { kind: 'info', title: '', text: `${what}; the error says why.` }
     }
     default:
@@ -103,16 +144,26 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
 /** The headline's mark and words. */
 function headline(outcome: StatsOutcome): [mark: string, words: string] {
   const id = outcomeOf(outcome)
-  if (id === undefined) return ['❌', outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`]
+  if (id === undefined)
+    return [
+      '❌',
+      outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
+    ]
   return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))]
 }
 
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
-export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, outputsFailure?: string): string {
+export function renderSummary(
+  settings: StatsSettings,
+  outcome: StatsOutcome,
+  outputsFailure?: string
+): string {
   const record = outcome.record?.ok ? outcome.record.record : undefined
   const [mark, words] = headlineWith(outputsFailure, headline(outcome))
   const name = record?.username === undefined ? undefined : bounded(record.username, NAME_CHARS)
-  const parts = [`<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`]
+  const parts = [
+    `<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`
+  ]
 
   const counts = outcome.counts
   if (counts?.command !== undefined || counts?.server !== undefined || record !== undefined) {
@@ -120,8 +171,12 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
     // A count not resolved: Discord is asked only when an update is due, so a run skipped at the
     // record check did not read it; after that (a dry run, a failure), it was asked or no source
     // gave the count.
-    const beforeDiscord = outcome.skip === 'recent' || outcome.skip === 'unverified' || outcome.skip === 'unchecked'
-    const unread = settings.discordToken !== undefined && beforeDiscord ? 'not read from Discord (only for an update that is due)' : '—'
+    const beforeDiscord =
+      outcome.skip === 'recent' || outcome.skip === 'unverified' || outcome.skip === 'unchecked'
+    const unread =
+      settings.discordToken !== undefined && beforeDiscord
+        ? 'not read from Discord (only for an update that is due)'
+        : '—'
     const withSource = counts?.command !== undefined || counts?.server !== undefined
     const rows = [
       countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
@@ -141,14 +196,17 @@ export function renderSummary(settings: StatsSettings, outcome: StatsOutcome, ou
     )
   }
   // The error before the warnings: it says why the step failed, and no number of warnings hides it.
-  if (outcome.error !== undefined) parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
+  if (outcome.error !== undefined)
+    parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
   if (outcome.error === undefined && outcome.result !== 'updated') {
     parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
   }
   const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
-  for (const text of warnings.slice(0, 20)) parts.push(markedParagraph('⚠️', 'Warning:', bounded(text, SUMMARY_WARNING_CHARS)))
-  if (warnings.length > 20) parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`)
+  for (const text of warnings.slice(0, 20))
+    parts.push(markedParagraph('⚠️', 'Warning:', bounded(text, SUMMARY_WARNING_CHARS)))
+  if (warnings.length > 20)
+    parts.push(`<p>⚠️ ${warnings.length - 20} more warnings are in the step's log.</p>\n`)
   parts.push(details(settings, outcome))
   return parts.join('')
 }
@@ -167,7 +225,10 @@ function countRow(
     if (before === undefined && unread === '—') return undefined
     return `<tr><td>${label}</td><td>${listed}</td><td>${unread}</td>${withSource ? '<td>—</td>' : ''}</tr>`
   }
-  const change = applied && before !== undefined && before !== count.value ? ` (${signed(count.value - before)})` : ''
+  const change =
+    applied && before !== undefined && before !== count.value
+      ? ` (${signed(count.value - before)})`
+      : ''
   return `<tr><td>${label}</td><td>${listed}</td><td>${number(count.value)}${change}</td><td>${html(bounded(count.source, 300))}</td></tr>`
 }
 
@@ -181,7 +242,9 @@ function details(settings: StatsSettings, outcome: StatsOutcome): string {
   if (outcome.keyCheck !== undefined) {
     rows.push([
       'Key check',
-      outcome.keyCheck.state === 'valid' ? 'the key is valid' : `not checked: ${html(bounded(outcome.keyCheck.reason, QUOTE_CHARS))}`
+      outcome.keyCheck.state === 'valid'
+        ? 'the key is valid'
+        : `not checked: ${html(bounded(outcome.keyCheck.reason, QUOTE_CHARS))}`
     ])
   }
   const sent = outcome.delivery !== 'not-sent'
@@ -197,7 +260,8 @@ function notSentLine(outcome: StatsOutcome, path: string): string {
   if (empty) return outcome.skip === 'nothing' ? 'not sent: no count was left to send' : 'not sent'
   if (outcome.result === 'failed') return 'not sent'
   // A run that found the update not due (a skip, or a dry run a real run would skip) says so.
-  const would = outcome.skip === undefined ? 'a real run would send' : 'once an update is due, it would be'
+  const would =
+    outcome.skip === undefined ? 'a real run would send' : 'once an update is due, it would be'
   return `not sent (${would} <code>${html(path)}</code>)`
 }
 
@@ -222,10 +286,15 @@ function recordLine(settings: StatsSettings, outcome: StatsOutcome): string {
   return `read; last update ${last === undefined ? 'unknown' : html(when(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`
 }
 
-/** The read after a strike with no read before it: the outcome's next update time and cause come from it alone. */
+/**
+ * The read after a strike with no read before it: the outcome's next update time and cause come
+ * from it alone.
+ */
 function readAfterStrike(outcome: StatsOutcome): string {
-  if (outcome.strikeCause === 'unverified') return 'read after the refusal: not public, the bot is not verified yet (403)'
-  if (outcome.nextUpdateAt === undefined) return 'a read after the refusal did not show when the next update is accepted'
+  if (outcome.strikeCause === 'unverified')
+    return 'read after the refusal: not public, the bot is not verified yet (403)'
+  if (outcome.nextUpdateAt === undefined)
+    return 'a read after the refusal did not show when the next update is accepted'
   return `read after the refusal: the next update is accepted from ${html(when(outcome.nextUpdateAt, outcome.at))}`
 }
 

@@ -1,6 +1,12 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { DeadlineError, type Deps, MIN_ATTEMPT_MS, type Policy, READ_DEFAULTS } from '../http/client.js'
+import {
+  DeadlineError,
+  type Deps,
+  MIN_ATTEMPT_MS,
+  type Policy,
+  READ_DEFAULTS
+} from '../http/client.js'
 import { checkKey } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
@@ -53,7 +59,14 @@ interface Progress {
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 export async function runStats(settings: StatsSettings, deps: Deps): Promise<StatsOutcome> {
-  const progress: Progress = { counts: undefined, record: undefined, body: {}, delivery: 'not-sent', status: undefined, warnings: [] }
+  const progress: Progress = {
+    counts: undefined,
+    record: undefined,
+    body: {},
+    delivery: 'not-sent',
+    status: undefined,
+    warnings: []
+  }
   try {
     return await decide(settings, deps, progress)
   } catch (error) {
@@ -66,7 +79,11 @@ export async function runStats(settings: StatsSettings, deps: Deps): Promise<Sta
   }
 }
 
-async function decide(settings: StatsSettings, deps: Deps, progress: Progress): Promise<StatsOutcome> {
+async function decide(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress
+): Promise<StatsOutcome> {
   progress.counts = await localCounts(settings, deps)
   logCounts(progress.counts, deps)
   progress.body = bodyOf(progress.counts)
@@ -90,7 +107,14 @@ async function decide(settings: StatsSettings, deps: Deps, progress: Progress): 
     return notSent(settings, deps, progress, 'nothing', undefined)
   }
   // A dry run of a due update still says from when the record accepts one (already passed).
-  if (settings.dryRun) return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined)
+  if (settings.dryRun)
+    return notSent(
+      settings,
+      deps,
+      progress,
+      undefined,
+      record?.ok ? acceptsFrom(record) : undefined
+    )
   return send(settings, deps, progress)
 }
 
@@ -105,22 +129,41 @@ async function notSent(
   skip: SkipReason | undefined,
   nextUpdateAt: Date | undefined
 ): Promise<StatsOutcome> {
-  const keyCheck = settings.apiKey === undefined ? undefined : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
+  const keyCheck =
+    settings.apiKey === undefined
+      ? undefined
+      : await checkKey({ ...settings, apiKey: settings.apiKey }, deps)
   if (keyCheck?.state === 'unchecked') {
-    progress.warnings.push(`The API key could not be checked (${keyCheck.reason}); the next run will check it.`)
+    progress.warnings.push(
+      `The API key could not be checked (${keyCheck.reason}); the next run will check it.`
+    )
   }
   if (settings.dryRun) {
     // The set-up check: what in the workflow would cost a strike later. Cut off by the deadline
     // or a stop, the dry run fails as a real run would, naming what it did not check.
     const read = await workflowDiagnosis(settings, deps, 'dry-run')
-    if (read.cut !== undefined) throw new ActionError(`${read.cut} Nothing was sent (dry run).`, { headline: read.headline })
+    if (read.cut !== undefined)
+      throw new ActionError(`${read.cut} Nothing was sent (dry run).`, { headline: read.headline })
     if (read.shown !== undefined) progress.warnings.push(read.shown)
   }
-  return { ...base(deps, progress), result: settings.dryRun ? 'dry-run' : 'skipped', skip, nextUpdateAt, keyCheck }
+  return {
+    ...base(deps, progress),
+    result: settings.dryRun ? 'dry-run' : 'skipped',
+    skip,
+    nextUpdateAt,
+    keyCheck
+  }
 }
 
-/** Sends the PATCH, and once more only when a fresh read of the record proves the first did not arrive. */
-async function send(settings: StatsSettings, deps: Deps, progress: Progress): Promise<StatsOutcome> {
+/**
+ * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
+ * arrive.
+ */
+async function send(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress
+): Promise<StatsOutcome> {
   for (let resent = false; ; resent = true) {
     const sentAt = deps.requests.clock.now()
     let answer: HttpAnswer
@@ -136,7 +179,9 @@ async function send(settings: StatsSettings, deps: Deps, progress: Progress): Pr
       if (!(error instanceof NetworkError)) throw error
       const cut = answerFromStatusLine(error)
       if (cut !== undefined) {
-        deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`)
+        deps.log(
+          `The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`
+        )
         return settle(settings, deps, progress, cut)
       }
       if (!error.delivered || resent) {
@@ -145,16 +190,30 @@ async function send(settings: StatsSettings, deps: Deps, progress: Progress): Pr
         const lost = { ...base(deps, progress), result: 'failed' as const, failure: error.message }
         const judged = judgedByAge(settings, lost)
         if (judged !== undefined) return judged
-        throw failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message)
+        throw failure(
+          settings.botId,
+          lost,
+          error.delivered ? 'no-answer-twice' : 'unreachable',
+          error.message
+        )
       }
       progress.delivery = 'no-answer'
-      const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt)
+      const delivery = await confirmDelivery(
+        { ...settings, body: progress.body },
+        deps,
+        error,
+        sentAt
+      )
       if (delivery === 'resend') {
-        deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.')
+        deps.log(
+          'The public record shows the update did not arrive and none is due before it; sending it once more.'
+        )
         continue
       }
       if (delivery === 'arrived') {
-        deps.log('The connection failed after the update was sent, but the public record shows it arrived.')
+        deps.log(
+          'The connection failed after the update was sent, but the public record shows it arrived.'
+        )
         progress.delivery = 'arrived'
         return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
       }
@@ -165,8 +224,11 @@ async function send(settings: StatsSettings, deps: Deps, progress: Progress): Pr
 }
 
 function patch(settings: StatsSettings, deps: Deps, body: StatsBody): Promise<HttpAnswer> {
-  if (settings.apiKey === undefined) throw new Error('an update needs the API key; settings guarantee it outside dry runs')
-  deps.log(`Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`)
+  if (settings.apiKey === undefined)
+    throw new Error('an update needs the API key; settings guarantee it outside dry runs')
+  deps.log(
+    `Sending PATCH ${settings.baseUrl}/bots/${settings.botId}/stats with ${JSON.stringify(body)}`
+  )
   return deps.requests.send(
     {
       method: 'PATCH',
@@ -179,13 +241,19 @@ function patch(settings: StatsSettings, deps: Deps, body: StatsBody): Promise<Ht
 }
 
 /** The outcome of the service's answer to the PATCH. */
-async function settle(settings: StatsSettings, deps: Deps, progress: Progress, answer: HttpAnswer): Promise<StatsOutcome> {
+async function settle(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress,
+  answer: HttpAnswer
+): Promise<StatsOutcome> {
   progress.delivery = 'answered'
   progress.status = answer.status
   const text = serviceMessage(answer)
   deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
   const answered = { ...base(deps, progress), status: answer.status, answer: text }
-  if (answer.status >= 200 && answer.status < 300) return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
+  if (answer.status >= 200 && answer.status < 300)
+    return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
   if (answer.status === 429 && kindOf429(answer) === 'limiter') {
     // Turned away before the service looked at the update: try again once the limiter's
     // window has passed, or later if the record says the 6-hour window ends later.
@@ -194,8 +262,11 @@ async function settle(settings: StatsSettings, deps: Deps, progress: Progress, a
     const wait = retryAfterMs(answer, { limiterReset: false })
     const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait)
     const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined
-    const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))
-    const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
+    const next = [fromLimiter, fromRecord].filter(
+      (d): d is Date => d !== undefined && d > now(deps)
+    )
+    const nextUpdateAt =
+      next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
     const limited = { ...answered, result: 'rate-limited' as const, nextUpdateAt }
     return judgedByAge(settings, limited) ?? limited
   }
@@ -206,15 +277,30 @@ async function settle(settings: StatsSettings, deps: Deps, progress: Progress, a
     const { strikeCause } = refusal.found
     const read =
       refusal.stopped === undefined && strikeCause !== 'unverified'
-        ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
+        ? await workflowDiagnosis(
+            settings,
+            deps,
+            strikeCause === 'unchecked' ? 'unchecked' : 'allowed'
+          )
         : {}
-    const facts = factsOf(outcome, { botId: settings.botId, stopped: refusal.stopped ?? read.cut, workflow: read.shown })
-    return { ...outcome, error: new ActionError(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts)) }
+    const facts = factsOf(outcome, {
+      botId: settings.botId,
+      stopped: refusal.stopped ?? read.cut,
+      workflow: read.shown
+    })
+    return {
+      ...outcome,
+      error: new ActionError(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts))
+    }
   }
   const id = failureOf(answer.status, text, progress.body.server_count !== undefined)
   const judged =
     id === 'service-failed'
-      ? judgedByAge(settings, { ...answered, result: 'failed', failure: answeredWith(answer.status, text) })
+      ? judgedByAge(settings, {
+          ...answered,
+          result: 'failed',
+          failure: answeredWith(answer.status, text)
+        })
       : undefined
   return judged ?? { ...answered, result: 'failed', error: failure(settings.botId, answered, id) }
 }
@@ -238,12 +324,19 @@ function judgedByAge(settings: StatsSettings, outcome: StatsOutcome): StatsOutco
   return {
     ...judged,
     result: 'failed',
-    error: new ActionError(STATS_OUTCOMES.stale.says(facts), { headline: STATS_OUTCOMES.stale.headline(facts) })
+    error: new ActionError(STATS_OUTCOMES.stale.says(facts), {
+      headline: STATS_OUTCOMES.stale.headline(facts)
+    })
   }
 }
 
 /** The error of a failing outcome, in the table's words: its message and its headline's. */
-function failure(botId: string, outcome: Omit<StatsOutcome, 'result'>, id: OutcomeId, why = ''): ActionError {
+function failure(
+  botId: string,
+  outcome: Omit<StatsOutcome, 'result'>,
+  id: OutcomeId,
+  why = ''
+): ActionError {
   const facts = factsOf(outcome, { botId, failure: why })
   const { says, headline } = STATS_OUTCOMES[id]
   return new ActionError(says(facts), { headline: headline(facts) })
@@ -263,7 +356,10 @@ async function workflowDiagnosis(
     return { shown: await diagnoseWorkflow(settings, deps, evidence) }
   } catch (error) {
     if (!(error instanceof StoppedError || error instanceof DeadlineError)) throw error
-    return { cut: `${error.message} The workflow that ran this step was not checked.`, headline: error.headline }
+    return {
+      cut: `${error.message} The workflow that ran this step was not checked.`,
+      headline: error.headline
+    }
   }
 }
 
@@ -273,7 +369,8 @@ function logCounts(counts: Counts, deps: Deps, only?: string): void {
     ['Command count', counts.command],
     ['Server count', counts.server]
   ] as const) {
-    if (count !== undefined && (only === undefined || count.source.startsWith(only))) deps.log(`${label}: ${count.value} (${count.source})`)
+    if (count !== undefined && (only === undefined || count.source.startsWith(only)))
+      deps.log(`${label}: ${count.value} (${count.source})`)
   }
 }
 

@@ -42,14 +42,24 @@ export type RecordRead =
       readonly record: PublicRecord
       /** A cache answered (`Age` > 0): the record may be older than the read. */
       readonly cached?: boolean
-      /** How far the service's clock is behind the runner's, from the answer's `Date` (0 when not behind). */
+      /**
+       * How far the service's clock is behind the runner's, from the answer's `Date` (0 when not
+       * behind).
+       */
       readonly lagMs?: number
     }
-  | { readonly ok: false; readonly status: number | undefined; readonly reason: string; readonly problem: RecordProblem }
+  | {
+      readonly ok: false
+      readonly status: number | undefined
+      readonly reason: string
+      readonly problem: RecordProblem
+    }
 
 /** The latest update time the record shows, if any. */
 export function lastUpdate(record: PublicRecord): Date | undefined {
-  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d): d is Date => d !== undefined)
+  const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter(
+    (d): d is Date => d !== undefined
+  )
   return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())))
 }
 
@@ -65,5 +75,7 @@ export function cooldownEnds(record: PublicRecord): Date | undefined {
  */
 export function acceptsFrom(read: RecordRead & { ok: true }): Date | undefined {
   const end = cooldownEnds(read.record)
-  return end === undefined ? undefined : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS)
+  return end === undefined
+    ? undefined
+    : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS)
 }

@@ -18,7 +18,11 @@ export interface WorkflowFindings {
  * parsed or holds no such job. A job that calls a reusable workflow (`uses:`) is not the job that
  * ran the step, whatever its name.
  */
-export function inspectWorkflow(text: string, job: string, cooldownCheck: boolean): WorkflowFindings | undefined {
+export function inspectWorkflow(
+  text: string,
+  job: string,
+  cooldownCheck: boolean
+): WorkflowFindings | undefined {
   let workflow: unknown
   try {
     // As GitHub's own parser: no duplicate-key check (quadratic in a mapping's size), and no
@@ -81,7 +85,9 @@ export function shortestGapMinutes(cron: string): number | undefined {
   const [minutes, hours, days, months, weekdays] = sets as Set<number>[]
   if (weekdays!.has(7)) weekdays!.add(0)
   const ascending = (set: Set<number>): number[] => [...set].sort((a, b) => a - b)
-  const times = ascending(hours!).flatMap(hour => ascending(minutes!).map(minute => hour * 60 + minute))
+  const times = ascending(hours!).flatMap(hour =>
+    ascending(minutes!).map(minute => hour * 60 + minute)
+  )
   let shortest = Infinity
   for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, times[i]! - times[i - 1]!)
   // cron's rule: when both day fields are restricted, a day matching either fires.
@@ -93,9 +99,14 @@ export function shortestGapMinutes(cron: string): number | undefined {
     if (!months!.has(at.getUTCMonth() + 1)) continue
     const day = days!.has(at.getUTCDate())
     const weekday = weekdays!.has(at.getUTCDay())
-    if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday)) continue
+    if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday))
+      continue
     // From the last firing of the previous day it fired on to the first of this one.
-    if (lastDay !== undefined) shortest = Math.min(shortest, (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!)
+    if (lastDay !== undefined)
+      shortest = Math.min(
+        shortest,
+        (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!
+      )
     lastDay = d
   }
   // Never fires (31 February), so no gap between the minutes of its day either.
@@ -110,7 +121,10 @@ function cronField(field: string, min: number, max: number): Set<number> | undef
     if (match === null) return undefined
     const step = match[4] === undefined ? 1 : Number(match[4])
     const from = match[1] === '*' ? min : Number(match[2])
-    const to = match[1] === '*' || (match[3] === undefined && match[4] !== undefined) ? max : Number(match[3] ?? match[2])
+    const to =
+      match[1] === '*' || (match[3] === undefined && match[4] !== undefined)
+        ? max
+        : Number(match[3] ?? match[2])
     if (step < 1 || from < min || to > max || from > to) return undefined
     for (let value = from; value <= to; value += step) values.add(value)
   }
@@ -144,7 +158,9 @@ export function describeFindings(
     )
   }
   const lead = when === 'strike' ? 'shows why' : 'could cost a strike later'
-  return said.length === 0 ? undefined : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`
+  return said.length === 0
+    ? undefined
+    : `The workflow that ran this step (${where}) ${lead}: ${said.join('; and ')}.`
 }
 
 function duration(minutes: number): string {

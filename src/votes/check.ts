@@ -1,12 +1,27 @@
 import { ActionError, StoppedError } from '../errors.js'
 import { type HttpAnswer, NetworkError, retryAfterMs } from '../http/transport.js'
-import { type Gate, type Policy, READ_DEFAULTS, SERVER_ERRORS, type Requests, type Deps } from '../http/client.js'
+import {
+  type Gate,
+  type Policy,
+  READ_DEFAULTS,
+  SERVER_ERRORS,
+  type Requests,
+  type Deps
+} from '../http/client.js'
 import { checkKey, type KeyCheck, keyAdvice, keyHeadline } from '../keys.js'
 import { isVoteAnswer, keyedHeaders, serviceError } from '../service.js'
 import type { VoteSettings } from '../settings.js'
 
-/** Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost connections are retried. */
-export const VOTE_POLICY: Policy = { ...READ_DEFAULTS, name: 'a vote check', attempts: 3, retryStatuses: [429, ...SERVER_ERRORS] }
+/**
+ * Vote checks wait out 429s through their pacer, bounded by rate-limit-wait; 5xx and lost
+ * connections are retried.
+ */
+export const VOTE_POLICY: Policy = {
+  ...READ_DEFAULTS,
+  name: 'a vote check',
+  attempts: 3,
+  retryStatuses: [429, ...SERVER_ERRORS]
+}
 
 /** One user's vote, as the `votes` output reports it. */
 export interface Vote {
@@ -19,7 +34,9 @@ export interface Vote {
 export type VoteResult = 'voted' | 'not-voted' | 'dry-run' | 'failed'
 
 export interface VoteOutcome {
-  /** `voted` and `not-voted` speak for every user; a run that did not check every user is `failed`. */
+  /**
+   * `voted` and `not-voted` speak for every user; a run that did not check every user is `failed`.
+   */
   readonly result: VoteResult
   /** Answers by user ID, in the order of the input. */
   readonly votes: ReadonlyMap<string, Vote>
@@ -32,26 +49,36 @@ export interface VoteOutcome {
   /** The key check of a dry run with a key. */
   readonly keyCheck: KeyCheck | undefined
   readonly error: ActionError | undefined
-  /** When the outcome was decided, by the runner's clock: times are shown relative to it (as in stats mode). */
+  /**
+   * When the outcome was decided, by the runner's clock: times are shown relative to it (as in
+   * stats mode).
+   */
   readonly at: Date
 }
 
 /** What checking needs from the settings. */
-export type VotePlan = Pick<VoteSettings, 'baseUrl' | 'botId' | 'userIds' | 'rateLimitWaitMs' | 'failIfNotVoted' | 'dryRun'> & {
+export type VotePlan = Pick<
+  VoteSettings,
+  'baseUrl' | 'botId' | 'userIds' | 'rateLimitWaitMs' | 'failIfNotVoted' | 'dryRun'
+> & {
   readonly apiKey: string | undefined
 }
 
-/** A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again after this. */
+/**
+ * A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again
+ * after this.
+ */
 const MIN_WAIT_MS = 1_000
 /** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
 const MAX_DATE_MS = 8.64e15
 
 /**
- * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced by the service's rate
- * limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks would only reach the limit sooner and then
- * wait as long, and one at a time each answer's `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs`
- * in all; what is not checked by then is reported, not guessed. The first failure, or a stop, ends the run.
- * A dry run checks nobody, but checks the key when it has one.
+ * The vote-check mode: checks each user's vote, one at a time on one kept-alive connection, paced
+ * by the service's rate limit (100 checks per 5 minutes per bot). Not in parallel: parallel checks
+ * would only reach the limit sooner and then wait as long, and one at a time each answer's
+ * `RateLimit-Remaining` is exact. Waiting is bounded by `rateLimitWaitMs` in all; what is not
+ * checked by then is reported, not guessed. The first failure, or a stop, ends the run. A dry run
+ * checks nobody, but checks the key when it has one.
  */
 export async function runVotes(plan: VotePlan, deps: Deps): Promise<VoteOutcome> {
   const { apiKey } = plan
@@ -67,7 +94,9 @@ export async function runVotes(plan: VotePlan, deps: Deps): Promise<VoteOutcome>
     ...fields
   })
   if (plan.dryRun || apiKey === undefined) {
-    deps.log(`Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`)
+    deps.log(
+      `Dry run: nothing sent. A real run would check the votes of ${plan.userIds.join(', ')}.`
+    )
     if (apiKey === undefined) return outcome('dry-run')
     const at = new Date(deps.requests.clock.now())
     try {
@@ -83,7 +112,11 @@ export async function runVotes(plan: VotePlan, deps: Deps): Promise<VoteOutcome>
   for (const userId of plan.userIds) {
     try {
       const url = `${plan.baseUrl}/bots/${plan.botId}/voters/${userId}`
-      const answer = await deps.requests.send({ method: 'GET', url, headers: keyedHeaders(apiKey) }, VOTE_POLICY, { gate: pacer })
+      const answer = await deps.requests.send(
+        { method: 'GET', url, headers: keyedHeaders(apiKey) },
+        VOTE_POLICY,
+        { gate: pacer }
+      )
       votes.set(userId, readVote(answer, userId, plan))
     } catch (error) {
       failure = failureOf(error, userId, votes.size)
@@ -91,26 +124,43 @@ export async function runVotes(plan: VotePlan, deps: Deps): Promise<VoteOutcome>
     }
   }
   const unchecked = plan.userIds.filter(id => !votes.has(id))
-  if (failure !== undefined && unchecked.length > 0) deps.log(`Not checked: ${unchecked.join(', ')}`)
+  if (failure !== undefined && unchecked.length > 0)
+    deps.log(`Not checked: ${unchecked.join(', ')}`)
   const missing = [...votes].filter(([, vote]) => !vote.voted).map(([id]) => id)
   // `voted` and `not-voted` need every user's answer; fail-if-not-voted keeps `not-voted`.
-  const result: VoteResult = failure !== undefined ? 'failed' : missing.length > 0 ? 'not-voted' : 'voted'
+  const result: VoteResult =
+    failure !== undefined ? 'failed' : missing.length > 0 ? 'not-voted' : 'voted'
   if (result === 'not-voted' && plan.failIfNotVoted) {
-    failure = new ActionError(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`)
+    failure = new ActionError(
+      `Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`
+    )
   }
-  return outcome(result, { votes, status: pacer.lastStatus, rateLimited: pacer.rateLimited, unchecked, error: failure })
+  return outcome(result, {
+    votes,
+    status: pacer.lastStatus,
+    rateLimited: pacer.rateLimited,
+    unchecked,
+    error: failure
+  })
 }
 
-/** The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as one (as in stats mode). */
+/**
+ * The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as
+ * one (as in stats mode).
+ */
 function failureOf(error: unknown, userId: string, answered: number): ActionError {
   if (error instanceof StoppedError) {
-    const cut = error.inFlight ? `, and the check of user ${userId} was sent but cut off before its answer` : ''
+    const cut = error.inFlight
+      ? `, and the check of user ${userId} was sent but cut off before its answer`
+      : ''
     return new ActionError(
       `${error.message} ${answered} vote check(s) had been answered${cut}; no result is reported for an unfinished check.`
     )
   }
   if (error instanceof NetworkError) {
-    return new ActionError(`Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`)
+    return new ActionError(
+      `Vote check for user ${userId} failed: ${error.message} (${VOTE_POLICY.attempts} tries).`
+    )
   }
   if (error instanceof ActionError) return error
   throw error
@@ -121,17 +171,27 @@ export function readVote(answer: HttpAnswer, userId: string, plan: Pick<VotePlan
   if (answer.status === 204) return { voted: true, votes: null, lastVote: null }
   const body = answer.json
   if (answer.status === 200 && isVoteAnswer(body)) {
-    const votes = typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0 ? body.vote : null
-    const lastVote = typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS ? new Date(body.lastVote) : null
+    const votes =
+      typeof body.vote === 'number' && Number.isInteger(body.vote) && body.vote >= 0
+        ? body.vote
+        : null
+    const lastVote =
+      typeof body.lastVote === 'number' && Math.abs(body.lastVote) <= MAX_DATE_MS
+        ? new Date(body.lastVote)
+        : null
     return { voted: body.voted, votes, lastVote }
   }
   const text = serviceError(answer)
   const said = text === undefined ? '' : ` with "${text}"`
   const prefix = `Vote check for user ${userId} failed: the service answered ${answer.status}${said}.`
-  if (answer.status === 200) throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
+  if (answer.status === 200)
+    throw new ActionError(`${prefix.slice(0, -1)} without a "voted" field. Check base-url.`)
   const advice = keyAdvice(answer.status, text, plan.botId)
-  if (advice !== undefined) throw new ActionError(`${prefix} ${advice}`, { headline: keyHeadline(answer.status) })
-  throw new ActionError(`${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`)
+  if (advice !== undefined)
+    throw new ActionError(`${prefix} ${advice}`, { headline: keyHeadline(answer.status) })
+  throw new ActionError(
+    `${prefix} This is not a vote answer, so the user's vote is unknown (not taken as "not voted").`
+  )
 }
 
 /** A rate-limit header as a number of seconds or checks; NaN when absent or not a number. */
@@ -141,8 +201,9 @@ function headerNumber(answer: HttpAnswer, name: string): number {
 }
 
 /**
- * Paces checks by the rate-limit headers of their answers (retries included). After an answer that leaves nothing in the
- * window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until the window ends; waits add up against `maxWaitMs`.
+ * Paces checks by the rate-limit headers of their answers (retries included). After an answer that
+ * leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until
+ * the window ends; waits add up against `maxWaitMs`.
  */
 class HeaderPacer implements Gate<void> {
   /** 429 answers met. */
@@ -150,7 +211,10 @@ class HeaderPacer implements Gate<void> {
   lastStatus: number | undefined
   /** No attempt goes out before this time. */
   private holdUntil = 0
-  /** When the current window ends: the earliest end its answers gave (a reset in whole seconds is rounded up, never early). */
+  /**
+   * When the current window ends: the earliest end its answers gave (a reset in whole seconds is
+   * rounded up, never early).
+   */
   private windowEndsAt = Number.POSITIVE_INFINITY
   private lastRemaining = Number.NaN
   private waited = 0
@@ -177,9 +241,14 @@ class HeaderPacer implements Gate<void> {
     if (answer === undefined) return
     this.lastStatus = answer.status
     const now = this.requests.clock.now()
-    const [remaining, reset] = [headerNumber(answer, 'ratelimit-remaining'), headerNumber(answer, 'ratelimit-reset')]
-    // A new window began: the one known has ended, or more checks are left than the last answer said.
-    if (now >= this.windowEndsAt || remaining > this.lastRemaining) this.windowEndsAt = Number.POSITIVE_INFINITY
+    const [remaining, reset] = [
+      headerNumber(answer, 'ratelimit-remaining'),
+      headerNumber(answer, 'ratelimit-reset')
+    ]
+    // A new window began: the one known has ended, or more checks are left than the last answer
+    // said.
+    if (now >= this.windowEndsAt || remaining > this.lastRemaining)
+      this.windowEndsAt = Number.POSITIVE_INFINITY
     this.lastRemaining = remaining
     if (Number.isFinite(reset)) this.windowEndsAt = Math.min(this.windowEndsAt, now + reset * 1000)
     const refused = answer.status === 429

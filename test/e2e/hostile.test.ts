@@ -31,17 +31,30 @@ import {
   REFUSALS
 } from '../support/cases.js'
 import { jsonFault, limiterFault } from '../support/emulator.js'
-import { botInputs, discord, DISCORD_TOKEN, github, KEY, run, runWatched, service, statsInputs, WINDOWS } from '../support/e2e.js'
+import {
+  botInputs,
+  discord,
+  DISCORD_TOKEN,
+  github,
+  KEY,
+  run,
+  runWatched,
+  service,
+  statsInputs,
+  WINDOWS
+} from '../support/e2e.js'
 
 describe.concurrent('one case of each table of cases.ts, through the bundle', () => {
   it('a refused input: an api-key cut by a line break, masked line by line as the runner masks', () =>
     expectRefused(run, pick(REFUSALS, ['api-key with a line break inside'])[0]!))
   it("a credential that belongs elsewhere: the bot's Discord token as api-key", () =>
     expectMixUpRefused(run, pick(MIX_UPS, ["api-key holding this bot's Discord token"])[0]!))
-  it('an input holding workflow-command lines: bot-id', () => expectInjectionRefused(run, pick(INJECTIONS, ['bot-id'])[0]!))
+  it('an input holding workflow-command lines: bot-id', () =>
+    expectInjectionRefused(run, pick(INJECTIONS, ['bot-id'])[0]!))
   it('an input holding the legacy ##[ syntax: commands-file', () =>
     expectLegacyInjectionRefused(run, pick(LEGACY_INJECTIONS, ['commands-file'])[0]!))
-  it('the API key echoed back by the service as base64', () => expectEchoRedacted(run, pick(ECHOES, ['as base64'])[0]!))
+  it('the API key echoed back by the service as base64', () =>
+    expectEchoRedacted(run, pick(ECHOES, ['as base64'])[0]!))
 })
 
 /**
@@ -56,9 +69,19 @@ describe.concurrent('what a remote and the runner hand the run', () => {
   it('workflow commands, the key and a proxy password in a refused update: the runner reads no command of theirs, and no secret', async () => {
     const api = await service()
     const password = 'pr0xy-Pa55w0rd-Zq8Lk3'
-    api.inject('stats', jsonFault(500, { success: false, error: `${FORGED} key ${KEY}, proxy said ${password}`, status: 500 }))
+    api.inject(
+      'stats',
+      jsonFault(500, {
+        success: false,
+        error: `${FORGED} key ${KEY}, proxy said ${password}`,
+        status: 500
+      })
+    )
     // NO_PROXY keeps the loopback service direct: the password is held, never used.
-    const env = { HTTPS_PROXY: `http://robot:${encodeURIComponent(password)}@127.0.0.1:9`, NO_PROXY: '127.0.0.1' }
+    const env = {
+      HTTPS_PROXY: `http://robot:${encodeURIComponent(password)}@127.0.0.1:9`,
+      NO_PROXY: '127.0.0.1'
+    }
     const result = await run({ inputs: statsInputs(api, { 'cooldown-check': 'false' }), env })
 
     expect(result.code).toBe(1)
@@ -74,21 +97,25 @@ describe.concurrent('what a remote and the runner hand the run', () => {
         message: expect.stringMatching(/# #\[error\]forged-legacy .*key \*\*\*, proxy said \*\*\*/)
       })
     ])
-    expect(result.log.filter(line => line.includes('forged') && !line.startsWith('error: '))).toEqual([
-      expect.stringMatching(/^The service answered 500: # #\[error\]forged-legacy/)
-    ])
+    expect(
+      result.log.filter(line => line.includes('forged') && !line.startsWith('error: '))
+    ).toEqual([expect.stringMatching(/^The service answered 500: # #\[error\]forged-legacy/)])
   })
 
   it("workflow commands in Discord's refusal of the token (401): the one error says the token is invalid, inert", async () => {
     const api = await service()
     const fake = await discord()
     fake.inject('application', jsonFault(401, { message: FORGED, code: 0 }))
-    const result = await run({ inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }) })
+    const result = await run({
+      inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+    })
 
     expect(result.code).toBe(1)
     expectInert(result)
     expect(errorsOf(result)).toEqual([
-      expect.stringMatching(/^Discord answered 401 .*# #\[error\]forged-legacy.*: the discord-token is invalid\./)
+      expect.stringMatching(
+        /^Discord answered 401 .*# #\[error\]forged-legacy.*: the discord-token is invalid\./
+      )
     ])
     expect(fake.requests, 'not tried again').toHaveLength(1)
     expect(api.received('stats')).toEqual([])
@@ -97,9 +124,13 @@ describe.concurrent('what a remote and the runner hand the run', () => {
   it('Discord reporting more than 10,000,000 servers: refused before any PATCH', async () => {
     const api = await service()
     const fake = await discord({ guildCount: 10_000_001 })
-    const result = await run({ inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url }) })
+    const result = await run({
+      inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+    })
     expect(errorsOf(result)).toEqual([
-      expect.stringMatching(/approximate_guild_count of 10000001, above the service's maximum server count/)
+      expect.stringMatching(
+        /approximate_guild_count of 10000001, above the service's maximum server count/
+      )
     ])
     expect(api.received('stats')).toEqual([])
   })
@@ -109,10 +140,15 @@ describe.concurrent('what a remote and the runner hand the run', () => {
     const repo = await github()
     // An unknown directive and unresolved tags, each of which the parser warns about, quoting its
     // line; then tagged entries up to the size limit, the worst shape measured to parse.
-    const head = '%FOO ::warning::planted ##[error]planted\n---\njobs:\n  stats:\n    runs-on: !!planted x\nx:\n'
+    const head =
+      '%FOO ::warning::planted ##[error]planted\n---\njobs:\n  stats:\n    runs-on: !!planted x\nx:\n'
     const workflow = head + '  - !t v\n'.repeat(Math.floor((MAX_WORKFLOW_BYTES - head.length) / 9))
     // Octokit warns about a deprecated endpoint, quoting GitHub's headers.
-    const headers = { Deprecation: 'true', Sunset: '::warning::planted', Link: '<https://example.com/##[error]planted>; rel="deprecation"' }
+    const headers = {
+      Deprecation: 'true',
+      Sunset: '::warning::planted',
+      Link: '<https://example.com/##[error]planted>; rel="deprecation"'
+    }
     repo.inject('contents', { kind: 'answer', status: 200, headers, body: workflow })
     const result = await run({
       inputs: statsInputs(api, { 'dry-run': 'true', timeout: '5' }),
@@ -141,58 +177,101 @@ const at = (workspace: string): string => join(workspace, 'c.json')
 /** [case, the commands-file, how the workspace is prepared, the error] */
 type NotAFile = [string, string, (workspace: string) => Promise<unknown>, RegExp]
 const PORTABLE: NotAFile[] = [
-  ['a path that climbs out', '../secret.json', ws => writeFile(join(ws, '../secret.json'), SECRET), /outside the workspace/],
-  ['a sparse file that claims 4 GiB', 'c.json', ws => writeFile(at(ws), '').then(() => truncate(at(ws), 4 * 1024 ** 3)), /larger than 5 MB/]
+  [
+    'a path that climbs out',
+    '../secret.json',
+    ws => writeFile(join(ws, '../secret.json'), SECRET),
+    /outside the workspace/
+  ],
+  [
+    'a sparse file that claims 4 GiB',
+    'c.json',
+    ws => writeFile(at(ws), '').then(() => truncate(at(ws), 4 * 1024 ** 3)),
+    /larger than 5 MB/
+  ]
 ]
 const POSIX: NotAFile[] = [
-  ['a named pipe, not waited on', 'c.json', async ws => execFileSync('mkfifo', [at(ws)]), /not a regular file \(a named pipe\)/],
-  ['/dev/zero through a symbolic link', 'c.json', ws => symlink('/dev/zero', at(ws)), /resolves to \/dev\/zero, outside the workspace/]
+  [
+    'a named pipe, not waited on',
+    'c.json',
+    async ws => execFileSync('mkfifo', [at(ws)]),
+    /not a regular file \(a named pipe\)/
+  ],
+  [
+    '/dev/zero through a symbolic link',
+    'c.json',
+    ws => symlink('/dev/zero', at(ws)),
+    /resolves to \/dev\/zero, outside the workspace/
+  ]
 ]
 
-describe.concurrent('a commands-file that is not a plain file in the workspace: refused at once, before any request', () => {
-  it.for(WINDOWS ? PORTABLE : [...PORTABLE, ...POSIX])('%s', async ([, file, setup, message]) => {
-    const api = await service()
-    const result = await run({ inputs: botInputs(api, { 'commands-file': file, timeout: '5', 'request-timeout': '5' }), setup })
-    expect(result.code).toBe(1)
-    expect(errorsOf(result)).toEqual([expect.stringMatching(message)])
-    expect(result.durationMs, 'well within timeout: 5').toBeLessThan(4_000)
-    expect(result.stdout + result.summary, 'nothing of the file shown').not.toContain('top-secret-content')
-    expect(api.requests, 'nothing sent').toEqual([])
-  })
-})
+describe.concurrent(
+  'a commands-file that is not a plain file in the workspace: refused at once, before any request',
+  () => {
+    it.for(WINDOWS ? PORTABLE : [...PORTABLE, ...POSIX])('%s', async ([, file, setup, message]) => {
+      const api = await service()
+      const result = await run({
+        inputs: botInputs(api, { 'commands-file': file, timeout: '5', 'request-timeout': '5' }),
+        setup
+      })
+      expect(result.code).toBe(1)
+      expect(errorsOf(result)).toEqual([expect.stringMatching(message)])
+      expect(result.durationMs, 'well within timeout: 5').toBeLessThan(4_000)
+      expect(result.stdout + result.summary, 'nothing of the file shown').not.toContain(
+        'top-secret-content'
+      )
+      expect(api.requests, 'nothing sent').toEqual([])
+    })
+  }
+)
 
-describe.skipIf(WINDOWS)('a stopped run (cancelled workflow, runner time limit): Windows ends a process, POSIX signals it', () => {
-  it('SIGTERM while the PATCH waits for its answer: says it was sent, writes result and summary, exits at once', async () => {
-    const api = await service()
-    api.inject('stats', { kind: 'hang' })
-    const { result, exitMs } = await runWatched(
-      { inputs: statsInputs(api) },
-      () => api.received('stats').length > 0,
-      child => child.kill('SIGTERM')
-    )
-    expect(exitMs, 'exits within a second of the signal').toBeLessThan(1_000)
-    expect(result.code).toBe(1)
-    expect(api.received('stats'), 'one PATCH, never resent').toHaveLength(1)
-    expect(errorsOf(result)).toEqual([
-      expect.stringMatching(/^The step was stopped by SIGTERM .*The stats update was sent, and no answer came back/)
-    ])
-    expect(result.outputs).toMatchObject({ result: 'failed', 'command-count': '14' })
-    expect(result.summary).toMatch(/^<h3>❌ [^<]*: failed: stopped by SIGTERM<\/h3>/)
-  })
+describe.skipIf(WINDOWS)(
+  'a stopped run (cancelled workflow, runner time limit): Windows ends a process, POSIX signals it',
+  () => {
+    it('SIGTERM while the PATCH waits for its answer: says it was sent, writes result and summary, exits at once', async () => {
+      const api = await service()
+      api.inject('stats', { kind: 'hang' })
+      const { result, exitMs } = await runWatched(
+        { inputs: statsInputs(api) },
+        () => api.received('stats').length > 0,
+        child => child.kill('SIGTERM')
+      )
+      expect(exitMs, 'exits within a second of the signal').toBeLessThan(1_000)
+      expect(result.code).toBe(1)
+      expect(api.received('stats'), 'one PATCH, never resent').toHaveLength(1)
+      expect(errorsOf(result)).toEqual([
+        expect.stringMatching(
+          /^The step was stopped by SIGTERM .*The stats update was sent, and no answer came back/
+        )
+      ])
+      expect(result.outputs).toMatchObject({ result: 'failed', 'command-count': '14' })
+      expect(result.summary).toMatch(/^<h3>❌ [^<]*: failed: stopped by SIGTERM<\/h3>/)
+    })
 
-  it('SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {
-    const api = await service()
-    api.inject('record', limiterFault({ retry_after: 30 }, { 'Retry-After': '30', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '30' }))
-    const { result, exitMs } = await runWatched(
-      { inputs: statsInputs(api) },
-      () => api.requests.length > 0,
-      child => child.kill('SIGINT')
-    )
-    expect(exitMs, 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(1_000)
-    expect(result.code).toBe(1)
-    expect(api.requests.map(r => r.route)).toEqual(['record'])
-    expect(errorsOf(result)).toEqual([expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)])
-    expect(result.outputs['result']).toBe('failed')
-    expect(result.summary).toContain('The stats update was not sent')
-  })
-})
+    it('SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {
+      const api = await service()
+      api.inject(
+        'record',
+        limiterFault(
+          { retry_after: 30 },
+          { 'Retry-After': '30', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '30' }
+        )
+      )
+      const { result, exitMs } = await runWatched(
+        { inputs: statsInputs(api) },
+        () => api.requests.length > 0,
+        child => child.kill('SIGINT')
+      )
+      expect(exitMs, 'exits within a second of the signal, not after the 30 s wait').toBeLessThan(
+        1_000
+      )
+      expect(result.code).toBe(1)
+      expect(api.requests.map(r => r.route)).toEqual(['record'])
+      expect(errorsOf(result)).toEqual([
+        expect.stringMatching(/^The step was stopped by SIGINT .*The stats update was not sent\./)
+      ])
+      expect(result.outputs['result']).toBe('failed')
+      expect(result.summary).toContain('The stats update was not sent')
+    })
+  }
+)

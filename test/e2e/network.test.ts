@@ -7,11 +7,24 @@
  * @actions/http-client never proxies a loopback host. The proxy maps those names to the loopback
  * fakes, which serve https with the committed certificate in test/fixtures/tls. With a proxy the
  * client never resolves the names itself, so nothing leaves the machine. A redirect, the deadline
- * arithmetic and Discord's own failures are decisions, tested in process (test/stats/faults.test.ts,
- * test/http/client.test.ts, test/stats/discord.test.ts).
+ * arithmetic and Discord's own failures are decisions, tested in process
+ * (test/stats/faults.test.ts, test/http/client.test.ts, test/stats/discord.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { BOT, CA, discord, DISCORD_TOKEN, expectCleanFailure, fixture, KEY, proxy, run, runWatched, service, TLS } from '../support/e2e.js'
+import {
+  BOT,
+  CA,
+  discord,
+  DISCORD_TOKEN,
+  expectCleanFailure,
+  fixture,
+  KEY,
+  proxy,
+  run,
+  runWatched,
+  service,
+  TLS
+} from '../support/e2e.js'
 
 const SERVICE = 'api.discord.place:443'
 const DISCORD = 'discord.com:443'
@@ -31,21 +44,31 @@ describe.concurrent('proxies and certificates', () => {
     })
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(result.outputs).toMatchObject({ result: 'updated', status: '200', 'command-count': '12', 'server-count': '1262' })
+    expect(result.outputs).toMatchObject({
+      result: 'updated',
+      status: '200',
+      'command-count': '12',
+      'server-count': '1262'
+    })
     expect(forward.connects).toEqual([SERVICE, DISCORD, DISCORD, SERVICE])
     expect(forward.requests, 'nothing in plain http').toEqual([])
     expect(fake.requests.map(r => [r.path, r.headers.host, r.headers.authorization])).toEqual([
       ['/api/v10/applications/@me', 'discord.com', `Bot ${DISCORD_TOKEN}`],
       [`/api/v10/applications/${BOT}/commands`, 'discord.com', `Bot ${DISCORD_TOKEN}`]
     ])
-    expect(api.requests.map(r => [`${r.method} ${r.path}`, r.headers.host, r.headers.authorization])).toEqual([
+    expect(
+      api.requests.map(r => [`${r.method} ${r.path}`, r.headers.host, r.headers.authorization])
+    ).toEqual([
       [`GET /bots/${BOT}`, 'api.discord.place', undefined],
       [`PATCH /bots/${BOT}/stats`, 'api.discord.place', KEY]
     ])
     expect(api.requests[1]!.body).toBe('{"command_count":12,"server_count":1262}')
     expect(api.bot(BOT)).toMatchObject({ commands: 12, servers: 1262 })
     expect(result.log).toEqual(
-      expect.arrayContaining(['Server count: 1262 (Discord (approximate_guild_count))', 'Command count: 12 (Discord (global commands))'])
+      expect.arrayContaining([
+        'Server count: 1262 (Discord (approximate_guild_count))',
+        'Command count: 12 (Discord (global commands))'
+      ])
     )
   })
 
@@ -55,7 +78,10 @@ describe.concurrent('proxies and certificates', () => {
     forward.requireAuthorization = `Basic ${Buffer.from('robot:the-right-Pa55word').toString('base64')}`
     const password = 'wr0ng-Pa55word-Xq7'
     const proxyUrl = forward.url.replace('http://', `http://robot:${password}@`)
-    const result = await run({ inputs: { ...BOT_KEY, 'command-count': '12' }, env: { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: CA } })
+    const result = await run({
+      inputs: { ...BOT_KEY, 'command-count': '12' },
+      env: { HTTPS_PROXY: proxyUrl, NODE_EXTRA_CA_CERTS: CA }
+    })
 
     // The secrets sweep (runAction) also proves the password masked first and never shown.
     expect(expectCleanFailure(result)).toMatch(/proxy .*authentication \(407/)
@@ -69,14 +95,20 @@ describe.concurrent('proxies and certificates', () => {
     // A name that never resolves (RFC 2606), so the direct request stays on this machine;
     // mapped in the proxy, so a request wrongly sent through it would be seen there.
     const forward = await proxy({ [SERVICE]: api.port, 'discord.invalid:443': fake.port })
-    const inputs = { ...BOT_KEY, 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.invalid/api/v10' }
+    const inputs = {
+      ...BOT_KEY,
+      'discord-token': DISCORD_TOKEN,
+      'discord-api-url': 'https://discord.invalid/api/v10'
+    }
     const result = await run({
       inputs: { ...inputs, 'cooldown-check': 'false', 'request-timeout': '2', timeout: '10' },
       env: { HTTPS_PROXY: forward.url, NO_PROXY: 'discord.invalid', NODE_EXTRA_CA_CERTS: CA },
       timeoutMs: 15_000
     })
 
-    expect(expectCleanFailure(result)).toMatch(/^Could not read counts from Discord: could not connect to discord\.invalid/)
+    expect(expectCleanFailure(result)).toMatch(
+      /^Could not read counts from Discord: could not connect to discord\.invalid/
+    )
     expect([forward.connects, fake.requests, api.requests]).toEqual([[], [], []])
     expect(result.durationMs).toBeLessThan(12_000)
   })
@@ -103,9 +135,15 @@ describe.concurrent('proxies and certificates', () => {
     // Timed from the proxy's first CONNECT, which comes after the step's clock started: a loaded
     // machine's slow process start does not count.
     const inputs = { ...BOT_KEY, 'command-count': '14', timeout: '3' }
-    const { result, exitMs } = await runWatched({ inputs, env: { HTTPS_PROXY: forward.url } }, () => forward.connects.length > 0)
+    const { result, exitMs } = await runWatched(
+      { inputs, env: { HTTPS_PROXY: forward.url } },
+      () => forward.connects.length > 0
+    )
 
-    expect(exitMs, 'the proxy got the CONNECT, and the process exited by the deadline').toBeLessThan(4_500)
+    expect(
+      exitMs,
+      'the proxy got the CONNECT, and the process exited by the deadline'
+    ).toBeLessThan(4_500)
     expectCleanFailure(result)
   })
 })

@@ -35,10 +35,14 @@ import { routes, tempWorkspace } from '../support/inprocess.js'
 const MARGIN = 60_000
 
 describe.concurrent('a stats update as the runner runs it', () => {
-  // interface.md, "Scheduled runs": the one e2e run of stale-after (its branches are answers.test.ts's).
+  // interface.md, "Scheduled runs": the one e2e run of stale-after (its branches are
+  // answers.test.ts's).
   it('with stale-after, a failure of the service on a fresh listing is a green step with one warning: deferred', async () => {
     const api = await service()
-    api.inject('stats', jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 }))
+    api.inject(
+      'stats',
+      jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 })
+    )
     const result = await run({ inputs: statsInputs(api, { 'stale-after': '24' }) })
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(routes(api), 'not repeated').toEqual(['GET ', 'PATCH /stats'])
@@ -47,7 +51,9 @@ describe.concurrent('a stats update as the runner runs it', () => {
       status: '500',
       'last-updated-at': api.bot(BOT).serversUpdatedAt?.toISOString()
     })
-    const annotations = result.commands.filter(c => c.command !== 'add-mask').map(c => [c.command, c.properties['title']])
+    const annotations = result.commands
+      .filter(c => c.command !== 'add-mask')
+      .map(c => [c.command, c.properties['title']])
     expect(annotations).toEqual([['warning', 'Stats update deferred']])
     expect(result.summary).toMatch(/^<h3>⏸️ Example Bot: deferred, the listing 7 h old<\/h3>/)
   })
@@ -83,7 +89,9 @@ describe.concurrent('a stats update as the runner runs it', () => {
     })
     expect(api.requests.map(r => r.headers.connection)).toEqual(['keep-alive', 'keep-alive'])
     expect(connections(api.requests), 'one connection for the record read and the PATCH').toBe(1)
-    expect(exitDelayMs(exited, api.requests), 'no wait for the idle connection').toBeLessThan(EXIT_BOUND_MS)
+    expect(exitDelayMs(exited, api.requests), 'no wait for the idle connection').toBeLessThan(
+      EXIT_BOUND_MS
+    )
     expect(api.bot(BOT)).toMatchObject({ commands: 14, servers: 1260 })
 
     expect(result.outputs).toEqual({
@@ -99,12 +107,18 @@ describe.concurrent('a stats update as the runner runs it', () => {
     expect(next).toBeLessThanOrEqual(Date.now() + SIX_HOURS + MARGIN)
     // The summary is HTML: a headline, the counts with their change, the details folded.
     expect(result.summary).toMatch(/^<h3>✅ Example Bot: updated, /)
-    expect(result.summary, 'no link: base-url is not the live service').not.toContain('href="https://discord.place')
-    expect(result.summary).toContain('<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>')
+    expect(result.summary, 'no link: base-url is not the live service').not.toContain(
+      'href="https://discord.place'
+    )
+    expect(result.summary).toContain(
+      '<tr><td>Servers</td><td>1,204</td><td>1,260 (+56)</td><td>input server-count</td></tr>'
+    )
     expect(result.summary, 'no Markdown table').not.toMatch(/^\|/m)
     // An update is a log line, no annotation.
     expect(result.commands.filter(c => c.command !== 'add-mask')).toEqual([])
-    expect(result.log).toContainEqual(expect.stringMatching(/^Stats updated \(\{"command_count":14,"server_count":1260\}\)\./))
+    expect(result.log).toContainEqual(
+      expect.stringMatching(/^Stats updated \(\{"command_count":14,"server_count":1260\}\)\./)
+    )
 
     const loaded = (await readFile(list, 'utf8')).split('\n')
     expect(loaded, 'the hook saw the run load node:http').toContain('NativeModule http')
@@ -113,35 +127,56 @@ describe.concurrent('a stats update as the runner runs it', () => {
     for (const unused of ['internal/fs/promises', 'https', 'tls', 'zlib', 'worker_threads']) {
       expect(loaded, `node:${unused} was loaded`).not.toContain(`NativeModule ${unused}`)
     }
-    const manifest = await run({ bundle, inputs: botInputs(api, { 'commands-file': 'c.json' }), files: { 'c.json': '[]' } })
-    expect(manifest.code, 'the manifest chunk is needed, and missing here: the test can fail').toBe(1)
+    const manifest = await run({
+      bundle,
+      inputs: botInputs(api, { 'commands-file': 'c.json' }),
+      files: { 'c.json': '[]' }
+    })
+    expect(manifest.code, 'the manifest chunk is needed, and missing here: the test can fail').toBe(
+      1
+    )
   })
 
   it('reads the manifest from the repository and the server count from Discord, updates over https: one connection to each', async () => {
     const api = await service({ service: { tls: TLS } })
     const fake = await discord({ guildCount: 1262 })
     const repo = await github({ 'build/commands.json': await fixture('saved-get.json') })
-    const inputs = botInputs(api, { 'commands-file': './build/commands.json', 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
+    const inputs = botInputs(api, {
+      'commands-file': './build/commands.json',
+      'discord-token': DISCORD_TOKEN,
+      'discord-api-url': fake.url
+    })
     const result = await run({ inputs, env: { GITHUB_API_URL: repo.url, NODE_EXTRA_CA_CERTS: CA } })
     const exited = process.hrtime.bigint()
 
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(repo.requests.map(r => decodeURIComponent(r.path))).toEqual(['/repos/example/bot/contents/build/commands.json'])
-    expect(repo.requests[0]!.headers.authorization).toMatch(new RegExp(`^(token|Bearer) ${JOB_TOKEN}$`))
+    expect(repo.requests.map(r => decodeURIComponent(r.path))).toEqual([
+      '/repos/example/bot/contents/build/commands.json'
+    ])
+    expect(repo.requests[0]!.headers.authorization).toMatch(
+      new RegExp(`^(token|Bearer) ${JOB_TOKEN}$`)
+    )
     expect(fake.requests.map(r => r.path)).toEqual(['/api/v10/applications/@me'])
     expect(fake.requests[0]!.headers).toMatchObject({
       authorization: `Bot ${DISCORD_TOKEN}`,
       'user-agent': expect.stringMatching(/^DiscordBot \(https:\/\/\S+, \d+\.\d+\.\d+\)$/)
     })
-    expect(api.received('stats').map(r => r.body)).toEqual(['{"command_count":10,"server_count":1262}'])
+    expect(api.received('stats').map(r => r.body)).toEqual([
+      '{"command_count":10,"server_count":1262}'
+    ])
     expect(result.log).toEqual(
       expect.arrayContaining([
         'Command count: 10 (commands-file ./build/commands.json (from the repository))',
         'Server count: 1262 (Discord (approximate_guild_count))'
       ])
     )
-    expect([repo.requests, fake.requests, api.requests].map(connections), 'one connection to each host').toEqual([1, 1, 1])
-    expect(exitDelayMs(exited, api.requests, fake.requests, repo.requests)).toBeLessThan(EXIT_BOUND_MS)
+    expect(
+      [repo.requests, fake.requests, api.requests].map(connections),
+      'one connection to each host'
+    ).toEqual([1, 1, 1])
+    expect(exitDelayMs(exited, api.requests, fake.requests, repo.requests)).toBeLessThan(
+      EXIT_BOUND_MS
+    )
   })
 
   it('reads a commands-file through a symbolic link that stays in the workspace (a copy on Windows), with subcommands', async () => {
@@ -149,7 +184,11 @@ describe.concurrent('a stats update as the runner runs it', () => {
     const result = await run({
       inputs: botInputs(api, { 'commands-file': 'commands.json', 'count-subcommands': 'true' }),
       files: { 'build/real.json': await fixture('discordjs-v1.json') },
-      setup: workspace => (WINDOWS ? copyFile : symlink)(join(workspace, 'build/real.json'), join(workspace, 'commands.json'))
+      setup: workspace =>
+        (WINDOWS ? copyFile : symlink)(
+          join(workspace, 'build/real.json'),
+          join(workspace, 'commands.json')
+        )
     })
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(api.received('stats').map(r => r.body)).toEqual(['{"command_count":12}'])
@@ -163,37 +202,66 @@ describe.concurrent('a stats update as the runner runs it', () => {
     // The record's name: 800 KB of what HTML escaping makes six times longer, with the key in it.
     const last = new Date(Date.now() - 7 * HOUR).toISOString()
     const username = `${KEY} ${'"<&>\''.repeat(160_000)}`
-    const record = { id: BOT, username, commands: 12, commands_updated_at: last, servers: 1204, servers_updated_at: last }
+    const record = {
+      id: BOT,
+      username,
+      commands: 12,
+      commands_updated_at: last,
+      servers: 1204,
+      servers_updated_at: last
+    }
     api.inject('record', jsonFault(200, record))
     // The 6-hour refusal (no Retry-After), with a 5 MB body.
     api.inject('stats', { kind: 'huge', status: 429, bytes: 5 * 1024 * 1024 })
     const result = await run({
       inputs: botInputs(api, { 'commands-file': 'commands.json' }),
       // A command twice: one more warning after the outcome's.
-      files: { 'commands.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }, { name: 'ping' }]) }
+      files: {
+        'commands.json': JSON.stringify([{ name: 'ping' }, { name: 'help' }, { name: 'ping' }])
+      }
     })
 
     expect(result.code, 'a strike is a red step').toBe(1)
     expect(result.outputs).toMatchObject({ result: 'cooldown', status: '429' })
-    expect(Buffer.byteLength(result.summary), "under the runner's 1 MiB, over which it drops the whole summary").toBeLessThan(1024 * 1024)
+    expect(
+      Buffer.byteLength(result.summary),
+      "under the runner's 1 MiB, over which it drops the whole summary"
+    ).toBeLessThan(1024 * 1024)
     expect(result.summary).toMatch(/^<h3>🛑 .*: refused: strike counted<\/h3>/)
     expect(result.summary).not.toContain('<&>')
     expect(errorsOf(result), 'one error, the one that explains the outcome').toEqual([
-      expect.stringMatching(/^Stats update refused as too early \(429.*: the service counted a strike/)
+      expect.stringMatching(
+        /^Stats update refused as too early \(429.*: the service counted a strike/
+      )
     ])
-    expect(result.commands.filter(c => c.command === 'warning').map(c => c.message)).toEqual([expect.stringMatching(/"ping" 2 times/)])
-    for (const line of result.stdout.split('\n')) expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
+    expect(result.commands.filter(c => c.command === 'warning').map(c => c.message)).toEqual([
+      expect.stringMatching(/"ping" 2 times/)
+    ])
+    for (const line of result.stdout.split('\n'))
+      expect(line.length, 'every log line is bounded').toBeLessThan(10_000)
   })
 })
 
 describe.concurrent('a vote check as the runner runs it', () => {
   it('paces checks through a limiter of 10 a second on one connection, reporting every user in the outputs and the summary', async () => {
     const [alice, bob] = ['223456789012345678', '323456789012345678']
-    const users = [alice, bob, ...Array.from({ length: 13 }, (_, i) => String(700000000000000000n + BigInt(i)))]
+    const users = [
+      alice,
+      bob,
+      ...Array.from({ length: 13 }, (_, i) => String(700000000000000000n + BigInt(i)))
+    ]
     const [aliceVoted, bobVoted] = [new Date(Date.now() - HOUR), new Date(Date.now() - 30 * HOUR)]
-    const voters = { [alice]: { vote: 3, lastVote: aliceVoted }, [bob]: { vote: 1, lastVote: bobVoted } }
-    const api = await service({ seed: { voters }, service: { rateLimits: { votes: { limit: 10, windowMs: 1_000 } } } })
-    const result = await run({ inputs: botInputs(api, { mode: 'vote-check', 'user-id': users.join(',') }) })
+    const voters = {
+      [alice]: { vote: 3, lastVote: aliceVoted },
+      [bob]: { vote: 1, lastVote: bobVoted }
+    }
+    const api = await service({
+      seed: { voters },
+      service: { rateLimits: { votes: { limit: 10, windowMs: 1_000 } } }
+    })
+    const result = await run({
+      inputs: botInputs(api, { mode: 'vote-check', 'user-id': users.join(',') })
+    })
     const exited = process.hrtime.bigint()
 
     expect(result.code, result.stdout + result.stderr).toBe(0)

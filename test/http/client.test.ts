@@ -8,7 +8,13 @@ import * as net from 'node:net'
 import { text } from 'node:stream/consumers'
 import { describe, expect, it, vi } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
-import { DeadlineError, type Gate, type Policy, Requests, realClock } from '../../src/http/client.js'
+import {
+  DeadlineError,
+  type Gate,
+  type Policy,
+  Requests,
+  realClock
+} from '../../src/http/client.js'
 import { type HttpAnswer, NetworkError } from '../../src/http/transport.js'
 import { KEY_CHECK_POLICY as KEY_CHECK } from '../../src/keys.js'
 import { RECORD_POLICY as RECORD } from '../../src/stats/record.js'
@@ -19,13 +25,22 @@ import { listenForTest } from '../support/server.js'
 import { afterTest } from '../support/teardown.js'
 
 type Reply = { status: number; headers?: Record<string, string> }
-/** What the server does with a request it read: answers it, closes the connection unanswered, or never answers. */
+/**
+ * What the server does with a request it read: answers it, closes the connection unanswered, or
+ * never answers.
+ */
 type Act = Reply | 'drop' | 'hang'
 
-/** A server that handles its nth request as `acts[n]` (the last one again after that), keeping each body; it can be closed and opened again. */
-async function script(
-  ...acts: Act[]
-): Promise<{ url: string; bodies: string[]; open: () => Promise<void>; close: () => Promise<unknown> }> {
+/**
+ * A server that handles its nth request as `acts[n]` (the last one again after that), keeping each
+ * body; it can be closed and opened again.
+ */
+async function script(...acts: Act[]): Promise<{
+  url: string
+  bodies: string[]
+  open: () => Promise<void>
+  close: () => Promise<unknown>
+}> {
   const bodies: string[] = []
   const server = http.createServer(async (req, res) => {
     const act = acts[Math.min(bodies.push(await text(req)) - 1, acts.length - 1)]!
@@ -33,14 +48,30 @@ async function script(
     else if (act !== 'hang') res.writeHead(act.status, act.headers).end()
   })
   const port = await listenForTest(server)
-  const open = (): Promise<void> => new Promise(resolve => (server.listening ? resolve() : server.listen(port, '127.0.0.1', resolve)))
-  return { url: `http://127.0.0.1:${port}`, bodies, open, close: () => new Promise(resolve => server.close(resolve)) }
+  const open = (): Promise<void> =>
+    new Promise(resolve =>
+      server.listening ? resolve() : server.listen(port, '127.0.0.1', resolve)
+    )
+  return {
+    url: `http://127.0.0.1:${port}`,
+    bodies,
+    open,
+    close: () => new Promise(resolve => server.close(resolve))
+  }
 }
 
 const LIMITS = { attemptTimeoutMs: 5_000, totalMs: 600_000 }
 const get = (url: string) => ({ method: 'GET' as const, url, headers: {} })
-const statsPatch = (url: string) => ({ method: 'PATCH' as const, url: `${url}/bots/1/stats`, headers: {}, body: '{"command_count":14}' })
-/** The backoffs of a policy with a base of 500 ms before tries 2 and 3, on a TestClock (random() at 0.5: three quarters of base · 2^(n-1)). */
+const statsPatch = (url: string) => ({
+  method: 'PATCH' as const,
+  url: `${url}/bots/1/stats`,
+  headers: {},
+  body: '{"command_count":14}'
+})
+/**
+ * The backoffs of a policy with a base of 500 ms before tries 2 and 3, on a TestClock (random() at
+ * 0.5: three quarters of base · 2^(n-1)).
+ */
 const BACKOFFS = [375, 750]
 
 /** The failure `promise` ends with. */
@@ -50,7 +81,10 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   return error as Error
 }
 
-/** setTimeout and clearTimeout on a fake clock until the test ends: the transport's deadline and realClock's waits fire when the test moves it on. */
+/**
+ * setTimeout and clearTimeout on a fake clock until the test ends: the transport's deadline and
+ * realClock's waits fire when the test moves it on.
+ */
 function fakeTimers(): void {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   afterTest(() => vi.useRealTimers())
@@ -60,46 +94,185 @@ function fakeTimers(): void {
 const turn = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
 
 describe('retries, as the policy says', () => {
-  const [OK, UNAVAILABLE, TOO_MANY] = [{ status: 200 }, { status: 503 }, { status: 429, headers: { 'Retry-After': '1' } }]
-  const asks = (ms: number): Reply => ({ status: 503, headers: { 'Retry-After': String(ms / 1000) } })
+  const [OK, UNAVAILABLE, TOO_MANY] = [
+    { status: 200 },
+    { status: 503 },
+    { status: 429, headers: { 'Retry-After': '1' } }
+  ]
+  const asks = (ms: number): Reply => ({
+    status: 503,
+    headers: { 'Retry-After': String(ms / 1000) }
+  })
   const html = (status: number): Reply => ({ status, headers: { 'Content-Type': 'text/html' } })
   /** `n` of `reply`, then a 200. */
   const then200 = (n: number, reply: Act): Act[] => [...Array<Act>(n).fill(reply), OK]
-  const [CAPPED, LONGEST] = [{ ...RECORD, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 }, KEY_CHECK.maxRetryAfterMs]
+  const [CAPPED, LONGEST] = [
+    { ...RECORD, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 },
+    KEY_CHECK.maxRetryAfterMs
+  ]
   /** The caller's refusal: an HTML answer (a CDN's ban page) ends the retries with its error. */
   const refuse = (answer: HttpAnswer): Error | undefined =>
-    String(answer.headers['content-type']).startsWith('text/html') ? new Error('banned by the CDN') : undefined
+    String(answer.headers['content-type']).startsWith('text/html')
+      ? new Error('banned by the CDN')
+      : undefined
   const [R0, R1, GATED, REFUSING] = [{ random: 0 }, { random: 1 }, { gate: true }, { refuse }]
-  /** Connections refused: the server stays closed, or comes up during the wait before the second try. */
+  /**
+   * Connections refused: the server stays closed, or comes up during the wait before the second
+   * try.
+   */
   const [CLOSED, OPENS] = [{ closed: 'stays' }, { closed: 'opens' }]
 
   it.each([
-    ['a 5xx, tried the policy’s attempts, random() at 0: half of base · 2^(n-1)', [UNAVAILABLE], RECORD, R0, 503, 3, [250, 500]],
+    [
+      'a 5xx, tried the policy’s attempts, random() at 0: half of base · 2^(n-1)',
+      [UNAVAILABLE],
+      RECORD,
+      R0,
+      503,
+      3,
+      [250, 500]
+    ],
     ['random() at 1: all of it', [UNAVAILABLE], RECORD, R1, 503, 3, [500, 1_000]],
-    ['capped at the policy’s largest delay', [UNAVAILABLE], CAPPED, R1, 503, 5, [1_000, 2_000, 3_000, 3_000]],
-    ['a Retry-After up to the policy’s longest is waited', [asks(LONGEST), OK], KEY_CHECK, {}, 200, 2, [LONGEST]],
-    ['a longer one ends the retries with the answer, unwaited', [asks(LONGEST + 1_000)], KEY_CHECK, {}, 503, 1, []],
-    ['a refusal of the caller’s ends the retries with its error', [html(429), OK], VOTE, REFUSING, 'banned by the CDN', 1, []],
-    ['a refusal is asked only about an answer that would be retried', [TOO_MANY, html(404)], VOTE, REFUSING, 404, 2, [1_000]],
-    ['a gate waits out 429s itself: no attempt, no wait of the client’s', then200(4, TOO_MANY), VOTE, GATED, 200, 5, []],
-    ['a gate ends a run of 429s at the tenth, with that answer', then200(12, TOO_MANY), VOTE, GATED, 429, 10, []],
-    ['a gate leaves failures to the policy: its attempts and backoff', ['drop', ...then200(2, UNAVAILABLE)], VOTE, GATED, 503, 3, BACKOFFS],
-    ['without a gate, a 429 is a failure: the attempts, the waits it asks for', then200(3, TOO_MANY), VOTE, {}, 429, 3, [1e3, 1e3]],
-    ['the stats update, dropped once it may have been read: sent once, never again', ['drop', OK], STATS, {}, 'ECONNRESET', 1, []],
-    ['the stats update, refused (nothing reached the server): sent again after a backoff', [OK], STATS, OPENS, 200, 1, [375]],
-    ['the stats update, refused twice: its two attempts, then the NetworkError', [OK], STATS, CLOSED, 'ECONNREFUSED', 0, [375]],
+    [
+      'capped at the policy’s largest delay',
+      [UNAVAILABLE],
+      CAPPED,
+      R1,
+      503,
+      5,
+      [1_000, 2_000, 3_000, 3_000]
+    ],
+    [
+      'a Retry-After up to the policy’s longest is waited',
+      [asks(LONGEST), OK],
+      KEY_CHECK,
+      {},
+      200,
+      2,
+      [LONGEST]
+    ],
+    [
+      'a longer one ends the retries with the answer, unwaited',
+      [asks(LONGEST + 1_000)],
+      KEY_CHECK,
+      {},
+      503,
+      1,
+      []
+    ],
+    [
+      'a refusal of the caller’s ends the retries with its error',
+      [html(429), OK],
+      VOTE,
+      REFUSING,
+      'banned by the CDN',
+      1,
+      []
+    ],
+    [
+      'a refusal is asked only about an answer that would be retried',
+      [TOO_MANY, html(404)],
+      VOTE,
+      REFUSING,
+      404,
+      2,
+      [1_000]
+    ],
+    [
+      'a gate waits out 429s itself: no attempt, no wait of the client’s',
+      then200(4, TOO_MANY),
+      VOTE,
+      GATED,
+      200,
+      5,
+      []
+    ],
+    [
+      'a gate ends a run of 429s at the tenth, with that answer',
+      then200(12, TOO_MANY),
+      VOTE,
+      GATED,
+      429,
+      10,
+      []
+    ],
+    [
+      'a gate leaves failures to the policy: its attempts and backoff',
+      ['drop', ...then200(2, UNAVAILABLE)],
+      VOTE,
+      GATED,
+      503,
+      3,
+      BACKOFFS
+    ],
+    [
+      'without a gate, a 429 is a failure: the attempts, the waits it asks for',
+      then200(3, TOO_MANY),
+      VOTE,
+      {},
+      429,
+      3,
+      [1e3, 1e3]
+    ],
+    [
+      'the stats update, dropped once it may have been read: sent once, never again',
+      ['drop', OK],
+      STATS,
+      {},
+      'ECONNRESET',
+      1,
+      []
+    ],
+    [
+      'the stats update, refused (nothing reached the server): sent again after a backoff',
+      [OK],
+      STATS,
+      OPENS,
+      200,
+      1,
+      [375]
+    ],
+    [
+      'the stats update, refused twice: its two attempts, then the NetworkError',
+      [OK],
+      STATS,
+      CLOSED,
+      'ECONNREFUSED',
+      0,
+      [375]
+    ],
     ['a read, dropped (retryNetwork any): tried again', ['drop', OK], RECORD, {}, 200, 2, [375]],
-    ['a read, dropped every time: its attempts, then the NetworkError', ['drop'], RECORD, {}, 'ECONNRESET', 3, BACKOFFS],
-    ['not a network failure: a URL the parser refuses (a bug), never retried', [OK], RECORD, { port: 99999 }, 'Invalid URL', 0, []]
+    [
+      'a read, dropped every time: its attempts, then the NetworkError',
+      ['drop'],
+      RECORD,
+      {},
+      'ECONNRESET',
+      3,
+      BACKOFFS
+    ],
+    [
+      'not a network failure: a URL the parser refuses (a bug), never retried',
+      [OK],
+      RECORD,
+      { port: 99999 },
+      'Invalid URL',
+      0,
+      []
+    ]
   ] as const)('%s', async (_label, acts, policy, options, outcome, sent, waits) => {
     const server = await script(...acts)
     if ('closed' in options) await server.close()
     const clock = new TestClock()
     const [wait, settled] = [clock.sleep, [] as [number, number | undefined][]]
     // Opens the server ahead of the wait before the second try.
-    if ('closed' in options && options.closed === 'opens') clock.sleep = async (ms, signal) => server.open().then(() => wait(ms, signal))
+    if ('closed' in options && options.closed === 'opens')
+      clock.sleep = async (ms, signal) => server.open().then(() => wait(ms, signal))
     if ('random' in options) clock.random = () => options.random
-    /** Admits every attempt at once with a numbered ticket, and keeps the status each was settled with. */
+    /**
+     * Admits every attempt at once with a numbered ticket, and keeps the status each was settled
+     * with.
+     */
     const gate: Gate<number> = {
       acquire: async () => settled.length + 1,
       settle: (ticket, answer) => settled.push([ticket, answer?.status])
@@ -113,27 +286,47 @@ describe('retries, as the policy says', () => {
     const got = await sending
       .then(answer => answer.status)
       .catch((error: Error) => (error instanceof NetworkError ? error.code : error.message))
-    expect({ got, sent: server.bodies.length, waits: clock.waits }).toEqual({ got: outcome, sent, waits })
-    const admitted = acts.slice(0, sent).map((act, i) => [i + 1, typeof act === 'string' ? undefined : act.status])
-    expect(settled, 'each attempt admitted, and settled with its answer, or none for a network failure').toEqual(
-      'gate' in options ? admitted : []
-    )
+    expect({ got, sent: server.bodies.length, waits: clock.waits }).toEqual({
+      got: outcome,
+      sent,
+      waits
+    })
+    const admitted = acts
+      .slice(0, sent)
+      .map((act, i) => [i + 1, typeof act === 'string' ? undefined : act.status])
+    expect(
+      settled,
+      'each attempt admitted, and settled with its answer, or none for a network failure'
+    ).toEqual('gate' in options ? admitted : [])
   })
 })
 
-/** What a test asks of the client, whose signal `run` fires: a request, a wait, or a check between requests. */
+/**
+ * What a test asks of the client, whose signal `run` fires: a request, a wait, or a check between
+ * requests.
+ */
 type Ask = (requests: Requests, url: string, run: AbortController) => unknown
 const read: Ask = (requests, url) => requests.send(get(url), RECORD)
 const update: Ask = (requests, url) => requests.send(statsPatch(url), STATS)
 /** A request whose gate holds it until the run is stopped. */
 const gated: Ask = (requests, url, run) =>
-  requests.send(get(url), VOTE, { gate: { acquire: async () => run.abort(new StoppedError('SIGINT')), settle: () => undefined } })
-/** A request whose TLS handshake is under way when the run is stopped: the server takes the hello and never answers it. */
+  requests.send(get(url), VOTE, {
+    gate: { acquire: async () => run.abort(new StoppedError('SIGINT')), settle: () => undefined }
+  })
+/**
+ * A request whose TLS handshake is under way when the run is stopped: the server takes the hello
+ * and never answers it.
+ */
 const handshake: Ask = async (requests, _, run) => {
-  const server = net.createServer(socket => socket.on('error', () => undefined).once('data', () => run.abort(new StoppedError('SIGINT'))))
+  const server = net.createServer(socket =>
+    socket.on('error', () => undefined).once('data', () => run.abort(new StoppedError('SIGINT')))
+  )
   return requests.send(statsPatch(`https://127.0.0.1:${await listenForTest(server)}`), STATS)
 }
-/** `ask` in a run already stopped (a stop's reason is the StoppedError the run gives it, or anything else, read as the signal's name). */
+/**
+ * `ask` in a run already stopped (a stop's reason is the StoppedError the run gives it, or anything
+ * else, read as the signal's name).
+ */
 const stopped =
   (ask: Ask): Ask =>
   (requests, url, run) => {
@@ -156,20 +349,70 @@ describe("the step's deadline (timeout 10 s, request-timeout 30 s) and a stop", 
 
   it.each([
     ['a wait that ends at the deadline goes', 0, wait(10_000), 'done', 0, [10_000]],
-    ['a wait past it, in a request, is refused', 0, wait(10_001, VOTE), refusal('a wait of 11 s during a vote check'), 0, []],
-    ['a wait past it, between requests, is refused', 0, wait(10_001), refusal('a wait of 11 s'), 0, []],
+    [
+      'a wait past it, in a request, is refused',
+      0,
+      wait(10_001, VOTE),
+      refusal('a wait of 11 s during a vote check'),
+      0,
+      []
+    ],
+    [
+      'a wait past it, between requests, is refused',
+      0,
+      wait(10_001),
+      refusal('a wait of 11 s'),
+      0,
+      []
+    ],
     ['a read goes with whatever time is left', 9_999, read, 'done', 1, []],
-    ['a read with no time left is refused', 1e4, read, refusal("another attempt during the bot's public record"), 0, []],
-    ['the stats update goes with 1 s left (MIN_ATTEMPT_MS), under request-timeout', 9_000, update, 'done', 1, []],
-    ['the stats update with less is refused', 9_001, update, refusal('an attempt of at least 1 s during the stats update'), 0, []],
+    [
+      'a read with no time left is refused',
+      1e4,
+      read,
+      refusal("another attempt during the bot's public record"),
+      0,
+      []
+    ],
+    [
+      'the stats update goes with 1 s left (MIN_ATTEMPT_MS), under request-timeout',
+      9_000,
+      update,
+      'done',
+      1,
+      []
+    ],
+    [
+      'the stats update with less is refused',
+      9_001,
+      update,
+      refusal('an attempt of at least 1 s during the stats update'),
+      0,
+      []
+    ],
     ['work between requests goes with time left', 9_999, summary, 'done', 0, []],
-    ['work between requests with no time left is refused', 10_000, summary, refusal('the summary'), 0, []],
+    [
+      'work between requests with no time left is refused',
+      10_000,
+      summary,
+      refusal('the summary'),
+      0,
+      []
+    ],
     ['a run already stopped waits no more', 0, stopped(wait(1_000)), STOPPED, 0, []],
     ['a run already stopped does no more work', 0, stopped(summary), STOPPED, 0, []],
     ['a stop while the gate holds the attempt: nothing sent', 0, gated, STOPPED, 0, []],
-    ['a stop while the connection is being made (TLS): nothing in flight', 0, handshake, STOPPED, 0, []]
+    [
+      'a stop while the connection is being made (TLS): nothing in flight',
+      0,
+      handshake,
+      STOPPED,
+      0,
+      []
+    ]
   ] as const)('%s', async (_label, elapsedMs, ask, outcome, sent, waits) => {
-    // The transport's deadline on a fake clock: an attempt with 1 ms left is not cut off by a busy machine.
+    // The transport's deadline on a fake clock: an attempt with 1 ms left is not cut off by a busy
+    // machine.
     fakeTimers()
     const server = await script({ status: 200 })
     const [clock, run] = [new TestClock(), new AbortController()]
@@ -179,13 +422,23 @@ describe("the step's deadline (timeout 10 s, request-timeout 30 s) and a stop", 
       .then(() => ask(requests, server.url, run))
       .then(() => 'done')
       .catch((error: unknown) => {
-        if (error instanceof DeadlineError) return { headline: error.headline, message: error.message }
+        if (error instanceof DeadlineError)
+          return { headline: error.headline, message: error.message }
         return error instanceof StoppedError
-          ? { stopped: error.signal, inFlight: error.inFlight, answeredStatus: error.answeredStatus }
+          ? {
+              stopped: error.signal,
+              inFlight: error.inFlight,
+              answeredStatus: error.answeredStatus
+            }
           : error
       })
     const left = { got, sent: server.bodies.length, waits: clock.waits, timers: vi.getTimerCount() }
-    expect(left, 'what came of it, and no deadline timer left behind').toEqual({ got: outcome, sent, waits, timers: 0 })
+    expect(left, 'what came of it, and no deadline timer left behind').toEqual({
+      got: outcome,
+      sent,
+      waits,
+      timers: 0
+    })
   })
 
   it('cuts each attempt to the time left: one that cannot finish ends at the deadline, not at request-timeout', async () => {
@@ -196,7 +449,9 @@ describe("the step's deadline (timeout 10 s, request-timeout 30 s) and a stop", 
     clock.advance(29_700)
     let settled = false
     // The stats policy with a floor under the 300 ms left.
-    const failing = failure(requests.send(statsPatch(server.url), { ...STATS, minAttemptMs: 100 })).finally(() => (settled = true))
+    const failing = failure(
+      requests.send(statsPatch(server.url), { ...STATS, minAttemptMs: 100 })
+    ).finally(() => (settled = true))
     while (server.bodies.length === 0) await turn()
     vi.advanceTimersByTime(299)
     await turn()
@@ -216,7 +471,9 @@ it.each([
   const run = new AbortController()
   if (stop === 'before') run.abort()
   let ended = false
-  const waiting = realClock.sleep(1_000, stop === 'none' ? undefined : run.signal).then(() => (ended = true))
+  const waiting = realClock
+    .sleep(1_000, stop === 'none' ? undefined : run.signal)
+    .then(() => (ended = true))
   if (stop === 'during') run.abort()
   if (stop === 'none' || stop === 'never') {
     vi.advanceTimersByTime(999)

@@ -16,7 +16,9 @@ const MODULES = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
   .map(name => name.replaceAll('\\', '/'))
   .sort()
 
-/** Every module a module imports (static or dynamic, types included), as a path relative to src/. */
+/**
+ * Every module a module imports (static or dynamic, types included), as a path relative to src/.
+ */
 const imports = (module: string): string[] =>
   [...read(module).matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)].map(match =>
     posix.join(posix.dirname(module), match[1]!).replace(/\.js$/, '.ts')
@@ -25,8 +27,16 @@ const GRAPH = new Map(MODULES.map(module => [module, imports(module)]))
 
 describe('the rules of the house', () => {
   it.each([
-    ['http/ imports nothing outside itself but errors.ts: the client and the transport know no caller', 'http/', /^(?!http\/|errors\.ts$)/],
-    ['settings.ts imports neither mode: what both read lives at the top (limits.ts)', 'settings.ts', /^(stats|votes)\//],
+    [
+      'http/ imports nothing outside itself but errors.ts: the client and the transport know no caller',
+      'http/',
+      /^(?!http\/|errors\.ts$)/
+    ],
+    [
+      'settings.ts imports neither mode: what both read lives at the top (limits.ts)',
+      'settings.ts',
+      /^(stats|votes)\//
+    ],
     ['the stats mode does not import the vote-check mode', 'stats/', /^votes\//],
     ['the vote-check mode does not import the stats mode', 'votes/', /^stats\//]
   ] as const)('%s', (_, from, refused) => {
@@ -49,7 +59,8 @@ describe('the rules of the house', () => {
     const cycles: string[] = []
     const done = new Set<string>()
     const visit = (module: string, path: string[]): void => {
-      if (path.includes(module)) cycles.push([...path.slice(path.indexOf(module)), module].join(' -> '))
+      if (path.includes(module))
+        cycles.push([...path.slice(path.indexOf(module)), module].join(' -> '))
       else if (!done.has(module)) {
         for (const target of GRAPH.get(module) ?? []) visit(target, [...path, module])
         done.add(module)
@@ -61,6 +72,10 @@ describe('the rules of the house', () => {
   })
 
   it('only settings.ts reads inputs', () => {
-    expect(MODULES.filter(module => /\bcore\.getInput|\bgetBooleanInput|\bgetMultilineInput/.test(read(module)))).toEqual(['settings.ts'])
+    expect(
+      MODULES.filter(module =>
+        /\bcore\.getInput|\bgetBooleanInput|\bgetMultilineInput/.test(read(module))
+      )
+    ).toEqual(['settings.ts'])
   })
 })

@@ -18,31 +18,90 @@ const KEY_CHECK = `GET /bots/${BOT}/voters/${BOT}`
 const UPDATE = `PATCH /bots/${BOT}/stats`
 
 const SCENARIOS: { scenario: string; code: number; result: string; requests: string[] }[] = [
-  { scenario: 'updated', code: 0, result: 'updated', requests: [`${RECORD} -> 200`, `${UPDATE} -> 200`] },
-  { scenario: 'too-soon', code: 0, result: 'skipped', requests: [`${RECORD} -> 200`, `${KEY_CHECK} -> 200`] },
-  { scenario: 'first-day', code: 0, result: 'skipped', requests: [`${RECORD} -> 403`, `${KEY_CHECK} -> 200`] },
-  { scenario: 'strike', code: 1, result: 'cooldown', requests: [`${UPDATE} -> 429`, `${RECORD} -> 200`] },
-  { scenario: 'revoked-key', code: 1, result: 'failed', requests: [`${RECORD} -> 200`, `${UPDATE} -> 410`] },
-  { scenario: 'wrong-key', code: 1, result: 'failed', requests: [`${RECORD} -> 200`, `${UPDATE} -> 401`] },
-  { scenario: 'dry-run', code: 0, result: 'dry-run', requests: [`${RECORD} -> 200`, `${KEY_CHECK} -> 200`] },
-  { scenario: 'manifest', code: 0, result: 'updated', requests: [`${RECORD} -> 200`, `${UPDATE} -> 200`] },
-  { scenario: 'deferred', code: 0, result: 'deferred', requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`] },
-  { scenario: 'stale', code: 1, result: 'failed', requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`] },
+  {
+    scenario: 'updated',
+    code: 0,
+    result: 'updated',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 200`]
+  },
+  {
+    scenario: 'too-soon',
+    code: 0,
+    result: 'skipped',
+    requests: [`${RECORD} -> 200`, `${KEY_CHECK} -> 200`]
+  },
+  {
+    scenario: 'first-day',
+    code: 0,
+    result: 'skipped',
+    requests: [`${RECORD} -> 403`, `${KEY_CHECK} -> 200`]
+  },
+  {
+    scenario: 'strike',
+    code: 1,
+    result: 'cooldown',
+    requests: [`${UPDATE} -> 429`, `${RECORD} -> 200`]
+  },
+  {
+    scenario: 'revoked-key',
+    code: 1,
+    result: 'failed',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 410`]
+  },
+  {
+    scenario: 'wrong-key',
+    code: 1,
+    result: 'failed',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 401`]
+  },
+  {
+    scenario: 'dry-run',
+    code: 0,
+    result: 'dry-run',
+    requests: [`${RECORD} -> 200`, `${KEY_CHECK} -> 200`]
+  },
+  {
+    scenario: 'manifest',
+    code: 0,
+    result: 'updated',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 200`]
+  },
+  {
+    scenario: 'deferred',
+    code: 0,
+    result: 'deferred',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`]
+  },
+  {
+    scenario: 'stale',
+    code: 1,
+    result: 'failed',
+    requests: [`${RECORD} -> 200`, `${UPDATE} -> 500`]
+  },
   {
     scenario: 'vote-check',
     code: 0,
     result: 'not-voted',
-    requests: [`GET /bots/${BOT}/voters/223456789012345678 -> 200`, `GET /bots/${BOT}/voters/323456789012345678 -> 200`]
+    requests: [
+      `GET /bots/${BOT}/voters/223456789012345678 -> 200`,
+      `GET /bots/${BOT}/voters/323456789012345678 -> 200`
+    ]
   }
 ]
 
 /** What main() prints on stdout and stderr, and its exit code. */
-async function inProcess(arg: string): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+async function inProcess(
+  arg: string
+): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined)
   const error = vi.spyOn(console, 'error').mockImplementation(() => undefined)
   try {
     const code = await main(arg)
-    return { code, stdout: log.mock.calls.map(call => String(call[0])), stderr: error.mock.calls.map(call => String(call[0])) }
+    return {
+      code,
+      stdout: log.mock.calls.map(call => String(call[0])),
+      stderr: error.mock.calls.map(call => String(call[0]))
+    }
   } finally {
     log.mockRestore()
     error.mockRestore()
@@ -51,30 +110,54 @@ async function inProcess(arg: string): Promise<{ code: number; stdout: string[];
 
 describe('npm start', () => {
   it('--list names every scenario, one a line (the script itself, exit code 0)', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--list'], { cwd: ROOT })
-    expect([...stdout.matchAll(/^\S+/gm)].map(name => name[0])).toEqual(SCENARIOS.map(s => s.scenario))
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/demo.ts', '--list'],
+      { cwd: ROOT }
+    )
+    expect([...stdout.matchAll(/^\S+/gm)].map(name => name[0])).toEqual(
+      SCENARIOS.map(s => s.scenario)
+    )
   })
 
   it('refuses an unknown scenario with one line, exit code 2', async () => {
-    expect(await inProcess('no-such-day')).toMatchObject({ code: 2, stdout: [], stderr: [expect.stringContaining('no-such-day')] })
+    expect(await inProcess('no-such-day')).toMatchObject({
+      code: 2,
+      stdout: [],
+      stderr: [expect.stringContaining('no-such-day')]
+    })
   })
 
-  it.each(SCENARIOS)('$scenario: exit code $code, result $result', async ({ scenario, code, result, requests }) => {
-    const day = DAYS.find(day => day.name === scenario)!
-    const run = await runScenario(day, runInProcess)
-    expect(run.result?.outputs['result'], run.result?.stderr).toBe(result)
-    if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
-    expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(requests)
-    expect(run.result?.code).toBe(code)
-  })
+  it.each(SCENARIOS)(
+    '$scenario: exit code $code, result $result',
+    async ({ scenario, code, result, requests }) => {
+      const day = DAYS.find(day => day.name === scenario)!
+      const run = await runScenario(day, runInProcess)
+      expect(run.result?.outputs['result'], run.result?.stderr).toBe(result)
+      if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
+      expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(
+        requests
+      )
+      expect(run.result?.code).toBe(code)
+    }
+  )
 
-  it.skipIf(NODE24 === undefined)('runs a scenario through the bundle on Node 24, and prints what it shows', async () => {
-    const run = await inProcess('revoked-key')
-    const stdout = run.stdout.join('\n')
-    expect(run.code, stdout).toBe(1)
-    for (const section of ['Job summary', 'Outputs', 'Annotations', 'Requests the service received', 'Exit code'])
-      expect(stdout).toContain(`── ${section} `)
-    expect(stdout).toContain('result = failed')
-    expect(stdout).toMatch(new RegExp(`${UPDATE} .* -> 410`))
-  })
+  it.skipIf(NODE24 === undefined)(
+    'runs a scenario through the bundle on Node 24, and prints what it shows',
+    async () => {
+      const run = await inProcess('revoked-key')
+      const stdout = run.stdout.join('\n')
+      expect(run.code, stdout).toBe(1)
+      for (const section of [
+        'Job summary',
+        'Outputs',
+        'Annotations',
+        'Requests the service received',
+        'Exit code'
+      ])
+        expect(stdout).toContain(`── ${section} `)
+      expect(stdout).toContain('result = failed')
+      expect(stdout).toMatch(new RegExp(`${UPDATE} .* -> 410`))
+    }
+  )
 })

@@ -12,18 +12,24 @@ import { ROOT } from '../support/action.js'
 
 describe.skipIf(process.env['CHECK_DIST'] === 'skip')('dist/', () => {
   it('is the build of the committed source', () => {
-    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/check-dist.mjs')], { cwd: ROOT, encoding: 'utf8' })
+    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/check-dist.mjs')], {
+      cwd: ROOT,
+      encoding: 'utf8'
+    })
     expect(check.stderr + check.stdout).toMatch(/dist\/ matches a fresh build/)
     expect(check.status).toBe(0)
   }, 120_000)
 })
 
 describe('dist/index.js', () => {
-  // A reviewer reads a release's diff: the bundle keeps the source's names and lines (ncc without --minify).
+  // A reviewer reads a release's diff: the bundle keeps the source's names and lines (ncc without
+  // --minify).
   it('is readable code, not minified', () => {
     const lines = readFileSync(join(ROOT, 'dist/index.js'), 'utf8').split('\n')
     const average = lines.reduce((sum, line) => sum + line.length, 0) / lines.length
     expect(average, `average line length ${average.toFixed(0)}`).toBeLessThan(80)
-    expect(lines).toContain('function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {')
+    expect(lines).toContain(
+      'function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {'
+    )
   })
 })

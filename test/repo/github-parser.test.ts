@@ -21,8 +21,14 @@ const listed = (dir: string, pattern: RegExp): string[] =>
     .sort()
 const WORKFLOWS = listed('.github/workflows', /\.ya?ml$/)
 
-/** The YAML blocks of a Markdown file: where each starts, its text, and the text padded so that the parser's line numbers are the file's own. */
-function yamlExamples(file: string, markdown: string): { where: string; text: string; padded: string }[] {
+/**
+ * The YAML blocks of a Markdown file: where each starts, its text, and the text padded so that the
+ * parser's line numbers are the file's own.
+ */
+function yamlExamples(
+  file: string,
+  markdown: string
+): { where: string; text: string; padded: string }[] {
   const lines = markdown.split('\n')
   const examples: ReturnType<typeof yamlExamples> = []
   for (let i = 0; i < lines.length; i++) {
@@ -40,14 +46,18 @@ function yamlExamples(file: string, markdown: string): { where: string; text: st
   return examples
 }
 
-const EXAMPLES = ['README.md', ...listed('docs', /\.md$/)].flatMap(file => yamlExamples(file, source(file)))
+const EXAMPLES = ['README.md', ...listed('docs', /\.md$/)].flatMap(file =>
+  yamlExamples(file, source(file))
+)
 
 describe("GitHub's parser: action.yml loads as a runner loads it", () => {
   it('action.yml has no error, runs dist/index.js on node24, and describes every input', () => {
     const parsed = parseActionFile('action.yml', source('action.yml'))
     expect(parsed.errors, parsed.errors.join('\n')).toEqual([])
     expect(parsed.template?.runs).toMatchObject({ using: 'node24', main: 'dist/index.js' })
-    expect(parsed.template!.inputs!.filter(input => !input.description).map(input => input.id)).toEqual([])
+    expect(
+      parsed.template!.inputs!.filter(input => !input.description).map(input => input.id)
+    ).toEqual([])
   })
 
   it.each([
@@ -64,8 +74,18 @@ describe("GitHub's parser: action.yml loads as a runner loads it", () => {
       to: '${{ secrets.GITHUB_TOKEN }}',
       error: /Unrecognized named-value: 'secrets'/
     },
-    { broken: 'an unknown key', from: /^runs:\n/m, to: 'runs:\n  unknown-key: x\n', error: /\(Line: \d+, Col: \d+\).*unknown-key/ },
-    { broken: 'an icon GitHub does not offer', from: /icon: .*/, to: 'icon: key', error: /\(Line: \d+, Col: \d+\): Unexpected value 'key'/ }
+    {
+      broken: 'an unknown key',
+      from: /^runs:\n/m,
+      to: 'runs:\n  unknown-key: x\n',
+      error: /\(Line: \d+, Col: \d+\).*unknown-key/
+    },
+    {
+      broken: 'an icon GitHub does not offer',
+      from: /icon: .*/,
+      to: 'icon: key',
+      error: /\(Line: \d+, Col: \d+\): Unexpected value 'key'/
+    }
   ])('refuses $broken, with its line and column', ({ from, to, error }) => {
     const broken = source('action.yml').replace(from, to)
     expect(broken).not.toBe(source('action.yml'))
@@ -77,31 +97,51 @@ describe("GitHub's parser: action.yml loads as a runner loads it", () => {
 
 describe("GitHub's parser: the workflows the project ships, and the examples in README.md and docs/", () => {
   it('finds them: the three workflows, a README quick start and the examples page, each example a complete workflow', () => {
-    expect(WORKFLOWS).toEqual(expect.arrayContaining(['ci.yml', 'stats.yml', 'release.yml'].map(name => `.github/workflows/${name}`)))
-    expect(EXAMPLES.filter(example => example.where.startsWith('README.md:')).length).toBeGreaterThanOrEqual(1)
+    expect(WORKFLOWS).toEqual(
+      expect.arrayContaining(
+        ['ci.yml', 'stats.yml', 'release.yml'].map(name => `.github/workflows/${name}`)
+      )
+    )
+    expect(
+      EXAMPLES.filter(example => example.where.startsWith('README.md:')).length
+    ).toBeGreaterThanOrEqual(1)
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(5)
     // Complete (`on:` and `jobs:`), so that the parser checks each one.
-    expect(EXAMPLES.filter(example => !(/^on:/m.test(example.text) && /^jobs:/m.test(example.text))).map(e => e.where)).toEqual([])
+    expect(
+      EXAMPLES.filter(example => !(/^on:/m.test(example.text) && /^jobs:/m.test(example.text))).map(
+        e => e.where
+      )
+    ).toEqual([])
   })
 
   it.each([
     ...WORKFLOWS.map(path => [path, path, source(path)] as const),
-    ...EXAMPLES.map(example => [example.where, example.where.split(':')[0]!, example.padded] as const)
+    ...EXAMPLES.map(
+      example => [example.where, example.where.split(':')[0]!, example.padded] as const
+    )
   ])('%s has no error', async (_, file, content) => {
     const errors = await workflowErrors(file, content)
     expect(errors, errors.join('\n')).toEqual([])
   })
 
   it("reports an unknown context and an unknown key at the file's own line and column (the parser is live)", async () => {
-    const job = (step: string): string => `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n${step}`
+    const job = (step: string): string =>
+      `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n${step}`
     const context = await workflowErrors('broken.yml', job('      - run: echo ${{ nope.value }}\n'))
-    expect(context.join('\n')).toMatch(/broken\.yml \(Line: 6, Col: \d+\): Unrecognized named-value: 'nope'/)
+    expect(context.join('\n')).toMatch(
+      /broken\.yml \(Line: 6, Col: \d+\): Unrecognized named-value: 'nope'/
+    )
     const key = await workflowErrors('broken.yml', job('      - run: echo hi\n        runz: x\n'))
     expect(key.join('\n')).toMatch(/broken\.yml \(Line: 7, Col: \d+\): .*runz/)
     // An example's error is reported at the Markdown file's own line.
-    const [example] = yamlExamples('docs/x.md', `# Title\n\n\`\`\`yaml\n${job('      - run: echo ${{ nope }}\n')}\`\`\`\n`)
+    const [example] = yamlExamples(
+      'docs/x.md',
+      `# Title\n\n\`\`\`yaml\n${job('      - run: echo ${{ nope }}\n')}\`\`\`\n`
+    )
     expect(example).toMatchObject({ where: 'docs/x.md:4' })
-    expect((await workflowErrors('docs/x.md', example!.padded)).join('\n')).toMatch(/docs\/x\.md \(Line: 9, Col: \d+\): .*'nope'/)
+    expect((await workflowErrors('docs/x.md', example!.padded)).join('\n')).toMatch(
+      /docs\/x\.md \(Line: 9, Col: \d+\): .*'nope'/
+    )
   })
 })
 
@@ -120,18 +160,26 @@ interface Workflow {
   jobs?: Record<string, Job>
 }
 
-/** The action, and its reusable workflow, under any owner (a copy under another owner must still follow the rules). */
+/**
+ * The action, and its reusable workflow, under any owner (a copy under another owner must still
+ * follow the rules).
+ */
 const ACTION = /^[\w.-]+\/discord-place-bot-stats@/
 const REUSABLE = /^[\w.-]+\/discord-place-bot-stats\/\.github\/workflows\/stats\.yml@/
 /** The group every workflow puts a bot's stats job in (as .github/workflows/stats.yml does). */
 const GROUP = /^discord-place-stats-(\d{17,20}|\$\{\{ matrix\.id \}\})$/
-const isStatsStep = (step: Uses): boolean => ACTION.test(step.uses ?? '') && (step.with?.['mode'] ?? 'stats') === 'stats'
+const isStatsStep = (step: Uses): boolean =>
+  ACTION.test(step.uses ?? '') && (step.with?.['mode'] ?? 'stats') === 'stats'
 const literal = (value: unknown): boolean => value !== undefined && !String(value).includes('${{')
 
 /** Each job of each example, with its workflow. */
 const jobs = EXAMPLES.flatMap(example => {
   const workflow = parse(example.text) as Workflow
-  return Object.entries(workflow.jobs ?? {}).map(([name, job]) => ({ at: `${example.where}: job ${name}`, job, workflow }))
+  return Object.entries(workflow.jobs ?? {}).map(([name, job]) => ({
+    at: `${example.where}: job ${name}`,
+    job,
+    workflow
+  }))
 })
 
 describe('the YAML examples in README.md and docs/', () => {
@@ -140,11 +188,21 @@ describe('the YAML examples in README.md and docs/', () => {
       const concurrency = job.concurrency ?? workflow.concurrency
       const group = typeof concurrency === 'string' ? concurrency : concurrency?.group
       // stats.yml's job takes the group itself: the calling job in it too would wait for itself.
-      if (REUSABLE.test(job.uses ?? '')) return group?.startsWith('discord-place-stats-') ? [`${at} calls stats.yml inside its group`] : []
+      if (REUSABLE.test(job.uses ?? ''))
+        return group?.startsWith('discord-place-stats-')
+          ? [`${at} calls stats.yml inside its group`]
+          : []
       const stats = (job.steps ?? []).filter(isStatsStep)
       if (stats.length === 0) return []
-      if (group === undefined || !GROUP.test(group) || typeof concurrency === 'string' || concurrency?.['cancel-in-progress'] !== false)
-        return [`${at} updates stats outside the group discord-place-stats-<bot-id> (cancel-in-progress: false)`]
+      if (
+        group === undefined ||
+        !GROUP.test(group) ||
+        typeof concurrency === 'string' ||
+        concurrency?.['cancel-in-progress'] !== false
+      )
+        return [
+          `${at} updates stats outside the group discord-place-stats-<bot-id> (cancel-in-progress: false)`
+        ]
       return stats
         .map(step => step.with?.['bot-id'])
         .filter(id => literal(id) && group !== `discord-place-stats-${String(id)}`)
@@ -155,9 +213,17 @@ describe('the YAML examples in README.md and docs/', () => {
 
   it('take counts from a live source: a schedule reads Discord or a manifest, and no count is written into a workflow', () => {
     const problems = jobs.flatMap(({ at, job, workflow }) => {
-      const scheduled = typeof workflow.on === 'object' && workflow.on !== null && 'schedule' in workflow.on
+      const scheduled =
+        typeof workflow.on === 'object' && workflow.on !== null && 'schedule' in workflow.on
       const calls = REUSABLE.test(job.uses ?? '')
-        ? [{ with: job.with, live: job.secrets === 'inherit' || /DISCORD_BOT_TOKEN/.test(JSON.stringify(job.secrets ?? '')) }]
+        ? [
+            {
+              with: job.with,
+              live:
+                job.secrets === 'inherit' ||
+                /DISCORD_BOT_TOKEN/.test(JSON.stringify(job.secrets ?? ''))
+            }
+          ]
         : []
       const steps = (job.steps ?? [])
         .filter(isStatsStep)
@@ -187,7 +253,9 @@ describe('the YAML examples in README.md and docs/', () => {
 
 describe('the end-to-end harness passes what the runner would pass', () => {
   it('sets every declared input: the value given, else its default (`${{ github.token }}` evaluated), else empty', async () => {
-    const declared = Object.keys((parse(source('action.yml')) as { inputs: object }).inputs).map(name => `INPUT_${name.toUpperCase()}`)
+    const declared = Object.keys((parse(source('action.yml')) as { inputs: object }).inputs).map(
+      name => `INPUT_${name.toUpperCase()}`
+    )
     const run = await prepareRun({ inputs: { 'bot-id': '123456789012345678' } })
     const other = await prepareRun({ inputs: {}, jobToken: 'ghs_other' })
     await Promise.all([run.cleanup(), other.cleanup()])
@@ -204,6 +272,8 @@ describe('the end-to-end harness passes what the runner would pass', () => {
   })
 
   it('refuses an input action.yml does not declare, naming it', async () => {
-    await expect(prepareRun({ inputs: { api_key: 'x' } })).rejects.toThrow(/inputs not declared in action.yml: api_key/)
+    await expect(prepareRun({ inputs: { api_key: 'x' } })).rejects.toThrow(
+      /inputs not declared in action.yml: api_key/
+    )
   })
 })

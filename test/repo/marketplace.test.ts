@@ -4,7 +4,8 @@
  * here, by the release workflow and by scripts/release.mjs before anything is tagged. The rules
  * (GitHub's metadata syntax and the release form): a `name`; a `description` of fewer than 125
  * characters as YAML folds it; a `branding.icon` and `branding.color` from GitHub's lists;
- * action.yml (not also action.yaml) at the root, with a README.md. The name's uniqueness is the form's to check.
+ * action.yml (not also action.yaml) at the root, with a README.md. The name's uniqueness is the
+ * form's to check.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,7 +19,10 @@ const source = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 
 /** The form refuses a description of this many characters or more. */
 const DESCRIPTION_LIMIT = 125
-/** GitHub documents no limit for the name (the listing's title): the project holds it under the description's, a bound of its own. */
+/**
+ * GitHub documents no limit for the name (the listing's title): the project holds it under the
+ * description's, a bound of its own.
+ */
 const NAME_LIMIT = 124
 
 /**
@@ -26,7 +30,9 @@ const NAME_LIMIT = 124
  * action.yml). They are a subset of the documented lists (257 Feather icons, nine colors: the
  * parser leaves out one icon and `black`), so what passes here passes the form.
  */
-const schema = JSON.parse(source('node_modules/@actions/workflow-parser/dist/action-v1.0.min.json')) as {
+const schema = JSON.parse(
+  source('node_modules/@actions/workflow-parser/dist/action-v1.0.min.json')
+) as {
   definitions: Record<string, { 'allowed-values': string[] }>
 }
 const BRANDING_ICONS = schema.definitions['branding-icon']!['allowed-values']
@@ -41,19 +47,30 @@ interface ActionMetadata {
   branding?: { icon?: unknown; color?: unknown }
 }
 
-/** What the Marketplace would refuse in parsed action.yml metadata, one line each; empty when nothing. */
+/**
+ * What the Marketplace would refuse in parsed action.yml metadata, one line each; empty when
+ * nothing.
+ */
 function marketplaceProblems({ name, description, branding }: ActionMetadata): string[] {
   const problems: string[] = []
   if (typeof name !== 'string' || name.trim() === '') problems.push('name: missing')
   else if (/[\r\n]/.test(name)) problems.push('name: more than one line')
-  else if (length(name) > NAME_LIMIT) problems.push(`name: ${length(name)} characters, over ${NAME_LIMIT}`)
-  if (typeof description !== 'string' || description.trim() === '') problems.push('description: missing')
+  else if (length(name) > NAME_LIMIT)
+    problems.push(`name: ${length(name)} characters, over ${NAME_LIMIT}`)
+  if (typeof description !== 'string' || description.trim() === '')
+    problems.push('description: missing')
   else if (length(description) >= DESCRIPTION_LIMIT)
-    problems.push(`description: ${length(description)} characters once folded; the Marketplace needs fewer than ${DESCRIPTION_LIMIT}`)
+    problems.push(
+      `description: ${length(description)} characters once folded; the Marketplace needs fewer than ${DESCRIPTION_LIMIT}`
+    )
   if (typeof branding?.icon !== 'string' || !BRANDING_ICONS.includes(branding.icon))
-    problems.push(`branding.icon: ${JSON.stringify(branding?.icon)} is not one of GitHub's Feather icons for actions`)
+    problems.push(
+      `branding.icon: ${JSON.stringify(branding?.icon)} is not one of GitHub's Feather icons for actions`
+    )
   if (typeof branding?.color !== 'string' || !BRANDING_COLORS.includes(branding.color))
-    problems.push(`branding.color: ${JSON.stringify(branding?.color)} is not one of ${BRANDING_COLORS.join(', ')}`)
+    problems.push(
+      `branding.color: ${JSON.stringify(branding?.color)} is not one of ${BRANDING_COLORS.join(', ')}`
+    )
   return problems
 }
 
@@ -68,12 +85,17 @@ describe('action.yml meets the Marketplace rules', () => {
     expect(existsSync(join(ROOT, 'action.yaml')), 'action.yaml beside action.yml').toBe(false)
     expect(existsSync(join(ROOT, 'README.md'))).toBe(true)
     expect(action.description).not.toMatch(/[\r\n]/)
-    for (const words of [/command and server counts/, /discord\.place/, /6-hour rule/, /vote/]) expect(action.description).toMatch(words)
+    for (const words of [/command and server counts/, /discord\.place/, /6-hour rule/, /vote/])
+      expect(action.description).toMatch(words)
   })
 })
 
 describe('the rules themselves', () => {
-  const valid: ActionMetadata = { name: 'An action', description: 'Does one thing.', branding: { icon: 'bar-chart-2', color: 'purple' } }
+  const valid: ActionMetadata = {
+    name: 'An action',
+    description: 'Does one thing.',
+    branding: { icon: 'bar-chart-2', color: 'purple' }
+  }
 
   it('refuse the 149-character description the Marketplace refused, and 125 exactly (folded from two lines), but not 124', () => {
     const before =
@@ -83,11 +105,16 @@ describe('the rules themselves', () => {
       'description: 149 characters once folded; the Marketplace needs fewer than 125'
     ])
     // Two lines of 62 in the file, 125 characters once YAML folds the line break into a space.
-    const folded = parse(`description: >-\n  ${'x'.repeat(62)}\n  ${'y'.repeat(62)}\n`) as ActionMetadata
+    const folded = parse(
+      `description: >-\n  ${'x'.repeat(62)}\n  ${'y'.repeat(62)}\n`
+    ) as ActionMetadata
     expect(marketplaceProblems({ ...valid, description: folded.description })).toEqual([
       'description: 125 characters once folded; the Marketplace needs fewer than 125'
     ])
-    expect(marketplaceProblems({ ...valid, description: '📊'.repeat(124) }), 'code points, not UTF-16 units').toEqual([])
+    expect(
+      marketplaceProblems({ ...valid, description: '📊'.repeat(124) }),
+      'code points, not UTF-16 units'
+    ).toEqual([])
   })
 
   it.each<[string, ActionMetadata]>([
@@ -96,9 +123,13 @@ describe('the rules themselves', () => {
     ['a name over the bound', { name: 'n'.repeat(NAME_LIMIT + 1) }],
     ['a blank description', { description: ' ' }],
     ...['key', 'github', 'bar-chart-3', undefined].map(
-      icon => [`the icon ${icon}`, { branding: { icon, color: 'purple' } }] as [string, ActionMetadata]
+      icon =>
+        [`the icon ${icon}`, { branding: { icon, color: 'purple' } }] as [string, ActionMetadata]
     ),
-    ...['pink', 'gray', 'Purple'].map(color => [`the color ${color}`, { branding: { icon: 'zap', color } }] as [string, ActionMetadata])
+    ...['pink', 'gray', 'Purple'].map(
+      color =>
+        [`the color ${color}`, { branding: { icon: 'zap', color } }] as [string, ActionMetadata]
+    )
   ])('refuse %s', (_, change) => {
     expect(marketplaceProblems({ ...valid, ...change })).toHaveLength(1)
   })
@@ -109,18 +140,32 @@ describe('a release runs these rules before it is tagged or published', () => {
     needs?: string | string[]
     steps?: { run?: string }[]
   }
-  const jobs = Object.entries((parse(source('.github/workflows/release.yml')) as { jobs: Record<string, Job> }).jobs)
+  const jobs = Object.entries(
+    (parse(source('.github/workflows/release.yml')) as { jobs: Record<string, Job> }).jobs
+  )
   /** The job and the index of each step whose `run` matches. */
   const locate = (run: RegExp): [string, number][] =>
-    jobs.flatMap(([id, job]) => (job.steps ?? []).flatMap((step, i) => (run.test(step.run ?? '') ? [[id, i] as [string, number]] : [])))
-  /** Whether step `a` runs before step `b`: earlier in the same job, or in a job that `b`'s job needs. */
+    jobs.flatMap(([id, job]) =>
+      (job.steps ?? []).flatMap((step, i) =>
+        run.test(step.run ?? '') ? [[id, i] as [string, number]] : []
+      )
+    )
+  /**
+   * Whether step `a` runs before step `b`: earlier in the same job, or in a job that `b`'s job
+   * needs.
+   */
   const before = ([jobA, a]: [string, number], [jobB, b]: [string, number]): boolean =>
-    jobA === jobB ? a < b : [jobs.find(([id]) => id === jobB)?.[1].needs ?? []].flat().includes(jobA)
+    jobA === jobB
+      ? a < b
+      : [jobs.find(([id]) => id === jobB)?.[1].needs ?? []].flat().includes(jobA)
 
-  // The major tag moves in release.yml, if at all, only after the rules (major-tag.yml moves it once a release is published).
+  // The major tag moves in release.yml, if at all, only after the rules (major-tag.yml moves it
+  // once a release is published).
   it('the release workflow, before it creates the release or moves the major tag', () => {
     expect(MARKETPLACE_TEST).toBe('test/repo/marketplace.test.ts')
-    const [rules] = locate(new RegExp(`^\\s*npx vitest run ${MARKETPLACE_TEST.replaceAll('.', '\\.')}\\s*$`))
+    const [rules] = locate(
+      new RegExp(`^\\s*npx vitest run ${MARKETPLACE_TEST.replaceAll('.', '\\.')}\\s*$`)
+    )
     expect(rules, 'a step runs this test').toBeDefined()
     const creates = locate(/gh release create/)
     expect(creates).not.toEqual([])
@@ -134,6 +179,7 @@ describe('a release runs these rules before it is tagged or published', () => {
     const script = source('scripts/release.mjs')
     const rules = script.indexOf("'run', MARKETPLACE_TEST]")
     expect(rules).toBeGreaterThan(0)
-    for (const later of ["writeFileSync('CHANGELOG.md'", "git('tag'"]) expect(rules, later).toBeLessThan(script.indexOf(later))
+    for (const later of ["writeFileSync('CHANGELOG.md'", "git('tag'"])
+      expect(rules, later).toBeLessThan(script.indexOf(later))
   })
 })

@@ -19,7 +19,10 @@ import { parse } from 'yaml'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 const TROUBLESHOOTING = 'docs/troubleshooting.md'
-const action = parse(read('action.yml')) as { inputs: Record<string, { default?: unknown }>; outputs: Record<string, unknown> }
+const action = parse(read('action.yml')) as {
+  inputs: Record<string, { default?: unknown }>
+  outputs: Record<string, unknown>
+}
 
 /** Every TypeScript file under src/, concatenated. */
 const sourceText = (): string =>
@@ -36,7 +39,9 @@ const cells = (line: string): string[] =>
     .slice(1, -1)
     .map(cell => cell.trim().replace(/\\\|/g, '|'))
 
-/** The body rows of every table whose header's first cells are `header` (any case), within `text`. */
+/**
+ * The body rows of every table whose header's first cells are `header` (any case), within `text`.
+ */
 function tables(text: string, header: string[]): string[][] {
   const lines = text.split('\n')
   return lines.flatMap((line, i) => {
@@ -56,32 +61,44 @@ const unquote = (cell: string): string => cell.replace(/^`(.*)`$/, '$1')
 it.each([
   { file: 'README.md', exact: true },
   { file: 'test/fixtures/service/interface.md', exact: false }
-])('$file lists the inputs of action.yml with their defaults, and its outputs', ({ file, exact }) => {
-  const text = read(file)
-  const problems: string[] = []
-  for (const kind of ['input', 'output'] as const) {
-    const rows = tables(text, kind === 'input' ? ['Input', 'Default'] : ['Output'])
-    const declared = action[`${kind}s`]
-    const documented = rows.map(row => unquote(row[0]!))
-    expect(rows.length).toBeGreaterThanOrEqual(kind === 'input' ? 14 : 8)
-    if (exact)
-      problems.push(
-        ...Object.keys(declared)
-          .filter(name => !documented.includes(name))
-          .map(name => `${kind} ${name}: not in ${file}`)
-      )
-    documented.forEach((name, i) => {
-      if (!(name in declared)) problems.push(`${kind} ${name}: in ${file}, not in action.yml`)
-      if (documented.indexOf(name) !== i) problems.push(`${kind} ${name}: listed twice`)
-      if ((rows[i]!.at(-1) ?? '') === '') problems.push(`${kind} ${name}: no description`)
-      const expected = kind === 'input' && name in declared ? String(action.inputs[name]!.default ?? '') : undefined
-      const shown = unquote(rows[i]![1]!)
-      if (expected !== undefined && shown !== expected && !(expected === '' && shown.startsWith('(required')))
-        problems.push(`input ${name}: default ${shown} in ${file}, ${JSON.stringify(expected)} in action.yml`)
-    })
+])(
+  '$file lists the inputs of action.yml with their defaults, and its outputs',
+  ({ file, exact }) => {
+    const text = read(file)
+    const problems: string[] = []
+    for (const kind of ['input', 'output'] as const) {
+      const rows = tables(text, kind === 'input' ? ['Input', 'Default'] : ['Output'])
+      const declared = action[`${kind}s`]
+      const documented = rows.map(row => unquote(row[0]!))
+      expect(rows.length).toBeGreaterThanOrEqual(kind === 'input' ? 14 : 8)
+      if (exact)
+        problems.push(
+          ...Object.keys(declared)
+            .filter(name => !documented.includes(name))
+            .map(name => `${kind} ${name}: not in ${file}`)
+        )
+      documented.forEach((name, i) => {
+        if (!(name in declared)) problems.push(`${kind} ${name}: in ${file}, not in action.yml`)
+        if (documented.indexOf(name) !== i) problems.push(`${kind} ${name}: listed twice`)
+        if ((rows[i]!.at(-1) ?? '') === '') problems.push(`${kind} ${name}: no description`)
+        const expected =
+          kind === 'input' && name in declared
+            ? String(action.inputs[name]!.default ?? '')
+            : undefined
+        const shown = unquote(rows[i]![1]!)
+        if (
+          expected !== undefined &&
+          shown !== expected &&
+          !(expected === '' && shown.startsWith('(required'))
+        )
+          problems.push(
+            `input ${name}: default ${shown} in ${file}, ${JSON.stringify(expected)} in action.yml`
+          )
+      })
+    }
+    expect(problems, problems.join('\n')).toEqual([])
   }
-  expect(problems, problems.join('\n')).toEqual([])
-})
+)
 
 /**
  * The fixed parts of a quoted message: `<…>` marks a part that varies and `…` text left out.
@@ -94,8 +111,16 @@ const fixedParts = (message: string): string[] =>
     .map(trimEdges)
     .filter(part => part !== '')
 
-/** The first cells of the tables that quote text the action prints: messages, advice, reasons, log lines. */
-const QUOTING_HEADERS = ['Message starts with', 'Advice starts with', 'Reason starts with', 'Log line starts with']
+/**
+ * The first cells of the tables that quote text the action prints: messages, advice, reasons, log
+ * lines.
+ */
+const QUOTING_HEADERS = [
+  'Message starts with',
+  'Advice starts with',
+  'Reason starts with',
+  'Log line starts with'
+]
 
 describe(`${TROUBLESHOOTING} against src/`, () => {
   const page = read(TROUBLESHOOTING)
@@ -114,17 +139,27 @@ describe(`${TROUBLESHOOTING} against src/`, () => {
     const printed = source.replace(/(['"`])\s*\+\s*(['"`])/g, '')
     const stale = messages.flatMap(message => {
       const input = /^Input '([a-z-]+)' /.exec(message)
-      const problems = input !== null && !(input[1]! in action.inputs) ? [`names '${input[1]}', not an input in action.yml`] : []
-      const missing = fixedParts(input === null ? message : message.slice(input[0].length)).filter(part => !printed.includes(part))
-      if (missing.length > 0) problems.push(`not in src/: ${missing.map(part => JSON.stringify(part)).join(', ')}`)
+      const problems =
+        input !== null && !(input[1]! in action.inputs)
+          ? [`names '${input[1]}', not an input in action.yml`]
+          : []
+      const missing = fixedParts(input === null ? message : message.slice(input[0].length)).filter(
+        part => !printed.includes(part)
+      )
+      if (missing.length > 0)
+        problems.push(`not in src/: ${missing.map(part => JSON.stringify(part)).join(', ')}`)
       return problems.map(problem => `${message}\n    ${problem}`)
     })
-    expect(stale, `Messages quoted in ${TROUBLESHOOTING} that src/ no longer prints:\n${stale.join('\n')}`).toEqual([])
+    expect(
+      stale,
+      `Messages quoted in ${TROUBLESHOOTING} that src/ no longer prints:\n${stale.join('\n')}`
+    ).toEqual([])
   })
 
   it('quotes every message that src/ builds from a fixed text', () => {
     const documented = page.replace(/\s+/g, ' ')
-    // The message of each error and annotation, when it is a literal: InputError's second argument, the others' first.
+    // The message of each error and annotation, when it is a literal: InputError's second argument,
+    // the others' first.
     const literal = /('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/.source
     const calls = [
       String.raw`new InputError\(\s*[^,]+,\s*${literal}`,
@@ -141,10 +176,15 @@ describe(`${TROUBLESHOOTING} against src/`, () => {
           .map(trimEdges)
           .find(piece => piece.length >= 12)
         const start = part?.slice(0, 30).trim()
-        return start === undefined || documented.includes(start) ? [] : [`${JSON.stringify(start)} (from ${match[0].slice(0, 60)}…)`]
+        return start === undefined || documented.includes(start)
+          ? []
+          : [`${JSON.stringify(start)} (from ${match[0].slice(0, 60)}…)`]
       })
     )
-    expect(undocumented, `Messages in src/ that ${TROUBLESHOOTING} does not quote:\n${undocumented.join('\n')}`).toEqual([])
+    expect(
+      undocumented,
+      `Messages in src/ that ${TROUBLESHOOTING} does not quote:\n${undocumented.join('\n')}`
+    ).toEqual([])
   })
 
   it("names every few words a failed run's headline can give after `failed:`", () => {
@@ -152,19 +192,28 @@ describe(`${TROUBLESHOOTING} against src/`, () => {
     // commands-file constant). The outcome tables' own headlines are pinned by docs.test.ts.
     const found = new Set([
       ...[...source.matchAll(/headline(?::|\s*\?\?=)\s*'([^']+)'/g)].map(match => match[1]!),
-      ...[...source.matchAll(/headline: `([^`]+)`/g)].map(match => match[1]!.replace(/\$\{[^}]+\}/g, '<')),
+      ...[...source.matchAll(/headline: `([^`]+)`/g)].map(match =>
+        match[1]!.replace(/\$\{[^}]+\}/g, '<')
+      ),
       ...[...source.matchAll(/const \w+ = '(commands-file [^']+)'\n/g)].map(match => match[1]!)
     ])
     expect(found.size, 'headlines were found in src/').toBeGreaterThan(12)
-    // A part that varies (`<…>` in the page, `${…}` in the source) is compared up to where it starts.
+    // A part that varies (`<…>` in the page, `${…}` in the source) is compared up to where it
+    // starts.
     const flowing = page.replace(/\s+/g, ' ')
-    const missing = [...found].filter(words => !['`', 'failed: '].some(before => flowing.includes(before + words.split('<')[0]!)))
+    const missing = [...found].filter(
+      words => !['`', 'failed: '].some(before => flowing.includes(before + words.split('<')[0]!))
+    )
     expect(missing, `headlines ${TROUBLESHOOTING} does not name`).toEqual([])
   })
 })
 
 /** The pages a reader is sent to: the README, the contributor guide, and every page of docs/. */
-const DOC_PAGES = ['README.md', 'CONTRIBUTING.md', ...['troubleshooting', 'examples', 'security', 'how-it-works'].map(p => `docs/${p}.md`)]
+const DOC_PAGES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...['troubleshooting', 'examples', 'security', 'how-it-works'].map(p => `docs/${p}.md`)
+]
 const markdownFiles = [
   ...new Set([
     ...DOC_PAGES,
@@ -174,19 +223,30 @@ const markdownFiles = [
   ])
 ].sort()
 
-/** The lines of a Markdown file, those of fenced code blocks blanked (so that line numbers stay). */
+/**
+ * The lines of a Markdown file, those of fenced code blocks blanked (so that line numbers stay).
+ */
 function outsideFences(markdown: string): string[] {
   let fence: string | undefined
   return markdown.split('\n').map(line => {
     const mark = /^\s*(`{3,}|~{3,})/.exec(line)?.[1]
     if (fence === undefined && mark !== undefined) fence = mark
-    else if (fence !== undefined && mark !== undefined && mark[0] === fence[0] && mark.length >= fence.length) fence = undefined
+    else if (
+      fence !== undefined &&
+      mark !== undefined &&
+      mark[0] === fence[0] &&
+      mark.length >= fence.length
+    )
+      fence = undefined
     else if (fence === undefined) return line
     return ''
   })
 }
 
-/** The anchor GitHub gives a heading: lower case, punctuation dropped (but `-` and `_`), each space a `-`. */
+/**
+ * The anchor GitHub gives a heading: lower case, punctuation dropped (but `-` and `_`), each space
+ * a `-`.
+ */
 const slug = (heading: string): string =>
   heading
     .trim()
@@ -212,21 +272,30 @@ function anchors(markdown: string): Set<string> {
 /** The relative links and images of a Markdown file (outside code), with their line numbers. */
 const relativeLinks = (markdown: string): { line: number; target: string }[] =>
   outsideFences(markdown).flatMap((text, i) =>
-    [...text.replace(/`[^`]*`/g, '').matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
+    [
+      ...text
+        .replace(/`[^`]*`/g, '')
+        .matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)
+    ]
       .map(match => ({ line: i + 1, target: match[1]! }))
       .filter(link => !/^[a-z][a-z0-9+.-]*:/i.test(link.target))
   )
 
 /**
  * Lines that use "cooldown" for anything but the strike (the result `cooldown`) or the check that
- * avoids it (`cooldown-check`, the cooldown check): a run that sent nothing is "skipped", never a cooldown.
+ * avoids it (`cooldown-check`, the cooldown check): a run that sent nothing is "skipped", never a
+ * cooldown.
  */
 const cooldownMisuses = (file: string, text: string): string[] =>
   text
     .split('\n')
     .map((line, i) => ({ line, i }))
     .filter(({ line }) =>
-      /cooldown/i.test(line.replace(/cooldown-check|COOLDOWN_CHECK|cooldown check/gi, '').replace(/`cooldown`|`result: cooldown`/g, ''))
+      /cooldown/i.test(
+        line
+          .replace(/cooldown-check|COOLDOWN_CHECK|cooldown check/gi, '')
+          .replace(/`cooldown`|`result: cooldown`/g, '')
+      )
     )
     .map(({ line, i }) => `${file}:${i + 1}: ${line.trim()}`)
 
@@ -242,42 +311,60 @@ describe('the documentation pages', () => {
     expect(text.slice(0, picture!.index), 'what the action does comes first').toMatch(
       /discord\.place[\s\S]*command count[\s\S]*server count/
     )
-    expect(picture![1]!.length, 'alt text that says what the picture shows').toBeGreaterThanOrEqual(40)
+    expect(picture![1]!.length, 'alt text that says what the picture shows').toBeGreaterThanOrEqual(
+      40
+    )
     const png = readFileSync(join(ROOT, picture![2]!))
     expect(png.subarray(1, 4).toString('latin1'), `${picture![2]} is a PNG`).toBe('PNG')
     expect(png.length, `${picture![2]} is small`).toBeLessThan(80 * 1024)
-    // A user must not think they have to clone the repository: no contributor command before the quick start.
+    // A user must not think they have to clone the repository: no contributor command before the
+    // quick start.
     const firstContributorCommand = Math.min(
-      ...['npm ci', 'npm start', 'npm test'].map(command => text.indexOf(command)).filter(i => i >= 0)
+      ...['npm ci', 'npm start', 'npm test']
+        .map(command => text.indexOf(command))
+        .filter(i => i >= 0)
     )
-    expect(firstContributorCommand, 'the contributor commands come after the quick start').toBeGreaterThan(quickStart)
+    expect(
+      firstContributorCommand,
+      'the contributor commands come after the quick start'
+    ).toBeGreaterThan(quickStart)
     // CI runs `npm ci` then the README's test command.
     expect(text).toContain('npm ci && npm test')
   })
 
   it('every relative link resolves to a file, and every #anchor to a heading of that file; the README links every page (so each is there)', () => {
-    const fromReadme = new Set(relativeLinks(read('README.md')).map(link => link.target.split('#')[0]))
+    const fromReadme = new Set(
+      relativeLinks(read('README.md')).map(link => link.target.split('#')[0])
+    )
     const problems = DOC_PAGES.slice(1)
       .filter(page => !fromReadme.has(page))
       .map(page => `README.md: no link to ${page}`)
     for (const file of markdownFiles) {
       for (const { line, target } of relativeLinks(read(file))) {
         const [path, anchor] = target.split('#', 2) as [string, string | undefined]
-        const resolved = path === '' ? file : relative(ROOT, resolve(ROOT, dirname(file), decodeURIComponent(path))).replaceAll('\\', '/')
+        const resolved =
+          path === ''
+            ? file
+            : relative(ROOT, resolve(ROOT, dirname(file), decodeURIComponent(path))).replaceAll(
+                '\\',
+                '/'
+              )
         const where = `${file}:${line}: ${target}`
-        if (resolved.startsWith('..') || !existsSync(join(ROOT, resolved))) problems.push(`${where}: no file ${resolved}`)
-        else if (anchor !== undefined && !resolved.endsWith('.md')) problems.push(`${where}: an anchor into a file that is not Markdown`)
+        if (resolved.startsWith('..') || !existsSync(join(ROOT, resolved)))
+          problems.push(`${where}: no file ${resolved}`)
+        else if (anchor !== undefined && !resolved.endsWith('.md'))
+          problems.push(`${where}: an anchor into a file that is not Markdown`)
         else if (anchor !== undefined && !anchors(read(resolved)).has(anchor))
           problems.push(`${where}: ${resolved} has no heading #${anchor}`)
       }
     }
     expect(problems, problems.join('\n')).toEqual([])
     // The anchors, made as GitHub makes them.
-    expect(['Never a red run: `continue-on-error`', "The summary's headline", 'The 6-hour rule'].map(slug)).toEqual([
-      'never-a-red-run-continue-on-error',
-      'the-summarys-headline',
-      'the-6-hour-rule'
-    ])
+    expect(
+      ['Never a red run: `continue-on-error`', "The summary's headline", 'The 6-hour rule'].map(
+        slug
+      )
+    ).toEqual(['never-a-red-run-continue-on-error', 'the-summarys-headline', 'the-6-hour-rule'])
     expect([...anchors('# A\n\n## A\n\n```md\n## Not a heading\n```\n')]).toEqual(['a', 'a-1'])
   })
 
@@ -285,14 +372,20 @@ describe('the documentation pages', () => {
     const problems = markdownFiles.flatMap(file => {
       const text = read(file)
       return [
-        ...(/\bOWNER\//.test(text) ? [`${file}: an OWNER/ placeholder; name discord-place-bot-stats/discord-place-bot-stats`] : []),
+        ...(/\bOWNER\//.test(text)
+          ? [`${file}: an OWNER/ placeholder; name discord-place-bot-stats/discord-place-bot-stats`]
+          : []),
         ...(/current major/i.test(text) ? [`${file}: "current major" goes stale`] : []),
         ...cooldownMisuses(file, text)
       ]
     })
     expect(problems, problems.join('\n')).toEqual([])
     // What the cooldown rule catches: the skip (nothing sent) called by the strike's word.
-    expect(cooldownMisuses('x.md', 'Sends nothing during the cooldown (`result: skipped`).')).toHaveLength(1)
-    expect(cooldownMisuses('x.md', '`cooldown-check: true` avoids `result: cooldown`, a strike.')).toEqual([])
+    expect(
+      cooldownMisuses('x.md', 'Sends nothing during the cooldown (`result: skipped`).')
+    ).toHaveLength(1)
+    expect(
+      cooldownMisuses('x.md', '`cooldown-check: true` avoids `result: cooldown`, a strike.')
+    ).toEqual([])
   })
 })

@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { changelogFor, documentedFiles, homeOf, releaseProblems, repositoryOfRemote, STATS_WORKFLOW } from '../../scripts/release.mjs'
+import {
+  changelogFor,
+  documentedFiles,
+  homeOf,
+  releaseProblems,
+  repositoryOfRemote,
+  STATS_WORKFLOW
+} from '../../scripts/release.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
@@ -32,7 +39,11 @@ function check(...args: string[]): { status: number | null; out: string } {
       writeFileSync(join(dir, path), text)
     }
     const env = { ...process.env, GITHUB_REPOSITORY: '', GIT_CEILING_DIRECTORIES: dirname(dir) }
-    const result = spawnSync(process.execPath, [join(ROOT, 'scripts/release.mjs'), ...args, '--check'], { cwd: dir, env, encoding: 'utf8' })
+    const result = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts/release.mjs'), ...args, '--check'],
+      { cwd: dir, env, encoding: 'utf8' }
+    )
     return { status: result.status, out: result.stdout + result.stderr }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -43,13 +54,17 @@ describe('the home', () => {
   it("is package.json's repository, on GitHub", () => {
     expect(HOME).toBe('discord-place-bot-stats/discord-place-bot-stats')
     expect(homeOf({ repository: 'https://github.com/acme/dp-stats' })).toBe('acme/dp-stats')
-    expect(homeOf({ repository: { url: 'git+https://github.com/acme/dp-stats.git' } })).toBe('acme/dp-stats')
+    expect(homeOf({ repository: { url: 'git+https://github.com/acme/dp-stats.git' } })).toBe(
+      'acme/dp-stats'
+    )
     expect(homeOf({})).toBeUndefined()
   })
 
   it('is what every documented `uses:` names, in the README, docs/ and the reusable workflow', () => {
     expect(Object.keys(FILES)).toEqual(expect.arrayContaining(['README.md', STATS_WORKFLOW]))
-    expect(releaseProblems({ version: VERSION, files: FILES, home: HOME, repository: HOME })).toEqual([])
+    expect(
+      releaseProblems({ version: VERSION, files: FILES, home: HOME, repository: HOME })
+    ).toEqual([])
     expect(FILES[STATS_WORKFLOW]).toContain(`uses: ${HOME}@v`)
   })
 })
@@ -69,35 +84,69 @@ describe('the first release', () => {
 
 describe('what the release refuses', () => {
   it('a major tag the documentation does not reference', () => {
-    const problems = releaseProblems({ version: '2.0.0', files: FILES, home: HOME, repository: HOME })
+    const problems = releaseProblems({
+      version: '2.0.0',
+      files: FILES,
+      home: HOME,
+      repository: HOME
+    })
     expect(problems.length).toBeGreaterThan(0)
-    expect(problems.every(problem => problem.includes("does not match the release's major tag v2"))).toBe(true)
+    expect(
+      problems.every(problem => problem.includes("does not match the release's major tag v2"))
+    ).toBe(true)
   })
 
   it('one stray reference: another major, another owner, or the old placeholder', () => {
-    const readme = (extra: string): Record<string, string> => ({ ...FILES, 'README.md': `${FILES['README.md']}\n${extra}\n` })
+    const readme = (extra: string): Record<string, string> => ({
+      ...FILES,
+      'README.md': `${FILES['README.md']}\n${extra}\n`
+    })
     const line = FILES['README.md']!.split('\n').length + 1
-    expect(releaseProblems({ version: VERSION, files: readme(`    uses: ${HOME}@v0`), home: HOME, repository: HOME })).toEqual([
-      `README.md:${line}: ${HOME}@v0 does not match the release's major tag v1`
-    ])
     expect(
-      releaseProblems({ version: VERSION, files: readme('    uses: someone/discord-place-bot-stats@v1'), home: HOME, repository: HOME })
+      releaseProblems({
+        version: VERSION,
+        files: readme(`    uses: ${HOME}@v0`),
+        home: HOME,
+        repository: HOME
+      })
+    ).toEqual([`README.md:${line}: ${HOME}@v0 does not match the release's major tag v1`])
+    expect(
+      releaseProblems({
+        version: VERSION,
+        files: readme('    uses: someone/discord-place-bot-stats@v1'),
+        home: HOME,
+        repository: HOME
+      })
     ).toEqual([expect.stringContaining('someone/discord-place-bot-stats@v1 does not name')])
-    expect(releaseProblems({ version: VERSION, files: readme('    uses: OWNER/anything@v1'), home: HOME, repository: HOME })).toEqual([
-      expect.stringContaining('OWNER/anything@v1 does not name')
-    ])
+    expect(
+      releaseProblems({
+        version: VERSION,
+        files: readme('    uses: OWNER/anything@v1'),
+        home: HOME,
+        repository: HOME
+      })
+    ).toEqual([expect.stringContaining('OWNER/anything@v1 does not name')])
     // A commit SHA (pinning) is fine; GitHub's own actions are not this action.
     const pinned = readme(`    uses: ${HOME}@${'a'.repeat(40)}\n    uses: actions/checkout@v7`)
-    expect(releaseProblems({ version: VERSION, files: pinned, home: HOME, repository: HOME })).toEqual([])
+    expect(
+      releaseProblems({ version: VERSION, files: pinned, home: HOME, repository: HOME })
+    ).toEqual([])
   })
 
   it('a release made from another repository (a fork), or from an unknown one', () => {
-    expect(releaseProblems({ version: VERSION, files: FILES, home: HOME, repository: 'fork/discord-place-bot-stats' })).toEqual([
+    expect(
+      releaseProblems({
+        version: VERSION,
+        files: FILES,
+        home: HOME,
+        repository: 'fork/discord-place-bot-stats'
+      })
+    ).toEqual([
       `this release is made from fork/discord-place-bot-stats, not from ${HOME}, the home every example names: release from ${HOME}`
     ])
-    expect(releaseProblems({ version: VERSION, files: FILES, home: HOME, repository: undefined })).toEqual([
-      expect.stringContaining('pass --repository owner/name')
-    ])
+    expect(
+      releaseProblems({ version: VERSION, files: FILES, home: HOME, repository: undefined })
+    ).toEqual([expect.stringContaining('pass --repository owner/name')])
   })
 
   it('the script exits 1 and says why, before changing anything; it passes from the home', () => {
@@ -123,7 +172,9 @@ describe('the changelog section', () => {
   const base = '# Changelog\n\n## Unreleased\n\n- A fix.\n\n## 1.0.0\n\nFirst release.\n'
 
   it('moves the Unreleased notes under the new version', () => {
-    expect(changelogFor(base, '1.0.1')).toBe('# Changelog\n\n## Unreleased\n\n## 1.0.1\n\n- A fix.\n\n## 1.0.0\n\nFirst release.\n')
+    expect(changelogFor(base, '1.0.1')).toBe(
+      '# Changelog\n\n## Unreleased\n\n## 1.0.1\n\n- A fix.\n\n## 1.0.0\n\nFirst release.\n'
+    )
   })
 
   it('keeps a section already written, and refuses notes in two places or none', () => {

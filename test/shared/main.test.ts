@@ -13,8 +13,12 @@ import { BOT, botInputs, emulatedBot, HOUR, KEY } from '../support/inprocess.js'
 import { runInProcess } from '../support/step.js'
 import { afterTest } from '../support/teardown.js'
 
-/** run() as the runner starts the step with `with:` = `inputs` and no job token (a planted bug would leave it unmasked); what it left. */
-const runStep = (inputs: Record<string, string>): Promise<RunResult> => runInProcess({ inputs, jobToken: '' })
+/**
+ * run() as the runner starts the step with `with:` = `inputs` and no job token (a planted bug would
+ * leave it unmasked); what it left.
+ */
+const runStep = (inputs: Record<string, string>): Promise<RunResult> =>
+  runInProcess({ inputs, jobToken: '' })
 
 /** The test's bot, on the real clock that run() uses. */
 const service = (ago?: number) => emulatedBot(realClock, { ago })
@@ -27,35 +31,76 @@ function plant(thrown: () => unknown): void {
   afterTest(() => planted.mockRestore())
 }
 
-const errors = (view: RunResult) => view.commands.filter(c => c.command === 'error').map(c => c.message)
+const errors = (view: RunResult) =>
+  view.commands.filter(c => c.command === 'error').map(c => c.message)
 
 describe('run()', () => {
-  const [VOTE, C14] = [{ mode: 'vote-check', 'user-id': '223456789012345678' }, { 'command-count': '14' }]
-  // Columns: when the bot was last updated, the inputs, the outputs, the one error (and exit code 1), the summary headline's icon.
+  const [VOTE, C14] = [
+    { mode: 'vote-check', 'user-id': '223456789012345678' },
+    { 'command-count': '14' }
+  ]
+  // Columns: when the bot was last updated, the inputs, the outputs, the one error (and exit code
+  // 1), the summary headline's icon.
   it.each<[string, number, Record<string, string>, Record<string, string>, RegExp?, string?]>([
-    ['a stats update', 7 * HOUR, C14, { result: 'updated', status: '200', 'command-count': '14' }, undefined, '✅'],
-    ['a strike', HOUR, { ...C14, 'cooldown-check': 'false' }, { result: 'cooldown', status: '429' }, /^Stats update refused as too early/],
-    ['vote-check mode', 7 * HOUR, VOTE, { result: 'not-voted', voted: 'false', status: '200' }, undefined, '⭕']
-  ])('%s: its outputs, exit code and summary section, the key masked first', async (_, ago, more, outputs, error, icon) => {
-    const view = await runStep(botInputs(await service(ago), more))
-    expect([view.code, view.outputs]).toEqual([error ? 1 : 0, expect.objectContaining(outputs)])
-    expect(errors(view)).toEqual(error ? [expect.stringMatching(error)] : [])
-    if (icon) expect(view.summary.startsWith(`<h3>${icon} `)).toBe(true)
-    expect(view.commands[0], 'the key is masked before anything else').toMatchObject({ command: 'add-mask', message: KEY })
-  })
+    [
+      'a stats update',
+      7 * HOUR,
+      C14,
+      { result: 'updated', status: '200', 'command-count': '14' },
+      undefined,
+      '✅'
+    ],
+    [
+      'a strike',
+      HOUR,
+      { ...C14, 'cooldown-check': 'false' },
+      { result: 'cooldown', status: '429' },
+      /^Stats update refused as too early/
+    ],
+    [
+      'vote-check mode',
+      7 * HOUR,
+      VOTE,
+      { result: 'not-voted', voted: 'false', status: '200' },
+      undefined,
+      '⭕'
+    ]
+  ])(
+    '%s: its outputs, exit code and summary section, the key masked first',
+    async (_, ago, more, outputs, error, icon) => {
+      const view = await runStep(botInputs(await service(ago), more))
+      expect([view.code, view.outputs]).toEqual([error ? 1 : 0, expect.objectContaining(outputs)])
+      expect(errors(view)).toEqual(error ? [expect.stringMatching(error)] : [])
+      if (icon) expect(view.summary.startsWith(`<h3>${icon} `)).toBe(true)
+      expect(view.commands[0], 'the key is masked before anything else').toMatchObject({
+        command: 'add-mask',
+        message: KEY
+      })
+    }
+  )
 
   it.each([
     ['command-count', { 'command-count': '12.5' }, `Bot ${BOT}`],
     ['bot-id', { 'bot-id': '42', 'command-count': '14' }, 'discord.place']
-  ])('a bad %s: result failed, one error naming it, a headline naming what is known; no handler left', async (input, more, named) => {
-    const emulator = await service()
-    const handlers = () => [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')]
-    const before = handlers()
-    const view = await runStep(botInputs(emulator, more))
-    expect([view.code, view.outputs, emulator.requests, handlers()]).toEqual([1, { result: 'failed' }, [], before])
-    expect(errors(view)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}' must be`))])
-    expect(view.summary).toMatch(new RegExp(`^<h3>❌ ${named}: failed: bad input &#39;${input}&#39;</h3>\n<p>❌ `))
-  })
+  ])(
+    'a bad %s: result failed, one error naming it, a headline naming what is known; no handler left',
+    async (input, more, named) => {
+      const emulator = await service()
+      const handlers = () => [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')]
+      const before = handlers()
+      const view = await runStep(botInputs(emulator, more))
+      expect([view.code, view.outputs, emulator.requests, handlers()]).toEqual([
+        1,
+        { result: 'failed' },
+        [],
+        before
+      ])
+      expect(errors(view)).toEqual([expect.stringMatching(new RegExp(`^Input '${input}' must be`))])
+      expect(view.summary).toMatch(
+        new RegExp(`^<h3>❌ ${named}: failed: bad input &#39;${input}&#39;</h3>\n<p>❌ `)
+      )
+    }
+  )
 
   const withSecret = (): Error => {
     addSecret(KEY)
@@ -65,36 +110,56 @@ describe('run()', () => {
   it.each<[string, () => unknown, string, boolean]>([
     ['an Error', () => new TypeError('a planted bug'), 'a planted bug', true],
     ['a value that is not an Error', () => 'a planted string', 'a planted string', false],
-    ['an Error without a stack', () => Object.assign(new RangeError('no stack'), { stack: undefined }), 'no stack', false],
+    [
+      'an Error without a stack',
+      () => Object.assign(new RangeError('no stack'), { stack: undefined }),
+      'no stack',
+      false
+    ],
     ['an Error with a secret in its message', withSecret, 'a bug with *** in it', true]
-  ])('a bug (%s): reported as one, result failed, headline internal error', async (_, thrown, said, stack) => {
-    plant(thrown)
-    const view = await runStep({ 'bot-id': BOT, 'command-count': '14' })
-    expect([view.code, view.outputs]).toEqual([1, { result: 'failed' }])
-    expect(errors(view)).toEqual([`Unexpected internal error: ${said}. Please report it with this log.`])
-    // Its stack only in a debug line, never in the log.
-    expect(view.commands.filter(c => c.command === 'debug').map(c => / at /.test(c.message))).toEqual(stack ? [true] : [])
-    expect(view.log.join('\n')).not.toMatch(/\n\s+at /)
-    expect(view.summary).toMatch(/^<h3>❌ discord\.place: failed: internal error<\/h3>/)
-    expect(view.summary).not.toContain(KEY)
-  })
+  ])(
+    'a bug (%s): reported as one, result failed, headline internal error',
+    async (_, thrown, said, stack) => {
+      plant(thrown)
+      const view = await runStep({ 'bot-id': BOT, 'command-count': '14' })
+      expect([view.code, view.outputs]).toEqual([1, { result: 'failed' }])
+      expect(errors(view)).toEqual([
+        `Unexpected internal error: ${said}. Please report it with this log.`
+      ])
+      // Its stack only in a debug line, never in the log.
+      expect(
+        view.commands.filter(c => c.command === 'debug').map(c => / at /.test(c.message))
+      ).toEqual(stack ? [true] : [])
+      expect(view.log.join('\n')).not.toMatch(/\n\s+at /)
+      expect(view.summary).toMatch(/^<h3>❌ discord\.place: failed: internal error<\/h3>/)
+      expect(view.summary).not.toContain(KEY)
+    }
+  )
 })
 
 describe('run() and the step around it', () => {
   it('logs the notes on how the inputs were taken', async () => {
     const view = await runStep(botInputs(await service(), { 'command-count': '14', timeout: '10' }))
     expect(view.code).toBe(0)
-    expect(view.log).toContainEqual(expect.stringMatching(/^request-timeout \(30 s\) is longer than timeout \(10 s\)/))
+    expect(view.log).toContainEqual(
+      expect.stringMatching(/^request-timeout \(30 s\) is longer than timeout \(10 s\)/)
+    )
   })
 
   it('gives each request request-timeout to answer: a service that never answers fails the step then, not later', async () => {
     const emulator = await service()
     emulator.inject('stats', { kind: 'hang' })
     const started = Date.now()
-    const view = await runStep(botInputs(emulator, { 'command-count': '14', 'request-timeout': '1' }))
+    const view = await runStep(
+      botInputs(emulator, { 'command-count': '14', 'request-timeout': '1' })
+    )
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(view.code).toBe(1)
-    expect(errors(view)).toEqual([expect.stringMatching(/^Stats update failed: no complete answer from 127\.0\.0\.1:\d+ within 1 s\./)])
+    expect(errors(view)).toEqual([
+      expect.stringMatching(
+        /^Stats update failed: no complete answer from 127\.0\.0\.1:\d+ within 1 s\./
+      )
+    ])
   })
 
   it.each(['SIGTERM', 'SIGINT'] as const)(
@@ -109,10 +174,16 @@ describe('run() and the step around it', () => {
         process.emit(signal, signal)
       }, 5)
       afterTest(() => clearInterval(timer))
-      const view = await runStep(botInputs(emulator, { 'command-count': '14', 'request-timeout': '5' }))
+      const view = await runStep(
+        botInputs(emulator, { 'command-count': '14', 'request-timeout': '5' })
+      )
       expect([view.code, view.outputs.result]).toEqual([1, 'failed'])
       expect(errors(view)).toEqual([
-        expect.stringMatching(new RegExp(`^The step was stopped by ${signal} \\(a cancelled workflow or a time limit\\)\\.`))
+        expect.stringMatching(
+          new RegExp(
+            `^The step was stopped by ${signal} \\(a cancelled workflow or a time limit\\)\\.`
+          )
+        )
       ])
       expect(emulator.received('stats'), 'nothing is sent after the stop').toEqual([])
       expect(process.listenerCount(signal)).toBe(before)

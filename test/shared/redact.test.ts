@@ -24,48 +24,74 @@ describe('redact', () => {
     addSecret(KEY)
     const out = redact(`before ${form} after`)
     expect(out).toMatch(/^before .*\*\*\*.* after$/)
-    for (let i = 0; i + FRAGMENT <= KEY.length; i++) expect(out).not.toContain(KEY.slice(i, i + FRAGMENT))
+    for (let i = 0; i + FRAGMENT <= KEY.length; i++)
+      expect(out).not.toContain(KEY.slice(i, i + FRAGMENT))
   })
 
   it('returns the forms a log line could carry, for the runner to mask, each secret whole (once: the forms of a plain key are the key)', () => {
-    expect(addSecret('p@ss word+x/"y')).toEqual(['p@ss word+x/"y', 'p%40ss%20word%2Bx%2F%22y', 'p@ss word+x/\\"y'])
+    expect(addSecret('p@ss word+x/"y')).toEqual([
+      'p@ss word+x/"y',
+      'p%40ss%20word%2Bx%2F%22y',
+      'p@ss word+x/\\"y'
+    ])
     expect(addSecret(KEY)).toEqual([KEY])
   })
 })
 
 /** The key's UTF-8 bytes, each written by `write`. */
-const eachByte = (write: (byte: number, index: number) => string): string => [...Buffer.from(KEY)].map(write).join('')
+const eachByte = (write: (byte: number, index: number) => string): string =>
+  [...Buffer.from(KEY)].map(write).join('')
 const hex2 = (byte: number): string => byte.toString(16).padStart(2, '0')
 /** The key's base64 with `before` bytes of other text in front of it. */
 const base64After = (before: string): string => Buffer.from(before + KEY).toString('base64')
-const urlSafe = (base64: string): string => base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+const urlSafe = (base64: string): string =>
+  base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 /** The key cut into pieces of `size` characters with `separator` between them. */
-const cut = (size: number, separator: string): string => KEY.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator)
+const cut = (size: number, separator: string): string =>
+  KEY.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator)
 
 describe('redact: every form of a secret, in a log line and in the summary', () => {
   it.each([
     ['with its case changed: upper case', KEY.toUpperCase()],
     ['with its case changed: lower case', KEY.toLowerCase()],
-    ['with its case changed: mixed', [...KEY].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('')],
+    [
+      'with its case changed: mixed',
+      [...KEY].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('')
+    ],
     ['as hex, lower case', Buffer.from(KEY).toString('hex')],
     ['as hex, upper case', Buffer.from(KEY).toString('hex').toUpperCase()],
     ['as hex with spaces between the bytes', eachByte(hex2).replace(/(..)(?!$)/g, '$1 ')],
     ['fully percent-encoded, upper case', eachByte(b => `%${hex2(b).toUpperCase()}`)],
     ['fully percent-encoded, lower case', eachByte(b => `%${hex2(b)}`)],
     ['as HTML decimal references', eachByte(b => `&#${b};`)],
-    ['as HTML decimal references with leading zeros', eachByte(b => `&#${String(b).padStart(7, '0')};`)],
-    ['as HTML decimal references with more leading zeros than a code point has digits', eachByte(b => `&#${String(b).padStart(12, '0')};`)],
+    [
+      'as HTML decimal references with leading zeros',
+      eachByte(b => `&#${String(b).padStart(7, '0')};`)
+    ],
+    [
+      'as HTML decimal references with more leading zeros than a code point has digits',
+      eachByte(b => `&#${String(b).padStart(12, '0')};`)
+    ],
     ['as HTML decimal references without semicolons', eachByte(b => `&#${b}`)],
     ['as HTML hex references, lower case', eachByte(b => `&#x${hex2(b)};`)],
-    ['as HTML hex references, upper case with leading zeros', eachByte(b => `&#X00${hex2(b).toUpperCase()};`)],
+    [
+      'as HTML hex references, upper case with leading zeros',
+      eachByte(b => `&#X00${hex2(b).toUpperCase()};`)
+    ],
     ['as \\u escapes, lower case', eachByte(b => `\\u00${hex2(b)}`)],
     ['as \\u escapes, upper case', eachByte(b => `\\u00${hex2(b).toUpperCase()}`)],
-    ['as \\u escapes inside a JSON string (\\\\u)', JSON.stringify(eachByte(b => `\\u00${hex2(b)}`)).slice(1, -1)],
+    [
+      'as \\u escapes inside a JSON string (\\\\u)',
+      JSON.stringify(eachByte(b => `\\u00${hex2(b)}`)).slice(1, -1)
+    ],
     ['as \\x escapes', eachByte(b => `\\x${hex2(b)}`)],
     ['as \\u{} escapes', eachByte(b => `\\u{${hex2(b)}}`)],
     // JavaScript reads any number of leading zeros in \u{}: so does redact.
     ['as \\u{} escapes with eight digits', eachByte(b => `\\u{${hex2(b).padStart(8, '0')}}`)],
-    ['as \\u{} escapes with twenty leading zeros', eachByte(b => `\\u{${'0'.repeat(20)}${hex2(b)}}`)],
+    [
+      'as \\u{} escapes with twenty leading zeros',
+      eachByte(b => `\\u{${'0'.repeat(20)}${hex2(b)}}`)
+    ],
     ['in base64 with 1 byte before it', base64After('x')],
     ['in base64 with 2 bytes before it', base64After('xy')],
     ['in base64 with 3 bytes before it', base64After('xyz')],
@@ -95,16 +121,19 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     ['en spaces (U+2002)', '\u2002', 5],
     ['zero-width spaces (U+200B)', '\u200B', 1],
     ['soft hyphens (U+00AD)', '\u00AD', 2]
-  ])('removes the key cut by %s, with its case changed too, and at the very end of a text', (_label, separator, size) => {
-    addSecret(KEY)
-    const form = cut(size, separator)
-    expect(logLine(`before ${form} after`)).toBe('before *** after')
-    expect(html(`before ${form} after`)).toBe('before *** after')
-    expect(redact(`before ${form.toUpperCase()} after`)).toBe('before *** after')
-    expect(redact(`end: ${form}`)).toBe('end: ***')
-    // The cut that wrapped the line after the key is not the key's: it stays.
-    expect(redact(`end: ${form}${separator}`)).toBe(`end: ***${separator}`)
-  })
+  ])(
+    'removes the key cut by %s, with its case changed too, and at the very end of a text',
+    (_label, separator, size) => {
+      addSecret(KEY)
+      const form = cut(size, separator)
+      expect(logLine(`before ${form} after`)).toBe('before *** after')
+      expect(html(`before ${form} after`)).toBe('before *** after')
+      expect(redact(`before ${form.toUpperCase()} after`)).toBe('before *** after')
+      expect(redact(`end: ${form}`)).toBe('end: ***')
+      // The cut that wrapped the line after the key is not the key's: it stays.
+      expect(redact(`end: ${form}${separator}`)).toBe(`end: ***${separator}`)
+    }
+  )
 
   it.each([
     ['with its case changed', KEY.slice(3, 15).toUpperCase()],
@@ -134,15 +163,22 @@ describe('redact: every form of a secret, in a log line and in the summary', () 
     ['as hex', (t: string) => Buffer.from(t).toString('hex')],
     ['as HTML references', (t: string) => [...t].map(c => `&#${c.codePointAt(0)};`).join('')],
     ['in base64 with 1 byte before it', (t: string) => Buffer.from(`x${t}`).toString('base64')]
-  ])('removes a non-ASCII secret %s (its bytes, percent-encoded, read as UTF-8)', (_label, write) => {
-    const secret = 'pässwörd-Hq7Zr2Lm9-€'
-    addSecret(secret)
-    expect(redact(`a ${write(secret)} b`)).toMatch(/^a \S{0,4}\*\*\*\S{0,3} b$/)
-  })
+  ])(
+    'removes a non-ASCII secret %s (its bytes, percent-encoded, read as UTF-8)',
+    (_label, write) => {
+      const secret = 'pässwörd-Hq7Zr2Lm9-€'
+      addSecret(secret)
+      expect(redact(`a ${write(secret)} b`)).toMatch(/^a \S{0,4}\*\*\*\S{0,3} b$/)
+    }
+  )
 })
 
-/** Every UTF-16 unit of `text` as a `\u` escape, as a JSON encoder that keeps to ASCII writes it (`\ud835\udc1d`). */
-const jsonAscii = (text: string): string => text.replace(/[\s\S]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+/**
+ * Every UTF-16 unit of `text` as a `\u` escape, as a JSON encoder that keeps to ASCII writes it
+ * (`\ud835\udc1d`).
+ */
+const jsonAscii = (text: string): string =>
+  text.replace(/[\s\S]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 describe('redact: the span read from characters beyond ASCII', () => {
   it('maps the span right after characters beyond U+FFFF, their escapes and escaped halves of a pair', () => {
@@ -150,7 +186,9 @@ describe('redact: the span read from characters beyond ASCII', () => {
     const before = '😀 𝐀𝐁 \\u{1d400} \\ud835\\udc00 \\ud835x \udc00 \uFFFF'
     expect(redact(`${before}${KEY.toUpperCase()}😀 after`)).toBe(`${before}***😀 after`)
     // An escaped half of a pair with no other half is read as it is, and takes nothing with it.
-    expect(redact(`${jsonAscii(KEY)}\\udc00 \\ud835${jsonAscii(KEY)}`)).toBe('***\\udc00 \\ud835***')
+    expect(redact(`${jsonAscii(KEY)}\\udc00 \\ud835${jsonAscii(KEY)}`)).toBe(
+      '***\\udc00 \\ud835***'
+    )
   })
 
   it('maps the span right after a dotted capital I (U+0130), whose lower case is two characters, in a text of any length', () => {
@@ -164,10 +202,14 @@ describe('redact: the span read from characters beyond ASCII', () => {
   })
 })
 
-/** The key's base64 with `before` and `after` around it, with only the characters made of the key's bits alone replaced. */
+/**
+ * The key's base64 with `before` and `after` around it, with only the characters made of the key's
+ * bits alone replaced.
+ */
 const base64Redacted = (before: string, after: string): string => {
   const encoded = Buffer.from(before + KEY + after).toString('base64')
-  // A base64 character holds 6 bits: those from the first one wholly after `before` to the last one wholly inside the key.
+  // A base64 character holds 6 bits: those from the first one wholly after `before` to the last one
+  // wholly inside the key.
   const from = Math.ceil((before.length * 8) / 6)
   const to = Math.floor(((before.length + KEY.length) * 8) / 6)
   return `${encoded.slice(0, from)}***${encoded.slice(to)}`
@@ -182,7 +224,8 @@ describe('redact: the edges of a replaced span', () => {
   ])(
     'replaces the base64 characters made of the key alone, and keeps those that also carry the text around it (%s)',
     (_label, before, after) => {
-      // 'x' and '0' end in zero bits: the character they share with the key reads as it would after zero bytes, and is kept all the same.
+      // 'x' and '0' end in zero bits: the character they share with the key reads as it would after
+      // zero bytes, and is kept all the same.
       addSecret(KEY)
       const encoded = Buffer.from(before + KEY + after).toString('base64')
       expect(redact(`a ${encoded} b`)).toBe(`a ${base64Redacted(before, after)} b`)
@@ -197,7 +240,8 @@ describe('redact: the edges of a replaced span', () => {
     ['see \\u{', 'a \\u{ that is never closed']
   ])('leaves no character of the key readable after %s (%s)', prefix => {
     addSecret(KEY)
-    // Upper case, so only the second pass finds the key: the escape must not take its first characters.
+    // Upper case, so only the second pass finds the key: the escape must not take its first
+    // characters.
     expect(redact(`${prefix}${KEY.toUpperCase()} end`)).toBe(`${prefix}*** end`)
     expect(logLine(`${prefix}${KEY.toUpperCase()}`)).toBe(`${prefix}***`)
   })
@@ -211,15 +255,22 @@ const head = KEY.slice(0, FRAGMENT - 1)
 
 describe('redact: one secret, short, escaped, or next to what could read as an escape', () => {
   it.each<Case>([
-    // A secret shorter than FRAGMENT only whole, in any form; one of 3 characters would take common words with it.
+    // A secret shorter than FRAGMENT only whole, in any form; one of 3 characters would take common
+    // words with it.
     ['k9Qz', 'a k9Qz b K9QZ c', 'a *** b *** c'],
     ['k9Q', 'a k9Q b K9Q c k9q', 'a k9Q b K9Q c k9q'],
-    ['hunt3R2x9', `a hunt3R2x9 b HUNT3R2X9 c ${Buffer.from('hunt3R2x9').toString('hex')} d`, 'a *** b *** c *** d'],
+    [
+      'hunt3R2x9',
+      `a hunt3R2x9 b HUNT3R2X9 c ${Buffer.from('hunt3R2x9').toString('hex')} d`,
+      'a *** b *** c *** d'
+    ],
     ['hunt3R2x9', `a ${[...'hunt3R2x9'].join('\u200B')} b`, 'a *** b'],
     ['hunt3R2x9', 'a hunt3R2x b HUNT c', 'a hunt3R2x b HUNT c'],
-    // A form of four characters whole though the secret is shorter: the hex of a two-character secret.
+    // A form of four characters whole though the secret is shorter: the hex of a two-character
+    // secret.
     ['ab', 'x 6162 y ab', 'x *** y ab'],
-    // Whole in its base64 without padding, the padding of a padded copy kept; with 1 or 2 bytes before it, up to the characters it shares.
+    // Whole in its base64 without padding, the padding of a padded copy kept; with 1 or 2 bytes
+    // before it, up to the characters it shares.
     ['k3y9', 'a azN5OQ b', 'a *** b'],
     ['k3y9', 'a azN5OQ== b', 'a ***== b'],
     ['k3y9', `body ${base64('{"token":"k3y9"}')} end`, 'body eyJ0b2tlbiI6Im***kifQ== end'],
@@ -227,41 +278,85 @@ describe('redact: one secret, short, escaped, or next to what could read as an e
     // Whole where its last characters and the text after it read as an escape.
     ['Zq7%', 'a Zq7%41 b', 'a ***41 b'],
     ['Zq7%', 'a ZQ7% b', 'a *** b'],
-    // Right after a % (which would otherwise start an escape with it, so only the text as it is holds it), at the end of a text too.
+    // Right after a % (which would otherwise start an escape with it, so only the text as it is
+    // holds it), at the end of a text too.
     ...['ab12', 'abcdef123', 'ab12cd34ef', 'ab12cd34ef56ab78'].flatMap((secret): Case[] => [
       [secret, `x %${secret} y`, 'x %*** y'],
       [secret, `%${secret}`, '%***']
     ]),
-    // A run of FRAGMENT characters copied from the URL-encoded form, however little of the secret it spells.
+    // A run of FRAGMENT characters copied from the URL-encoded form, however little of the secret
+    // it spells.
     ['a1 b2 c3 d4 e5 f6 g7', 'x %20b2%20c3%2 y', 'x *** y'],
-    // Case changed right after a backslash whose letter could start an escape, as in a Windows path.
+    // Case changed right after a backslash whose letter could start an escape, as in a Windows
+    // path.
     ['user-Hq7Zr2Lm9Xv4', 'C:\\data\\USER-HQ7ZR2LM9XV4', 'C:\\data\\***'],
     ['xoxb-Hq7Zr2Lm9Xv4', 'C:\\data\\XOXB-HQ7ZR2LM9XV4', 'C:\\data\\***'],
     ['ab12-Hq7Zr2Lm9Xv4', 'C:\\data\\AB12-HQ7ZR2LM9XV4', 'C:\\data\\***'],
     // Starting with digits right after & or # (a query string, a URL fragment).
     ['8731-Hq7Zr2Lm9Xv4', '?page=2&8731-HQ7ZR2LM9XV4 and', '?page=2&*** and'],
     ['8731-Hq7Zr2Lm9Xv4', 'https://example.com/cb#8731-HQ7ZR2LM9XV4', 'https://example.com/cb#***'],
-    // Holding a space or an escape, echoed with its case changed: read as the escape decodes and without its space, in the second pass.
-    ...[' ', '%4a', '&#74;', '\\u004a', '\\x4a'].map((escape): Case => [`Zq7Rm${escape}Px8Kv2Lw`, `a ZQ7RM${escape}PX8KV2LW b`, 'a *** b']),
+    // Holding a space or an escape, echoed with its case changed: read as the escape decodes and
+    // without its space, in the second pass.
+    ...[' ', '%4a', '&#74;', '\\u004a', '\\x4a'].map((escape): Case => [
+      `Zq7Rm${escape}Px8Kv2Lw`,
+      `a ZQ7RM${escape}PX8KV2LW b`,
+      'a *** b'
+    ]),
     // A backslash that starts no escape is a character of the secret, to its last one.
     ['Hq7Zr2\\Lm9Xv4\\', 'a HQ7ZR2\\LM9XV4\\ b', 'a *** b'],
     ['Hq7Zr2\\Lm9Xv4\\', 'a Hq7Zr2Lm9Xv4 b', 'a Hq7Zr2Lm9Xv4 b'],
-    // References and escapes past the last code point (U+10FFFF) are text, and the key is still found after them.
-    [KEY, 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b', 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b'],
-    [KEY, `a &#1114112; &#x110000; &#X0110000 \\u{110000} b ${KEY.toUpperCase()}`, 'a &#1114112; &#x110000; &#X0110000 \\u{110000} b ***'],
+    // References and escapes past the last code point (U+10FFFF) are text, and the key is still
+    // found after them.
+    [
+      KEY,
+      'a &#1114112; &#x110000; &#X0110000 \\u{110000} b',
+      'a &#1114112; &#x110000; &#X0110000 \\u{110000} b'
+    ],
+    [
+      KEY,
+      `a &#1114112; &#x110000; &#X0110000 \\u{110000} b ${KEY.toUpperCase()}`,
+      'a &#1114112; &#x110000; &#X0110000 \\u{110000} b ***'
+    ],
     [KEY, `&#1114112;${KEY.toUpperCase()}`, '&#1114112;***'],
     // Text that shares fewer than FRAGMENT characters with the key is kept.
-    [KEY, 'dpk_Hq7Zr is how keys start; 401: Invalid API key.', 'dpk_Hq7Zr is how keys start; 401: Invalid API key.'],
-    // Nine characters of the key followed at the text end by an escape cut short are not its tenth character: kept.
-    ...['\\u{32', '\\u003', '\\x3', '%3', '&#x'].map((escape): Case => [KEY, `a ${head}${escape}`, `a ${head}${escape}`]),
-    // The forms of the summary and of an address: HTML-escaped, Markdown-escaped (each character in its place), encodeURI.
-    ['Kx9&Qw7Rm2<Lm3Tz8>Zp5Hs4"Rt8Vb1', 'a Kx9&amp;Qw7Rm2&lt;Lm3Tz8&gt;Zp5Hs4&quot;Rt8Vb1 b', 'a *** b'],
-    ...[...'\\`*_[]|~#!():@<>&"'].map((c): Case => [`Kx9Qw7Rm2Lm${c}3Tz8Zp5Hs4R`, `a Kx9Qw7Rm2Lm\\${c}3Tz8Zp5Hs4R b`, 'a *** b']),
+    [
+      KEY,
+      'dpk_Hq7Zr is how keys start; 401: Invalid API key.',
+      'dpk_Hq7Zr is how keys start; 401: Invalid API key.'
+    ],
+    // Nine characters of the key followed at the text end by an escape cut short are not its tenth
+    // character: kept.
+    ...['\\u{32', '\\u003', '\\x3', '%3', '&#x'].map((escape): Case => [
+      KEY,
+      `a ${head}${escape}`,
+      `a ${head}${escape}`
+    ]),
+    // The forms of the summary and of an address: HTML-escaped, Markdown-escaped (each character in
+    // its place), encodeURI.
+    [
+      'Kx9&Qw7Rm2<Lm3Tz8>Zp5Hs4"Rt8Vb1',
+      'a Kx9&amp;Qw7Rm2&lt;Lm3Tz8&gt;Zp5Hs4&quot;Rt8Vb1 b',
+      'a *** b'
+    ],
+    ...[...'\\`*_[]|~#!():@<>&"'].map((c): Case => [
+      `Kx9Qw7Rm2Lm${c}3Tz8Zp5Hs4R`,
+      `a Kx9Qw7Rm2Lm\\${c}3Tz8Zp5Hs4R b`,
+      'a *** b'
+    ]),
     ['Kx9 Qw7/Rm2?Lm3 Tz8#Zp5', `a ${encodeURI('Kx9 Qw7/Rm2?Lm3 Tz8#Zp5')} b`, 'a *** b'],
     // Every other character percent-encoded: `%717` is `q` then `7`, not a three-digit escape.
-    [KEY, `a ${[...KEY].map((c, i) => (i % 2 === 0 ? c : `%${c.charCodeAt(0).toString(16)}`)).join('')} b`, 'a *** b'],
-    // Characters beyond U+FFFF as \u{} escapes, HTML decimal references, and hex references with leading zeros and no semicolons.
-    ...[(c: number) => `\\u{${c.toString(16)}}`, (c: number) => `&#${c};`, (c: number) => `&#x0000${c.toString(16)}`].map((write): Case => {
+    [
+      KEY,
+      `a ${[...KEY].map((c, i) => (i % 2 === 0 ? c : `%${c.charCodeAt(0).toString(16)}`)).join('')} b`,
+      'a *** b'
+    ],
+    // Characters beyond U+FFFF as \u{} escapes, HTML decimal references, and hex references with
+    // leading zeros and no semicolons.
+    ...[
+      (c: number) => `\\u{${c.toString(16)}}`,
+      (c: number) => `&#${c};`,
+      (c: number) => `&#x0000${c.toString(16)}`
+    ].map((write): Case => {
       const secret = 'Kx9😀Qw7𝄞Rm2🔑Lm3'
       return [secret, `a ${[...secret].map(c => write(c.codePointAt(0)!)).join('')} b`, 'a *** b']
     })
@@ -272,15 +367,18 @@ describe('redact: one secret, short, escaped, or next to what could read as an e
 })
 
 describe('redact: a secret whose forms hold an escaped character in every run of FRAGMENT characters', () => {
-  it.each([0, 1, 2])('removes a secret whose base64 is full of + and / in URL-safe base64 (- and _), with %d bytes before it', before => {
-    const secret = 'k?>Q?>Zr?>Lm?>Tz?>Wx'
-    addSecret(secret)
-    const encoded = urlSafe(Buffer.from('y'.repeat(before) + secret).toString('base64'))
-    // Both characters the URL-safe alphabet changes are there, every few characters.
-    expect(encoded.match(/-/g)?.length).toBeGreaterThanOrEqual(1)
-    expect(encoded.match(/_/g)?.length).toBeGreaterThanOrEqual(1)
-    expect(redact(`a ${encoded} b`)).toMatch(/^a [\w-]{0,4}\*\*\*[\w-]{0,3} b$/)
-  })
+  it.each([0, 1, 2])(
+    'removes a secret whose base64 is full of + and / in URL-safe base64 (- and _), with %d bytes before it',
+    before => {
+      const secret = 'k?>Q?>Zr?>Lm?>Tz?>Wx'
+      addSecret(secret)
+      const encoded = urlSafe(Buffer.from('y'.repeat(before) + secret).toString('base64'))
+      // Both characters the URL-safe alphabet changes are there, every few characters.
+      expect(encoded.match(/-/g)?.length).toBeGreaterThanOrEqual(1)
+      expect(encoded.match(/_/g)?.length).toBeGreaterThanOrEqual(1)
+      expect(redact(`a ${encoded} b`)).toMatch(/^a [\w-]{0,4}\*\*\*[\w-]{0,3} b$/)
+    }
+  )
 })
 
 describe('registerSecret: what the runner masks and redact removes, in one call', () => {

@@ -2,7 +2,14 @@ import { resolve } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { maskSecret } from '../../src/secrets.js'
-import { parseSettings, readSettings, tokenBotId, type Settings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
+import {
+  parseSettings,
+  readSettings,
+  tokenBotId,
+  type Settings,
+  type StatsSettings,
+  type VoteSettings
+} from '../../src/settings.js'
 import { tokenOf } from '../support/cases.js'
 import { BOT, KEY } from '../support/inprocess.js'
 
@@ -21,7 +28,10 @@ const ACTION_DEFAULTS: Inputs = {
   'discord-api-url': 'https://discord.com/api/v10'
 }
 
-/** A workflow's `with:` block that parses: a bot, a key and one count. Each test gives only what it changes. */
+/**
+ * A workflow's `with:` block that parses: a bot, a key and one count. Each test gives only what it
+ * changes.
+ */
 const VALID: Inputs = { 'bot-id': BOT, 'api-key': KEY, 'command-count': '12' }
 /** What turns VALID into a vote check of one user; what leaves it without a count. */
 const IN_VOTE: Inputs = { mode: 'vote-check', 'user-id': '987654321098765432', 'command-count': '' }
@@ -30,9 +40,13 @@ const NO_COUNT: Inputs = { 'command-count': '' }
 const OWN_TOKEN = tokenOf(BOT)
 const OTHER_TOKEN = tokenOf('223456789012345678')
 const PLACE_KEY = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
-const userIds = (count: number): string[] => Array.from({ length: count }, (_, i) => String(100000000000000000n + BigInt(i)))
+const userIds = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => String(100000000000000000n + BigInt(i)))
 
-/** parseSettings on action.yml's defaults, VALID and the change, each read back trimmed like `core.getInput`. */
+/**
+ * parseSettings on action.yml's defaults, VALID and the change, each read back trimmed like
+ * `core.getInput`.
+ */
 function read(change: Inputs, mask: (secret: string) => void, env: Inputs = {}): Either {
   const inputs: Inputs = { ...ACTION_DEFAULTS, ...VALID, ...change }
   return parseSettings(name => (inputs[name] ?? '').trim(), mask, env) as Either
@@ -54,16 +68,34 @@ function thrownBy(run: () => unknown): unknown {
  * the input first, on one line, with the summary's headline naming it and the bot once its ID was
  * read; each secret given masked (as the action masks) before, and none shown.
  */
-function refuse(change: Inputs, input: string, secrets: string[] = [], env: Inputs = {}): { error: ActionError; masked: string[] } {
+function refuse(
+  change: Inputs,
+  input: string,
+  secrets: string[] = [],
+  env: Inputs = {}
+): { error: ActionError; masked: string[] } {
   const masked: string[] = []
-  const error = thrownBy(() => read(change, secret => maskSecret(secret, part => masked.push(part)), env))
-  if (!(error instanceof ActionError)) throw new Error(`expected the inputs to be refused: ${JSON.stringify(change)}`, { cause: error })
-  expect(error.message.startsWith(`Input '${input}' `) || error.message.startsWith(`Inputs '${input}', `), error.message).toBe(true)
+  const error = thrownBy(() =>
+    read(change, secret => maskSecret(secret, part => masked.push(part)), env)
+  )
+  if (!(error instanceof ActionError))
+    throw new Error(`expected the inputs to be refused: ${JSON.stringify(change)}`, {
+      cause: error
+    })
+  expect(
+    error.message.startsWith(`Input '${input}' `) ||
+      error.message.startsWith(`Inputs '${input}', `),
+    error.message
+  ).toBe(true)
   expect(error.message).not.toMatch(/[\r\n]/)
-  expect(error.headline).toBe(error.message.startsWith('Inputs') ? 'no count to send' : `bad input '${input}'`)
+  expect(error.headline).toBe(
+    error.message.startsWith('Inputs') ? 'no count to send' : `bad input '${input}'`
+  )
   // Every input but bot-id itself is read after it.
   expect(error.botId).toBe(input === 'bot-id' ? undefined : BOT)
-  for (const secret of [change['api-key'] ?? KEY, change['discord-token'] ?? '', ...secrets].filter(s => s !== '')) {
+  for (const secret of [change['api-key'] ?? KEY, change['discord-token'] ?? '', ...secrets].filter(
+    s => s !== ''
+  )) {
     expect(error.message).not.toContain(secret)
     expect(masked).toContain(secret)
   }
@@ -90,13 +122,30 @@ const STATS_ONLY = 'belongs to mode: stats'
 describe('parseSettings refuses', () => {
   it.each<Refusal>([
     ['commands-file', '\u001b[31mred.json', '(at character 1)', NO_COUNT],
-    ...['1234567890123456', '123456789012345678901', '123456789012345678a', 'my-bot'].map((raw): Refusal => ['bot-id', raw, NOT_AN_ID]),
-    // The forms YAML gives a large unquoted number (the one with "E+" is in the word-for-word table).
-    ...['1.2345678901234568e17', '1e+17', '123456789012345678.0'].map((raw): Refusal => ['bot-id', raw, ROUNDED]),
+    ...['1234567890123456', '123456789012345678901', '123456789012345678a', 'my-bot'].map(
+      (raw): Refusal => ['bot-id', raw, NOT_AN_ID]
+    ),
+    // The forms YAML gives a large unquoted number (the one with "E+" is in the word-for-word
+    // table).
+    ...['1.2345678901234568e17', '1e+17', '123456789012345678.0'].map((raw): Refusal => [
+      'bot-id',
+      raw,
+      ROUNDED
+    ]),
     ['user-id', '1234567890123456', '"1234567890123456" (entry 1)', IN_VOTE],
-    ...['123456789012345678901', 'a12345678901234567', '12345678901234567a'].map((raw): Refusal => ['user-id', raw, NOT_A_USER, IN_VOTE]),
-    // No sign, exponent, hex prefix or thousands separator (the decimal point is in the word-for-word table).
-    ...['-1', '+5', '1e3', '0x10', '1,260'].map((raw): Refusal => ['command-count', raw, 'written in plain digits']),
+    ...['123456789012345678901', 'a12345678901234567', '12345678901234567a'].map((raw): Refusal => [
+      'user-id',
+      raw,
+      NOT_A_USER,
+      IN_VOTE
+    ]),
+    // No sign, exponent, hex prefix or thousands separator (the decimal point is in the
+    // word-for-word table).
+    ...['-1', '+5', '1e3', '0x10', '1,260'].map((raw): Refusal => [
+      'command-count',
+      raw,
+      'written in plain digits'
+    ]),
     ['server-count', '10000001', 'maximum of 10000000'],
     ['server-count', '1,260', 'written in plain digits'],
     ['rate-limit-wait', '5m', 'from 0 to 3600 written in plain digits', IN_VOTE],
@@ -107,14 +156,19 @@ describe('parseSettings refuses', () => {
     ['count-subcommands', '1', BOOLEAN],
     ['fail-if-not-voted', 'yes', BOOLEAN, IN_VOTE],
     ['api-key', 'dp_K3y\u007f0f-Th3-B0t', 'a control character'],
-    ...['https://user@api.example.com', 'https://:pass@api.example.com'].map((url): Refusal => ['base-url', url, 'user name or password']),
-    ['base-url', 'https://api.example.com/#top', 'query or fragment'],
-    // Names that only start like a loopback host, a LAN host, an IPv6 host other than [::1].
-    ...['http://127.0.0.1.evil.com', 'http://localhost.evil.com', 'http://192.168.1.10:8080', 'http://[::2]'].map((url): Refusal => [
+    ...['https://user@api.example.com', 'https://:pass@api.example.com'].map((url): Refusal => [
       'base-url',
       url,
-      PLAIN_HTTP
+      'user name or password'
     ]),
+    ['base-url', 'https://api.example.com/#top', 'query or fragment'],
+    // Names that only start like a loopback host, a LAN host, an IPv6 host other than [::1].
+    ...[
+      'http://127.0.0.1.evil.com',
+      'http://localhost.evil.com',
+      'http://192.168.1.10:8080',
+      'http://[::2]'
+    ].map((url): Refusal => ['base-url', url, PLAIN_HTTP]),
     ['discord-api-url', 'http://discord.com/api/v10', PLAIN_HTTP, { 'discord-token': OWN_TOKEN }],
     ['fail-if-not-voted', 'true', 'belongs to mode: vote-check'],
     ['command-count', '3', STATS_ONLY, IN_VOTE],
@@ -122,7 +176,11 @@ describe('parseSettings refuses', () => {
     ['discord-token', OWN_TOKEN, STATS_ONLY, IN_VOTE],
     ['count-subcommands', 'TRUE', STATS_ONLY, IN_VOTE],
     ['stale-after', '48', STATS_ONLY, IN_VOTE],
-    ...['6', '721', '48h', '4.5e1'].map((raw): Refusal => ['stale-after', raw, 'must be a whole number of hours from 7 to 720'])
+    ...['6', '721', '48h', '4.5e1'].map((raw): Refusal => [
+      'stale-after',
+      raw,
+      'must be a whole number of hours from 7 to 720'
+    ])
   ])('%s %j', (input, value, fragment, more = {}) => {
     expect(refuse({ ...more, [input]: value }, input).error.message).toContain(fragment)
   })
@@ -132,15 +190,36 @@ describe('parseSettings refuses', () => {
   // and never shown, nor the bot ID a token names.
   it.each<[input: string, secret: string, problem: RegExp, more?: Inputs]>([
     ['api-key', OTHER_TOKEN, /looks like a Discord bot token/, IN_VOTE],
-    ['api-key', `export DISCORD_TOKEN="${OWN_TOKEN}"`, /bot token.*holds a variable name and "=" in front and quotes around it/],
-    ['api-key', `"${PLACE_KEY}"`, /same secret as discord-token.*also holds quotes around it/, { 'discord-token': PLACE_KEY }],
-    ['discord-token', `DISCORD_PLACE_API_KEY=${PLACE_KEY}`, /looks like a discord\.place API key.*also holds a variable name/],
+    [
+      'api-key',
+      `export DISCORD_TOKEN="${OWN_TOKEN}"`,
+      /bot token.*holds a variable name and "=" in front and quotes around it/
+    ],
+    [
+      'api-key',
+      `"${PLACE_KEY}"`,
+      /same secret as discord-token.*also holds quotes around it/,
+      { 'discord-token': PLACE_KEY }
+    ],
+    [
+      'discord-token',
+      `DISCORD_PLACE_API_KEY=${PLACE_KEY}`,
+      /looks like a discord\.place API key.*also holds a variable name/
+    ],
     ['discord-token', PLACE_KEY.toUpperCase(), /looks like a discord\.place API key/],
     ['discord-token', `'${OTHER_TOKEN}'`, /token of another bot.*also holds quotes around it/],
     ['api-key', `Bearer ${PLACE_KEY}`, /than the secret \(the word "Bearer" in front\)/],
     ['api-key', `${PLACE_KEY}=`, /than the secret \("=" inside it\)/],
-    ['discord-token', `DISCORD_TOKEN=${OWN_TOKEN}`, /than the secret \(a variable name and "=" in front\)/],
-    ['discord-token', 'Authorization: Bot MTIz.abc.def', /than the secret \(white space inside it\)/],
+    [
+      'discord-token',
+      `DISCORD_TOKEN=${OWN_TOKEN}`,
+      /than the secret \(a variable name and "=" in front\)/
+    ],
+    [
+      'discord-token',
+      'Authorization: Bot MTIz.abc.def',
+      /than the secret \(white space inside it\)/
+    ],
     ['github-token', '"ghs_0123456789abcdefABCDEF"', /than the secret \(quotes around it\)/]
   ])('%s %j', (input, secret, problem, more = {}) => {
     const inner = secret
@@ -149,23 +228,44 @@ describe('parseSettings refuses', () => {
       .replace(/^Bearer /, '')
     const { error } = refuse({ ...more, [input]: secret }, input, [secret, inner])
     expect(error.message).toMatch(problem)
-    for (const hidden of [inner.split('.')[0]!, tokenBotId(inner) ?? '']) if (hidden !== '') expect(error.message).not.toContain(hidden)
+    for (const hidden of [inner.split('.')[0]!, tokenBotId(inner) ?? ''])
+      if (hidden !== '') expect(error.message).not.toContain(hidden)
   })
 })
 
 describe('parseSettings masks the secrets before validating anything', () => {
   it('each secret whole and line by line (never word by word), and a proxy password, when the first input read is refused', () => {
     const env = { HTTPS_PROXY: 'http://proxyuser:p%40ss%3Aw0rd-secret@proxy.example:3128' }
-    const secrets = { 'api-key': 'dp_first-half second_half\r\nthird_part', 'discord-token': OWN_TOKEN, 'github-token': 'ghs_01234567' }
-    const { masked } = refuse({ ...secrets, 'bot-id': 'not-an-id' }, 'bot-id', Object.values(secrets), env)
+    const secrets = {
+      'api-key': 'dp_first-half second_half\r\nthird_part',
+      'discord-token': OWN_TOKEN,
+      'github-token': 'ghs_01234567'
+    }
+    const { masked } = refuse(
+      { ...secrets, 'bot-id': 'not-an-id' },
+      'bot-id',
+      Object.values(secrets),
+      env
+    )
     const proxy = ['p%40ss%3Aw0rd-secret', 'p@ss:w0rd-secret', 'proxyuser:p@ss:w0rd-secret']
-    expect(masked).toEqual(expect.arrayContaining(['dp_first-half second_half', 'third_part', ...proxy]))
-    for (const word of ['dp_first-half', 'second_half', 'proxyuser']) expect(masked).not.toContain(word)
+    expect(masked).toEqual(
+      expect.arrayContaining(['dp_first-half second_half', 'third_part', ...proxy])
+    )
+    for (const word of ['dp_first-half', 'second_half', 'proxyuser'])
+      expect(masked).not.toContain(word)
   })
 
   it('never an empty secret, nor the words of an unexpanded ${{ github.token }} (what local runners pass), which is no token', () => {
     const mask = vi.fn()
-    const settings = read({ 'api-key': '', 'dry-run': 'true', 'discord-token': '', 'github-token': '${{ github.token }}' }, mask)
+    const settings = read(
+      {
+        'api-key': '',
+        'dry-run': 'true',
+        'discord-token': '',
+        'github-token': '${{ github.token }}'
+      },
+      mask
+    )
     expect(mask).not.toHaveBeenCalled()
     expect(settings.github?.token).toBeUndefined()
   })
@@ -184,16 +284,30 @@ describe('parseSettings accepts', () => {
   }
 
   it('the minimal stats inputs with the action defaults; workflow variables set but empty count as unset', () => {
-    const empty = ['WORKSPACE', 'REPOSITORY', 'SHA', 'API_URL', 'WORKFLOW_REF', 'WORKFLOW_SHA', 'JOB'].map(name => [`GITHUB_${name}`, ''])
+    const empty = [
+      'WORKSPACE',
+      'REPOSITORY',
+      'SHA',
+      'API_URL',
+      'WORKFLOW_REF',
+      'WORKFLOW_SHA',
+      'JOB'
+    ].map(name => [`GITHUB_${name}`, ''])
     // The reusable workflow is marked only by "true".
-    expect(parse({}, { ...Object.fromEntries(empty), DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: '1' })).toEqual({
+    expect(
+      parse({}, { ...Object.fromEntries(empty), DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: '1' })
+    ).toEqual({
       ...COMMON,
       mode: 'stats',
       cooldownCheck: true,
       commandCount: 12,
       countSubcommands: false,
       discordApiUrl: '',
-      github: { workspace: process.cwd(), apiUrl: 'https://api.github.com', inReusableWorkflow: false }
+      github: {
+        workspace: process.cwd(),
+        apiUrl: 'https://api.github.com',
+        inReusableWorkflow: false
+      }
     })
   })
 
@@ -222,7 +336,10 @@ describe('parseSettings accepts', () => {
         DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true'
       }
     )
-    expect(settings.commandsFile).toEqual({ given: 'build/commands.json', path: '/w/build/commands.json' })
+    expect(settings.commandsFile).toEqual({
+      given: 'build/commands.json',
+      path: '/w/build/commands.json'
+    })
     expect(settings.github).toEqual({
       token: 'ghs_x',
       workspace: '/w',
@@ -237,54 +354,133 @@ describe('parseSettings accepts', () => {
   })
 
   const PRINTABLE = '!#$%&()*+,-./09:;<>?@AZ[\\]^_az{|}~'
-  const namesNoBot = (decoded: string): string => `${Buffer.from(decoded).toString('base64url')}.GpRxYz.abc`
+  const namesNoBot = (decoded: string): string =>
+    `${Buffer.from(decoded).toString('base64url')}.GpRxYz.abc`
   type Accepted = { change: Inputs; expected: Record<string, unknown> }
   it.each<Accepted>([
     { change: { 'bot-id': '12345678901234567' }, expected: { botId: '12345678901234567' } },
     { change: { 'bot-id': '12345678901234567890' }, expected: { botId: '12345678901234567890' } },
-    { change: { 'command-count': '0', 'server-count': '0' }, expected: { commandCount: 0, serverCount: 0 } },
-    { change: { 'command-count': '1000', 'server-count': '10000000' }, expected: { commandCount: 1000, serverCount: 10_000_000 } },
+    {
+      change: { 'command-count': '0', 'server-count': '0' },
+      expected: { commandCount: 0, serverCount: 0 }
+    },
+    {
+      change: { 'command-count': '1000', 'server-count': '10000000' },
+      expected: { commandCount: 1000, serverCount: 10_000_000 }
+    },
     { change: { 'stale-after': '7' }, expected: { staleAfter: 7 } },
     { change: { 'stale-after': '720' }, expected: { staleAfter: 720 } },
     // A request-timeout equal to timeout is no note.
-    { change: { timeout: '1', 'request-timeout': '1' }, expected: { timeoutMs: 1000, requestTimeoutMs: 1000, notes: [] } },
-    { change: { timeout: '21600', 'request-timeout': '21600' }, expected: { timeoutMs: 21_600_000, notes: [] } },
-    { change: { 'dry-run': 'True', 'cooldown-check': 'False' }, expected: { dryRun: true, cooldownCheck: false, apiKey: KEY } },
-    { change: { 'dry-run': 'TRUE', 'cooldown-check': 'FALSE' }, expected: { dryRun: true, cooldownCheck: false } },
-    { change: { 'dry-run': 'true', 'api-key': '', ...NO_COUNT, 'server-count': '5' }, expected: { apiKey: undefined, serverCount: 5 } },
+    {
+      change: { timeout: '1', 'request-timeout': '1' },
+      expected: { timeoutMs: 1000, requestTimeoutMs: 1000, notes: [] }
+    },
+    {
+      change: { timeout: '21600', 'request-timeout': '21600' },
+      expected: { timeoutMs: 21_600_000, notes: [] }
+    },
+    {
+      change: { 'dry-run': 'True', 'cooldown-check': 'False' },
+      expected: { dryRun: true, cooldownCheck: false, apiKey: KEY }
+    },
+    {
+      change: { 'dry-run': 'TRUE', 'cooldown-check': 'FALSE' },
+      expected: { dryRun: true, cooldownCheck: false }
+    },
+    {
+      change: { 'dry-run': 'true', 'api-key': '', ...NO_COUNT, 'server-count': '5' },
+      expected: { apiKey: undefined, serverCount: 5 }
+    },
     // An input of the other mode set to false is not set.
-    { change: { 'fail-if-not-voted': 'false', 'count-subcommands': 'false' }, expected: { mode: 'stats' } },
-    { change: { 'fail-if-not-voted': 'False', 'count-subcommands': 'False' }, expected: { mode: 'stats' } },
-    { change: { 'fail-if-not-voted': 'FALSE', 'count-subcommands': 'FALSE' }, expected: { mode: 'stats' } },
+    {
+      change: { 'fail-if-not-voted': 'false', 'count-subcommands': 'false' },
+      expected: { mode: 'stats' }
+    },
+    {
+      change: { 'fail-if-not-voted': 'False', 'count-subcommands': 'False' },
+      expected: { mode: 'stats' }
+    },
+    {
+      change: { 'fail-if-not-voted': 'FALSE', 'count-subcommands': 'FALSE' },
+      expected: { mode: 'stats' }
+    },
     { change: { 'api-key': PRINTABLE }, expected: { apiKey: PRINTABLE } },
     { change: { 'api-key': `x.${OWN_TOKEN}` }, expected: { apiKey: `x.${OWN_TOKEN}` } },
     { change: { 'api-key': `${OWN_TOKEN}.x` }, expected: { apiKey: `${OWN_TOKEN}.x` } },
-    { change: { 'api-key': PLACE_KEY, 'discord-token': OWN_TOKEN }, expected: { apiKey: PLACE_KEY, discordToken: OWN_TOKEN } },
+    {
+      change: { 'api-key': PLACE_KEY, 'discord-token': OWN_TOKEN },
+      expected: { apiKey: PLACE_KEY, discordToken: OWN_TOKEN }
+    },
     // Tokens whose first part names no bot ID; near misses of a discord.place key's shape.
-    ...['not-an-id.GpRxYz.abc', namesNoBot(`x${BOT}`), namesNoBot(`${BOT}x`), 'a'.repeat(63), 'a'.repeat(65), `g${'a'.repeat(63)}`].map(
-      (token): Accepted => ({ change: { 'discord-token': token }, expected: { discordToken: token } })
-    ),
+    ...[
+      'not-an-id.GpRxYz.abc',
+      namesNoBot(`x${BOT}`),
+      namesNoBot(`${BOT}x`),
+      'a'.repeat(63),
+      'a'.repeat(65),
+      `g${'a'.repeat(63)}`
+    ].map((token): Accepted => ({
+      change: { 'discord-token': token },
+      expected: { discordToken: token }
+    })),
     {
       change: { ...NO_COUNT, 'commands-file': 'c.json', 'count-subcommands': 'true' },
-      expected: { commandsFile: { given: 'c.json', path: resolve('c.json') }, countSubcommands: true }
+      expected: {
+        commandsFile: { given: 'c.json', path: resolve('c.json') },
+        countSubcommands: true
+      }
     },
     {
-      change: { ...NO_COUNT, 'discord-token': OWN_TOKEN, 'count-subcommands': 'true', 'discord-api-url': 'http://127.0.0.1:9/api/v10/' },
-      expected: { commandCount: undefined, discordToken: OWN_TOKEN, discordApiUrl: 'http://127.0.0.1:9/api/v10', countSubcommands: true }
+      change: {
+        ...NO_COUNT,
+        'discord-token': OWN_TOKEN,
+        'count-subcommands': 'true',
+        'discord-api-url': 'http://127.0.0.1:9/api/v10/'
+      },
+      expected: {
+        commandCount: undefined,
+        discordToken: OWN_TOKEN,
+        discordApiUrl: 'http://127.0.0.1:9/api/v10',
+        countSubcommands: true
+      }
     },
     { change: { 'discord-api-url': 'not a url' }, expected: { discordApiUrl: '' } },
-    { change: { 'github-token': '${{github.token}}x' }, expected: { github: { token: '${{github.token}}x' } } },
-    { change: { 'github-token': 'x${{github.token}}' }, expected: { github: { token: 'x${{github.token}}' } } },
+    {
+      change: { 'github-token': '${{github.token}}x' },
+      expected: { github: { token: '${{github.token}}x' } }
+    },
+    {
+      change: { 'github-token': 'x${{github.token}}' },
+      expected: { github: { token: 'x${{github.token}}' } }
+    },
     // Trailing slashes dropped, a port and a path prefix kept; plain http only to a loopback host.
-    { change: { 'base-url': 'https://api.discord.place/' }, expected: { baseUrl: 'https://api.discord.place' } },
-    { change: { 'base-url': 'https://x.example:8443/a/b//' }, expected: { baseUrl: 'https://x.example:8443/a/b' } },
-    { change: { 'base-url': 'http://127.0.0.1:8080' }, expected: { baseUrl: 'http://127.0.0.1:8080' } },
-    { change: { 'base-url': 'http://127.10.200.255:9' }, expected: { baseUrl: 'http://127.10.200.255:9' } },
+    {
+      change: { 'base-url': 'https://api.discord.place/' },
+      expected: { baseUrl: 'https://api.discord.place' }
+    },
+    {
+      change: { 'base-url': 'https://x.example:8443/a/b//' },
+      expected: { baseUrl: 'https://x.example:8443/a/b' }
+    },
+    {
+      change: { 'base-url': 'http://127.0.0.1:8080' },
+      expected: { baseUrl: 'http://127.0.0.1:8080' }
+    },
+    {
+      change: { 'base-url': 'http://127.10.200.255:9' },
+      expected: { baseUrl: 'http://127.10.200.255:9' }
+    },
     { change: { 'base-url': 'http://localhost' }, expected: { baseUrl: 'http://localhost' } },
     { change: { 'base-url': 'http://[::1]:9' }, expected: { baseUrl: 'http://[::1]:9' } },
-    { change: { 'base-url': 'http://LOCALHOST:3000/v1/' }, expected: { baseUrl: 'http://localhost:3000/v1' } },
     {
-      change: { ...IN_VOTE, 'user-id': '987654321098765432, 887654321098765432  787654321098765432\n987654321098765432,' },
+      change: { 'base-url': 'http://LOCALHOST:3000/v1/' },
+      expected: { baseUrl: 'http://localhost:3000/v1' }
+    },
+    {
+      change: {
+        ...IN_VOTE,
+        'user-id': '987654321098765432, 887654321098765432  787654321098765432\n987654321098765432,'
+      },
       expected: { userIds: ['987654321098765432', '887654321098765432', '787654321098765432'] }
     },
     {
@@ -309,13 +505,18 @@ describe('parseSettings accepts', () => {
     const settings = parse({ timeout: '10', 'request-timeout': '11' })
     expect(settings.requestTimeoutMs).toBe(10_000)
     // The note's words are pinned by main.test.ts, where the log shows it.
-    expect(settings.notes).toEqual([expect.stringMatching(/^request-timeout \(11 s\) is longer than timeout \(10 s\), .* at most 10 s,/)])
+    expect(settings.notes).toEqual([
+      expect.stringMatching(
+        /^request-timeout \(11 s\) is longer than timeout \(10 s\), .* at most 10 s,/
+      )
+    ])
   })
 
   it('and returns them frozen, with their lists and the workflow context', () => {
     const stats = parse({ timeout: '10' })
     const vote = parse(IN_VOTE)
-    for (const part of [stats, stats.notes, stats.github, vote, vote.userIds]) expect(Object.isFrozen(part)).toBe(true)
+    for (const part of [stats, stats.notes, stats.github, vote, vote.userIds])
+      expect(Object.isFrozen(part)).toBe(true)
   })
 })
 
@@ -331,8 +532,14 @@ describe('parseSettings and its callers', () => {
       written.push(String(chunk))
       return true
     })
-    const stub = { ...ACTION_DEFAULTS, 'bot-id': `  ${BOT}  `, 'api-key': ` ${KEY}\n`, 'server-count': ' 1260 ' }
-    for (const [name, value] of Object.entries(stub)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value)
+    const stub = {
+      ...ACTION_DEFAULTS,
+      'bot-id': `  ${BOT}  `,
+      'api-key': ` ${KEY}\n`,
+      'server-count': ' 1260 '
+    }
+    for (const [name, value] of Object.entries(stub))
+      vi.stubEnv(`INPUT_${name.toUpperCase()}`, value)
     expect(readSettings()).toMatchObject({ botId: BOT, apiKey: KEY, serverCount: 1260 })
     expect(written[0]).toContain(`::add-mask::${KEY}`)
   })
@@ -354,8 +561,10 @@ describe('parseSettings and its callers', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('every refusal, word for word', () => {
-  const URL_FIX = 'Use https://api.discord.place (the default) or the https address of a compatible service.'
-  const KEY_FIX = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
+  const URL_FIX =
+    'Use https://api.discord.place (the default) or the https address of a compatible service.'
+  const KEY_FIX =
+    "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
   const HEADER_SAFE = 'contains whitespace, a control character or a non-ASCII character'
   const SWAPPED =
     'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent. The secrets are probably swapped, or the wrong secret is named. ' +
@@ -365,25 +574,34 @@ describe('every refusal, word for word', () => {
   const MESSAGES: Record<string, Inputs> = {
     "Input 'timeout' contains a line break or another control character (at character 2). Give the value on one line, without control characters; in YAML, quote it or use a plain scalar.":
       { timeout: '9\n00' },
-    "Input 'bot-id' is empty. Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).": { 'bot-id': '' },
+    "Input 'bot-id' is empty. Set it to the bot's Discord ID, 17 to 20 digits (Developer Portal, Application ID).":
+      { 'bot-id': '' },
     "Input 'bot-id' looks like a number that YAML rounded (\"1.2345678901234568E+17\"). YAML read this as a number: put the ID in quotes, for example bot-id: '123456789012345678'.":
       { 'bot-id': '1.2345678901234568E+17' },
     "Input 'bot-id' must be a Discord ID of 17 to 20 digits, got \"a123456789012345678\". Copy the bot's Application ID from the Discord Developer Portal or from its page on discord.place.":
       { 'bot-id': 'a123456789012345678' },
     [`Input 'mode' must be "stats" or "vote-check", got "${'x'.repeat(40)}…". Use mode: stats to update the counts, or mode: vote-check to check votes.`]:
       { mode: 'x'.repeat(41) },
-    'Input \'dry-run\' must be true or false, got "yes". Write dry-run: true or dry-run: false.': { 'dry-run': 'yes' },
-    [`Input 'base-url' is empty. ${URL_FIX}`]: { 'base-url': '' },
-    [`Input 'base-url' is not an absolute URL: "api.discord.place". ${URL_FIX}`]: { 'base-url': 'api.discord.place' },
-    [`Input 'base-url' contains a user name or password. Remove them; the secret is sent in a header. ${URL_FIX}`]: {
-      'base-url': 'https://user:pass@api.example.com'
+    'Input \'dry-run\' must be true or false, got "yes". Write dry-run: true or dry-run: false.': {
+      'dry-run': 'yes'
     },
-    [`Input 'base-url' uses "ftp:", not https. ${URL_FIX}`]: { 'base-url': 'ftp://files.example.com' },
+    [`Input 'base-url' is empty. ${URL_FIX}`]: { 'base-url': '' },
+    [`Input 'base-url' is not an absolute URL: "api.discord.place". ${URL_FIX}`]: {
+      'base-url': 'api.discord.place'
+    },
+    [`Input 'base-url' contains a user name or password. Remove them; the secret is sent in a header. ${URL_FIX}`]:
+      {
+        'base-url': 'https://user:pass@api.example.com'
+      },
+    [`Input 'base-url' uses "ftp:", not https. ${URL_FIX}`]: {
+      'base-url': 'ftp://files.example.com'
+    },
     "Input 'base-url' uses plain http to api.discord.place:8080, which would send a secret unencrypted. Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.":
       { 'base-url': 'http://api.discord.place:8080' },
-    "Input 'base-url' has a query or fragment. Give only the scheme, host and optional path prefix.": {
-      'base-url': 'https://api.example.com/?x=1'
-    },
+    "Input 'base-url' has a query or fragment. Give only the scheme, host and optional path prefix.":
+      {
+        'base-url': 'https://api.example.com/?x=1'
+      },
     "Input 'api-key' is empty. Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} (create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks.":
       { 'api-key': '' },
     "Input 'api-key' holds more than the secret (white space inside it), so nothing was sent. Store only the key in the secret, as the bot's manage page on discord.place shows it; the action sends it as it is.":
@@ -391,21 +609,29 @@ describe('every refusal, word for word', () => {
     [`Input 'api-key' ${HEADER_SAFE} (at character 1). Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.`]:
       { 'api-key': 'é_K3y-0f-Th3-B0t' },
     [`Input 'api-key' ${SWAPPED}`]: { 'api-key': OWN_TOKEN },
-    [`Input 'api-key' ${SWAPPED} The secret also holds quotes around it, which does not belong in it.`]: { 'api-key': `"${OWN_TOKEN}"` },
+    [`Input 'api-key' ${SWAPPED} The secret also holds quotes around it, which does not belong in it.`]:
+      { 'api-key': `"${OWN_TOKEN}"` },
     [`Input 'api-key' is the same secret as discord-token, so nothing was sent. One of the two names the wrong secret. ${KEY_FIX} discord-token takes the bot's Discord token.`]:
       { 'api-key': 'dp_same-secret-in-both', 'discord-token': 'dp_same-secret-in-both' },
-    [`Input 'api-key' is the same secret as github-token (GitHub's token for the job), so nothing was sent. ${KEY_FIX}`]: {
-      'api-key': 'ghs_0123456789abcdef',
-      'github-token': 'ghs_0123456789abcdef'
-    },
-    'Input \'timeout\' must be a whole number of seconds from 1 to 21600, got "0". Write it like 900.': { timeout: '0' },
+    [`Input 'api-key' is the same secret as github-token (GitHub's token for the job), so nothing was sent. ${KEY_FIX}`]:
+      {
+        'api-key': 'ghs_0123456789abcdef',
+        'github-token': 'ghs_0123456789abcdef'
+      },
+    'Input \'timeout\' must be a whole number of seconds from 1 to 21600, got "0". Write it like 900.':
+      { timeout: '0' },
     'Input \'stale-after\' must be a whole number of hours from 7 to 720, got "0". Write it like 48, a few schedule periods long, or leave it empty.':
       { 'stale-after': '0' },
-    'Input \'request-timeout\' must be a whole number of seconds from 1 to 21600, got "21601". Write it like 30.': {
-      'request-timeout': '21601'
+    'Input \'request-timeout\' must be a whole number of seconds from 1 to 21600, got "21601". Write it like 30.':
+      {
+        'request-timeout': '21601'
+      },
+    "Input 'user-id' is set, but it belongs to mode: vote-check. Remove it, or set mode: vote-check.":
+      { 'user-id': '987654321098765432' },
+    "Input 'server-count' is set, but it belongs to mode: stats. Remove it, or set mode: stats.": {
+      ...IN_VOTE,
+      'server-count': '5'
     },
-    "Input 'user-id' is set, but it belongs to mode: vote-check. Remove it, or set mode: vote-check.": { 'user-id': '987654321098765432' },
-    "Input 'server-count' is set, but it belongs to mode: stats. Remove it, or set mode: stats.": { ...IN_VOTE, 'server-count': '5' },
     "Input 'commands-file' cannot be combined with 'command-count': both give the command count. Keep one of them: commands-file to count the manifest, or command-count to send a fixed number.":
       { 'commands-file': 'commands.json' },
     'Input \'discord-token\' holds more than the secret (the word "Bot" in front), so nothing was sent. Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.':
@@ -416,37 +642,42 @@ describe('every refusal, word for word', () => {
       { 'discord-token': PLACE_KEY },
     "Input 'discord-token' is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's. Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.":
       { 'discord-token': OTHER_TOKEN },
-    "Input 'discord-api-url' is empty. Use https://discord.com/api/v10 (the default) or the https address of a compatible service.": {
-      'discord-token': OWN_TOKEN,
-      'discord-api-url': ''
-    },
+    "Input 'discord-api-url' is empty. Use https://discord.com/api/v10 (the default) or the https address of a compatible service.":
+      {
+        'discord-token': OWN_TOKEN,
+        'discord-api-url': ''
+      },
     "Input 'count-subcommands' is true, but it only applies to counts read from commands-file or discord-token. Set commands-file or discord-token, or remove count-subcommands.":
       { 'count-subcommands': 'true' },
     "Input 'github-token' holds more than the secret (white space inside it), so nothing was sent. Pass only the token, for example the default ${{ github.token }}.":
       { 'github-token': 'ghs_a b' },
-    [`Input 'github-token' ${HEADER_SAFE} (at character 5). Pass a GitHub token, for example the default \${{ github.token }}.`]: {
-      'github-token': 'ghs_\u0007x'
-    },
+    [`Input 'github-token' ${HEADER_SAFE} (at character 5). Pass a GitHub token, for example the default \${{ github.token }}.`]:
+      {
+        'github-token': 'ghs_\u0007x'
+      },
     'Input \'command-count\' must be a whole number from 0 to 1000 written in plain digits, got "12.5". Write it like 42: no sign, decimal point, exponent, hex prefix or thousands separator.':
       { 'command-count': '12.5' },
-    "Input 'command-count' is \"1001\", above the service's maximum of 1000. Send a whole number from 0 to 1000.": {
-      'command-count': '1001'
-    },
+    "Input 'command-count' is \"1001\", above the service's maximum of 1000. Send a whole number from 0 to 1000.":
+      {
+        'command-count': '1001'
+      },
     "Input 'user-id' is empty, and mode: vote-check needs at least one user. Set user-id to one or more Discord user IDs, separated by commas, spaces or newlines.":
       { ...IN_VOTE, 'user-id': '' },
     'Input \'user-id\' has "@someone" (entry 2), which is not a Discord user ID of 17 to 20 digits. Give user IDs (Developer Mode in Discord, then Copy User ID), separated by commas, spaces or newlines.':
       { ...IN_VOTE, 'user-id': '987654321098765432, @someone' },
-    "Input 'user-id' lists 1001 users, more than the 1000 one run checks. Split the users over several steps or runs.": {
-      ...IN_VOTE,
-      'user-id': userIds(1001).join(',')
-    },
+    "Input 'user-id' lists 1001 users, more than the 1000 one run checks. Split the users over several steps or runs.":
+      {
+        ...IN_VOTE,
+        'user-id': userIds(1001).join(',')
+      },
     // No count at all: the headline says there is no count to send.
     "Inputs 'command-count', 'server-count', 'commands-file' and 'discord-token' are all empty, so there is no count to send. Set at least one of them, for example command-count: 42.":
       NO_COUNT,
-    "Input 'rate-limit-wait' is \"3601\", above the action's maximum of 3600. Send a whole number from 0 to 3600.": {
-      ...IN_VOTE,
-      'rate-limit-wait': '3601'
-    }
+    "Input 'rate-limit-wait' is \"3601\", above the action's maximum of 3600. Send a whole number from 0 to 3600.":
+      {
+        ...IN_VOTE,
+        'rate-limit-wait': '3601'
+      }
   }
 
   it.each(Object.entries(MESSAGES))('%s', (message, change) => {

@@ -24,11 +24,15 @@ import { afterTest } from '../support/teardown.js'
 
 const BOT_ID = '123456789012345678'
 
-/** A fresh step: an empty GITHUB_STEP_SUMMARY file (or a folder there, or the variable unset), and what the step prints. */
+/**
+ * A fresh step: an empty GITHUB_STEP_SUMMARY file (or a folder there, or the variable unset), and
+ * what the step prints.
+ */
 function step(summaryFile: 'file' | 'directory' | 'unset' = 'file') {
   const { summary } = runnerFiles()
   const file = process.env['GITHUB_STEP_SUMMARY']!
-  if (summaryFile !== 'file') process.env['GITHUB_STEP_SUMMARY'] = summaryFile === 'unset' ? '' : dirname(file)
+  if (summaryFile !== 'file')
+    process.env['GITHUB_STEP_SUMMARY'] = summaryFile === 'unset' ? '' : dirname(file)
   return { file, summary, printed: capturedStdout() }
 }
 
@@ -54,16 +58,30 @@ describe('writeSection', () => {
     const build = vi.fn()
     await writeSection(build)
     expect(build).not.toHaveBeenCalled()
-    expect(printed.text()).toBe('::debug::No job summary written: GITHUB_STEP_SUMMARY is not set.\n')
+    expect(printed.text()).toBe(
+      '::debug::No job summary written: GITHUB_STEP_SUMMARY is not set.\n'
+    )
   })
 
   it.each<[string, 'file' | 'directory', Parameters<typeof writeSection>[0], RegExp]>([
-    ['a summary that cannot be written', 'directory', summary => summary.addRaw('<p>x</p>\n', false), /: .*EISDIR/],
-    ['a builder that throws, whatever it throws (a string, as a library might)', 'file', throwing('not an Error'), /: not an Error\n$/]
+    [
+      'a summary that cannot be written',
+      'directory',
+      summary => summary.addRaw('<p>x</p>\n', false),
+      /: .*EISDIR/
+    ],
+    [
+      'a builder that throws, whatever it throws (a string, as a library might)',
+      'file',
+      throwing('not an Error'),
+      /: not an Error\n$/
+    ]
   ])('%s: one warning, never a crash', async (_, file, build, why) => {
     const { printed } = step(file)
     await expect(writeSection(build)).resolves.toBeUndefined()
-    expect(printed.lines()).toEqual([expect.stringMatching(/^::warning::The job summary could not be written: /)])
+    expect(printed.lines()).toEqual([
+      expect.stringMatching(/^::warning::The job summary could not be written: /)
+    ])
     expect(printed.text()).toMatch(why)
   })
 
@@ -77,7 +95,8 @@ describe('writeSection', () => {
     writeFileSync(file, '')
     await writeSection(builder => builder.addRaw(line.repeat(MAX_SECTION_CHARS / 100 + 1), false))
     const written = summary()
-    const note = '\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n'
+    const note =
+      '\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n'
     // Whole lines up to the last line end at or before character 262,144 − 200 = 261,944.
     expect(written).toBe(line.repeat(2619) + note)
     expect(written.length).toBeLessThanOrEqual(MAX_SECTION_CHARS)
@@ -95,11 +114,14 @@ it.each([
     ['Something <b>broke</b>.'],
     '<h3>❌ discord.place: failed</h3>\n<p>❌ <strong>Error:</strong> Something &lt;b&gt;broke&lt;/b&gt;.</p>\n'
   ]
-] as const)('the section of a run that failed before its mode began: %s', async (_, [message, botId, headline], section) => {
-  const { summary } = step()
-  await writeSection(builder => failureSection(builder, message, botId, headline))
-  expect(summary()).toBe(section)
-})
+] as const)(
+  'the section of a run that failed before its mode began: %s',
+  async (_, [message, botId, headline], section) => {
+    const { summary } = step()
+    await writeSection(builder => failureSection(builder, message, botId, headline))
+    expect(summary()).toBe(section)
+  }
+)
 
 const X4K = 'x'.repeat(4_000)
 it.each([
@@ -110,16 +132,33 @@ it.each([
     'Set `command-count`\n\nor <none>.',
     'Set <code>command-count</code> or &lt;none&gt;.'
   ],
-  ['over 4,000 characters: cut, saying so', '❌', 'Error:', `${X4K}x`, `${X4K}… (1 more characters not shown)`],
+  [
+    'over 4,000 characters: cut, saying so',
+    '❌',
+    'Error:',
+    `${X4K}x`,
+    `${X4K}… (1 more characters not shown)`
+  ],
   ['4,000 characters: whole', '❌', 'Error:', X4K, X4K]
 ])('markedParagraph: %s', (_, icon, label, message, shown) => {
-  expect(markedParagraph(icon, label, message)).toBe(`<p>${icon} <strong>${label}</strong> ${shown}</p>\n`)
+  expect(markedParagraph(icon, label, message)).toBe(
+    `<p>${icon} <strong>${label}</strong> ${shown}</p>\n`
+  )
 })
 
-// The bot's page on discord.place is linked when the run spoke to the live service; another service's pages are not discord.place's.
+// The bot's page on discord.place is linked when the run spoke to the live service; another
+// service's pages are not discord.place's.
 it.each([
-  ['Example <Bot>', 'https://api.discord.place', `<a href="https://discord.place/bots/${BOT_ID}">Example &lt;Bot&gt;</a>`],
-  [undefined, 'https://api.discord.place', `<a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>`],
+  [
+    'Example <Bot>',
+    'https://api.discord.place',
+    `<a href="https://discord.place/bots/${BOT_ID}">Example &lt;Bot&gt;</a>`
+  ],
+  [
+    undefined,
+    'https://api.discord.place',
+    `<a href="https://discord.place/bots/${BOT_ID}">Bot ${BOT_ID}</a>`
+  ],
   ['Example <Bot>', 'http://127.0.0.1:8080', 'Example &lt;Bot&gt;'],
   [undefined, 'https://staging.example', `Bot ${BOT_ID}`]
 ])('botTitle: %j on %s', (name, baseUrl, title) => {
@@ -135,7 +174,12 @@ describe('a step whose outputs could not be written', () => {
       ['✅', 'updated'],
       ['❌', 'updated; the step failed: its outputs could not be written']
     ],
-    ['leaves a failed one as it is: it says the step failed', 'disk full', ['❌', 'failed: key refused'], ['❌', 'failed: key refused']]
+    [
+      'leaves a failed one as it is: it says the step failed',
+      'disk full',
+      ['❌', 'failed: key refused'],
+      ['❌', 'failed: key refused']
+    ]
   ])('the headline: headlineWith %s', (_, failure, headline, expected) => {
     expect(headlineWith(failure, headline)).toEqual(expected)
   })
@@ -146,7 +190,11 @@ describe('a step whose outputs could not be written', () => {
     expect(write).toHaveBeenCalledOnce()
     addSecret('dp_0utput-K3y-s3cr3t')
     afterTest(clearSecrets)
-    expect(writeOutputsSafely(throwing(new Error('ENOSPC: no space left on device, write dp_0utput-K3y-s3cr3t')))).toBe(
+    expect(
+      writeOutputsSafely(
+        throwing(new Error('ENOSPC: no space left on device, write dp_0utput-K3y-s3cr3t'))
+      )
+    ).toBe(
       "The step's outputs could not be written to GITHUB_OUTPUT (ENOSPC: no space left on device, write ***); later steps will not see them. " +
         'Check that the runner can write its temporary files (disk space, permissions).'
     )

@@ -1,9 +1,10 @@
 /**
- * The service's answers to the stats update (src/stats/answers.ts): which of the two 429s came,
- * and which outcome of the table (src/stats/outcomes.ts, its words pinned by the generated
- * docs/troubleshooting.md) each failing answer is; then each answer as a run meets it, in process against the
- * service emulator on the TestClock: success, the refusals, the request limiter (no strike) and
- * the 6-hour refusal (a strike) with the fresh record read after it. Stops are stops.test.ts.
+ * The service's answers to the stats update (src/stats/answers.ts): which of the two 429s came, and
+ * which outcome of the table (src/stats/outcomes.ts, its words pinned by the generated
+ * docs/troubleshooting.md) each failing answer is; then each answer as a run meets it, in process
+ * against the service emulator on the TestClock: success, the refusals, the request limiter (no
+ * strike) and the 6-hour refusal (a strike) with the fresh record read after it. Stops are
+ * stops.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { NetworkError } from '../../src/http/transport.js'
@@ -12,8 +13,26 @@ import { answerFromStatusLine, kindOf429 } from '../../src/stats/answers.js'
 import { factsOf, failureOf, type OutcomeId, STATS_OUTCOMES } from '../../src/stats/outcome.js'
 import { PLACEHOLDERS } from '../../scripts/docs.js'
 import { answer, jsonAnswer, serviceError } from '../support/answers.js'
-import { type Fault, jsonFault, limiterFault, recordFault, SIX_HOUR_REFUSAL, SIX_HOURS } from '../support/emulator.js'
-import { BOT, emulatedBot, type EmulatedBot, HOUR, KEY, MINUTE, routes, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
+import {
+  type Fault,
+  jsonFault,
+  limiterFault,
+  recordFault,
+  SIX_HOUR_REFUSAL,
+  SIX_HOURS
+} from '../support/emulator.js'
+import {
+  BOT,
+  emulatedBot,
+  type EmulatedBot,
+  HOUR,
+  KEY,
+  MINUTE,
+  routes,
+  statsInputs,
+  statsRun,
+  TestClock
+} from '../support/inprocess.js'
 import type { ServiceEmulator } from '../support/emulator.js'
 import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
@@ -25,7 +44,11 @@ const START = new TestClock().now()
 // ---------------------------------------------------------------------------------------
 
 describe('kindOf429 (service-behaviour.md: the two 429s of PATCH /bots/{id}/stats)', () => {
-  const limiterHeaders = { 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-reset': '1500' }
+  const limiterHeaders = {
+    'ratelimit-limit': '2',
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': '1500'
+  }
   it.each([
     ['the limiter by its Retry-After alone', answer(429, '', { 'retry-after': '1500' }), 'limiter'],
     [
@@ -33,13 +56,21 @@ describe('kindOf429 (service-behaviour.md: the two 429s of PATCH /bots/{id}/stat
       jsonAnswer(429, { success: false, error: 'Slow down.', status: 429, retry_after: 60 }),
       'limiter'
     ],
-    ['the limiter by its "Too many requests" alone', serviceError(429, 'Too many requests, please try again later.'), 'limiter'],
+    [
+      'the limiter by its "Too many requests" alone',
+      serviceError(429, 'Too many requests, please try again later.'),
+      'limiter'
+    ],
     [
       'the 6-hour rule: only RateLimit-*',
       jsonAnswer(429, { success: false, error: 'Only once every 6 hours.' }, limiterHeaders),
       'six-hours'
     ],
-    ['a cut-off answer with no Retry-After: taken as the rule that costs a strike', answer(429, ''), 'six-hours']
+    [
+      'a cut-off answer with no Retry-After: taken as the rule that costs a strike',
+      answer(429, ''),
+      'six-hours'
+    ]
   ] as const)('%s', (_, got, kind) => {
     expect(kindOf429(got)).toBe(kind)
   })
@@ -47,10 +78,17 @@ describe('kindOf429 (service-behaviour.md: the two 429s of PATCH /bots/{id}/stat
 
 it('answerFromStatusLine: the status and headers that arrived, no body to read; nothing without a status line', () => {
   const headers = { 'content-type': 'application/json' }
-  const cut = answerFromStatusLine(new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true, { status: 200, headers }))
+  const cut = answerFromStatusLine(
+    new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true, {
+      status: 200,
+      headers
+    })
+  )
   expect(cut).toEqual({ status: 200, headers, text: '', truncated: true, json: undefined })
   expect(serviceMessage(cut!), "the service's words were cut off with the body").toBeUndefined()
-  expect(answerFromStatusLine(new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true))).toBeUndefined()
+  expect(
+    answerFromStatusLine(new NetworkError('the connection failed (ECONNRESET)', 'ECONNRESET', true))
+  ).toBeUndefined()
 })
 
 it.each<[number, string | undefined, boolean, OutcomeId]>([
@@ -84,9 +122,14 @@ it("the strike's error: no empty quote without the words; the cause, the workflo
   expect(STATS_OUTCOMES['strike-unknown'].says(facts)).toMatch(
     /^Stats update refused as too early \(429\): .* Likely cause: .* <workflow> The next update is accepted from <time>\. The update was not retried\. <stop>$/
   )
-  expect(STATS_OUTCOMES['strike-unknown'].says({ ...facts, next: undefined, workflow: undefined, stopped: undefined })).toMatch(
-    /\)\. When the next update is accepted is unknown\. The update was not retried\.$/
-  )
+  expect(
+    STATS_OUTCOMES['strike-unknown'].says({
+      ...facts,
+      next: undefined,
+      workflow: undefined,
+      stopped: undefined
+    })
+  ).toMatch(/\)\. When the next update is accepted is unknown\. The update was not retried\.$/)
 })
 
 // ---------------------------------------------------------------------------------------
@@ -96,7 +139,10 @@ it("the strike's error: no empty quote without the words; the cause, the workflo
 describe('the answer to the update', () => {
   it.each([
     ['204 No Content', { kind: 'answer', status: 204, body: '' }],
-    ['201 with a text body', { kind: 'answer', status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }]
+    [
+      '201 with a text body',
+      { kind: 'answer', status: 201, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
+    ]
   ] as const)('takes any 2xx as success: %s', async (_, fault) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
@@ -116,7 +162,13 @@ describe('the answer to the update', () => {
     said: string
     id: OutcomeId
   }>([
-    { name: 'a redirect (300)', fault: { kind: 'answer', status: 300, body: '' }, status: 300, said: '', id: 'redirect' },
+    {
+      name: 'a redirect (300)',
+      fault: { kind: 'answer', status: 300, body: '' },
+      status: 300,
+      said: '',
+      id: 'redirect'
+    },
     {
       name: 'a server count outside the tolerance (400)',
       bot: { seed: { realServerCount: 5000 } },
@@ -125,8 +177,20 @@ describe('the answer to the update', () => {
       said: '',
       id: 'server-count-refused'
     },
-    { name: 'a wrong key (401)', bot: { seed: { apiKey: 'another-key' } }, status: 401, said: 'Invalid API key.', id: 'key-401' },
-    { name: 'an unknown bot (404)', bot: { seed: { id: '999999999999999999' } }, status: 404, said: 'Bot not found.', id: 'key-404' },
+    {
+      name: 'a wrong key (401)',
+      bot: { seed: { apiKey: 'another-key' } },
+      status: 401,
+      said: 'Invalid API key.',
+      id: 'key-401'
+    },
+    {
+      name: 'an unknown bot (404)',
+      bot: { seed: { id: '999999999999999999' } },
+      status: 404,
+      said: 'Bot not found.',
+      id: 'key-404'
+    },
     {
       name: 'the 5th early update, which revokes the key (410)',
       bot: { ago: HOUR, seed: { strikes } },
@@ -143,14 +207,22 @@ describe('the answer to the update', () => {
     },
     {
       name: 'a failure on its side (500)',
-      fault: jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 }),
+      fault: jsonFault(500, {
+        success: false,
+        error: 'Could not fetch server count.',
+        status: 500
+      }),
       status: 500,
       said: 'Could not fetch server count.',
       id: 'service-failed'
     },
     {
       name: 'a 5xx that names a wait, not the request limiter (503)',
-      fault: jsonFault(503, { success: false, error: 'Try later.', status: 503, retry_after: 30 }, { 'Retry-After': '30' }),
+      fault: jsonFault(
+        503,
+        { success: false, error: 'Try later.', status: 503, retry_after: 30 },
+        { 'Retry-After': '30' }
+      ),
       status: 503,
       said: 'Try later.',
       id: 'service-failed'
@@ -167,23 +239,35 @@ describe('the answer to the update', () => {
       said: '',
       id: 'service-failed'
     }
-  ])("fails on $name: the outputs, and the outcome's words and headline", async ({ bot, fault, inputs, status, said, id }) => {
-    const clock = new TestClock()
-    const emulator = await emulatedBot(clock, bot)
-    if (fault !== undefined) emulator.inject('stats', fault)
-    const run = await statsStep(statsInputs(emulator, { 'cooldown-check': 'false', ...inputs }), clock)
-    const message = expectCleanFailure(run)
-    expect(emulator.received('stats'), 'never repeated').toHaveLength(1)
-    expect(run.outcome).toMatchObject({ status, nextUpdateAt: undefined })
-    expect(message).toContain(said === '' ? `answered ${status}` : `answered ${status} with "${said}". `)
-    const facts = factsOf(run.outcome, { botId: BOT })
-    expect(message).toBe(STATS_OUTCOMES[id].says(facts))
-    expect(message).not.toMatch(/[<\r\n]/)
-    expect(run.summary).not.toContain('upstream')
-    expect(run.outputs).toMatchObject({ result: 'failed', status: String(status) })
-    expect(run.summary).toContain(`<tr><td>Answer</td><td>${status}`)
-    expect(run.summary).toMatch(new RegExp(`^<h3>❌ [^\\n]*: failed: ${STATS_OUTCOMES[id].headline(facts).replace(/[()]/g, '\\$&')}</h3>`))
-  })
+  ])(
+    "fails on $name: the outputs, and the outcome's words and headline",
+    async ({ bot, fault, inputs, status, said, id }) => {
+      const clock = new TestClock()
+      const emulator = await emulatedBot(clock, bot)
+      if (fault !== undefined) emulator.inject('stats', fault)
+      const run = await statsStep(
+        statsInputs(emulator, { 'cooldown-check': 'false', ...inputs }),
+        clock
+      )
+      const message = expectCleanFailure(run)
+      expect(emulator.received('stats'), 'never repeated').toHaveLength(1)
+      expect(run.outcome).toMatchObject({ status, nextUpdateAt: undefined })
+      expect(message).toContain(
+        said === '' ? `answered ${status}` : `answered ${status} with "${said}". `
+      )
+      const facts = factsOf(run.outcome, { botId: BOT })
+      expect(message).toBe(STATS_OUTCOMES[id].says(facts))
+      expect(message).not.toMatch(/[<\r\n]/)
+      expect(run.summary).not.toContain('upstream')
+      expect(run.outputs).toMatchObject({ result: 'failed', status: String(status) })
+      expect(run.summary).toContain(`<tr><td>Answer</td><td>${status}`)
+      expect(run.summary).toMatch(
+        new RegExp(
+          `^<h3>❌ [^\\n]*: failed: ${STATS_OUTCOMES[id].headline(facts).replace(/[()]/g, '\\$&')}</h3>`
+        )
+      )
+    }
+  )
 
   it("shows the service's control characters as escapes and its HTML escaped, in the error and the summary", async () => {
     const clock = new TestClock()
@@ -203,10 +287,18 @@ describe('the answer to the update', () => {
 })
 
 it.each<[string, (emulator: ServiceEmulator) => void, number | undefined]>([
-  ['the live limiter: its whole 30 minutes', emulator => emulator.spendLimit('stats', BOT, 2), 30 * MINUTE],
+  [
+    'the live limiter: its whole 30 minutes',
+    emulator => emulator.spendLimit('stats', BOT, 2),
+    30 * MINUTE
+  ],
   [
     'the wait it names, never RateLimit-Reset',
-    emulator => emulator.inject('stats', limiterFault({ retry_after: 120 }, { 'Retry-After': '120', 'RateLimit-Reset': '1800' })),
+    emulator =>
+      emulator.inject(
+        'stats',
+        limiterFault({ retry_after: 120 }, { 'Retry-After': '120', 'RateLimit-Reset': '1800' })
+      ),
     120_000
   ],
   [
@@ -214,18 +306,23 @@ it.each<[string, (emulator: ServiceEmulator) => void, number | undefined]>([
     emulator => emulator.inject('stats', limiterFault({}, { 'RateLimit-Reset': '1500' })),
     undefined
   ]
-])("the request limiter's 429 is rate-limited, no strike, not retried; the next update: %s", async (_, limit, wait) => {
-  const clock = new TestClock()
-  const emulator = await emulatedBot(clock)
-  limit(emulator)
-  const run = await statsStep(statsInputs(emulator), clock)
-  expect(run.failure).toBeUndefined()
-  expect(run.outcome).toMatchObject({ result: 'rate-limited', status: 429, error: undefined })
-  expect(emulator.received('stats')).toHaveLength(1)
-  expect(emulator.bot(BOT).strikes).toEqual([])
-  expect(run.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
-  expect(run.outputs['next-update-at'] ?? '').toBe(wait === undefined ? '' : new Date(START + wait).toISOString())
-})
+])(
+  "the request limiter's 429 is rate-limited, no strike, not retried; the next update: %s",
+  async (_, limit, wait) => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock)
+    limit(emulator)
+    const run = await statsStep(statsInputs(emulator), clock)
+    expect(run.failure).toBeUndefined()
+    expect(run.outcome).toMatchObject({ result: 'rate-limited', status: 429, error: undefined })
+    expect(emulator.received('stats')).toHaveLength(1)
+    expect(emulator.bot(BOT).strikes).toEqual([])
+    expect(run.outputs).toMatchObject({ result: 'rate-limited', status: '429' })
+    expect(run.outputs['next-update-at'] ?? '').toBe(
+      wait === undefined ? '' : new Date(START + wait).toISOString()
+    )
+  }
+)
 
 describe('the 6-hour refusal: a strike, never retried, its likely cause from the fresh read', () => {
   const unchecked = { 'cooldown-check': 'false' }
@@ -252,7 +349,8 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
     {
       name: 'the fresh read shows a later update: overlap, at its time',
       refusal: true,
-      onLog: emulator => on('Sending PATCH', () => emulator.inject('record', recordFault(BOT, new Date(START)))),
+      onLog: emulator =>
+        on('Sending PATCH', () => emulator.inject('record', recordFault(BOT, new Date(START)))),
       reads: [200, 200],
       found: { strikeCause: 'overlap', overlap: START, nextUpdateAt: START + SIX_HOURS + MINUTE }
     },
@@ -267,7 +365,8 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
       refusal: true,
       onLog: emulator =>
         on('The service answered 429', () => {
-          for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
+          for (let i = 0; i < 3; i++)
+            emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
         }),
       reads: [200, 503, 503, 503],
       found: { strikeCause: 'unknown' }
@@ -282,8 +381,11 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
     },
     {
       name: "a bot not verified yet (the first day): the fresh read's own 403 names it",
-      // The live service stamps a new bot's command count with its creation time (service-behaviour.md).
-      bot: { seed: { verified: false, createdAt: new Date(START - HOUR), commandsUpdatedAt: undefined } },
+      // The live service stamps a new bot's command count with its creation time
+      // (service-behaviour.md).
+      bot: {
+        seed: { verified: false, createdAt: new Date(START - HOUR), commandsUpdatedAt: undefined }
+      },
       inputs: unchecked,
       reads: [403],
       found: { strikeCause: 'unverified' }
@@ -294,7 +396,10 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
       inputs: unchecked,
       onLog: emulator =>
         on('The service answered 429', () =>
-          emulator.inject('record', jsonFault(403, { success: false, error: 'Access denied by policy', status: 403 }))
+          emulator.inject(
+            'record',
+            jsonFault(403, { success: false, error: 'Access denied by policy', status: 403 })
+          )
         ),
       reads: [403],
       found: { strikeCause: 'unchecked' }
@@ -303,10 +408,17 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, bot)
     if (refusal) emulator.inject('stats', SIX_HOUR_REFUSAL)
-    const { outcome } = await statsRun(statsInputs(emulator, inputs), { clock, onLog: onLog?.(emulator, clock) })
+    const { outcome } = await statsRun(statsInputs(emulator, inputs), {
+      clock,
+      onLog: onLog?.(emulator, clock)
+    })
     expect(emulator.received('stats'), 'never retried').toHaveLength(1)
     expect(emulator.received('record').map(r => r.status)).toEqual(reads)
-    expect(outcome).toMatchObject({ result: 'cooldown', status: 429, strikeCause: found.strikeCause })
+    expect(outcome).toMatchObject({
+      result: 'cooldown',
+      status: 429,
+      strikeCause: found.strikeCause
+    })
     expect(outcome.overlap?.getTime()).toBe(found.overlap)
     expect(outcome.nextUpdateAt?.getTime()).toBe(found.nextUpdateAt)
     expect(outcome.error?.message).toMatch(/^Stats update refused as too early/)
@@ -322,13 +434,19 @@ describe('the 6-hour refusal: a strike, never retried, its likely cause from the
     expect(run.failure).toBe(run.outcome.error?.message)
     expect(annotations(run, 'error')).toEqual([])
     expect(annotations(run, 'warning').filter(w => /strike/i.test(w))).toEqual([])
-    expect(run.summary).toMatch(/<h3>🛑 [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: refused: strike counted<\/h3>/)
+    expect(run.summary).toMatch(
+      /<h3>🛑 [^<]*(<a [^>]*>[^<]*<\/a>)?[^<]*: refused: strike counted<\/h3>/
+    )
     expect(run.summary).toContain(`<strong>Error:</strong> ${run.failure!.slice(0, 40)}`)
   })
 })
 
 describe("stale-after: a passing failure of the service, judged by the listing's age", () => {
-  const FAILED_500 = jsonFault(500, { success: false, error: 'Could not fetch server count.', status: 500 })
+  const FAILED_500 = jsonFault(500, {
+    success: false,
+    error: 'Could not fetch server count.',
+    status: 500
+  })
   const RESET: Fault = { kind: 'reset' }
   it.each<{
     name: string
@@ -339,10 +457,34 @@ describe("stale-after: a passing failure of the service, judged by the listing's
     result: string
     stats: number
   }>([
-    { name: 'a 5xx, the listing younger: deferred', ago: 47 * HOUR + 59 * MINUTE, faults: [FAILED_500], result: 'deferred', stats: 1 },
-    { name: 'a 5xx, the listing exactly stale-after old: stale', ago: 48 * HOUR, faults: [FAILED_500], result: 'failed', stats: 1 },
-    { name: 'the limiter, the listing younger: rate-limited', ago: 7 * HOUR, faults: [limiterFault()], result: 'rate-limited', stats: 1 },
-    { name: 'the limiter, the listing older: stale', ago: 53 * HOUR, faults: [limiterFault()], result: 'failed', stats: 1 },
+    {
+      name: 'a 5xx, the listing younger: deferred',
+      ago: 47 * HOUR + 59 * MINUTE,
+      faults: [FAILED_500],
+      result: 'deferred',
+      stats: 1
+    },
+    {
+      name: 'a 5xx, the listing exactly stale-after old: stale',
+      ago: 48 * HOUR,
+      faults: [FAILED_500],
+      result: 'failed',
+      stats: 1
+    },
+    {
+      name: 'the limiter, the listing younger: rate-limited',
+      ago: 7 * HOUR,
+      faults: [limiterFault()],
+      result: 'rate-limited',
+      stats: 1
+    },
+    {
+      name: 'the limiter, the listing older: stale',
+      ago: 53 * HOUR,
+      faults: [limiterFault()],
+      result: 'failed',
+      stats: 1
+    },
     {
       name: 'no answer to the resend the record allowed, younger: deferred',
       ago: 7 * HOUR,
@@ -382,7 +524,9 @@ describe("stale-after: a passing failure of the service, judged by the listing's
     } else {
       expect(run.failure).toBeUndefined()
       expect(annotations(run, 'warning'), 'one warning names the failure and the age').toEqual([
-        expect.stringContaining(`The listing was updated ${Math.floor(ago / HOUR)} h ago, under stale-after: 48, so the step succeeds.`)
+        expect.stringContaining(
+          `The listing was updated ${Math.floor(ago / HOUR)} h ago, under stale-after: 48, so the step succeeds.`
+        )
       ])
     }
   })

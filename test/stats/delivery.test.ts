@@ -12,7 +12,13 @@ import { Requests } from '../../src/http/client.js'
 import { NetworkError } from '../../src/http/transport.js'
 import { confirmDelivery } from '../../src/stats/delivery.js'
 import type { StatsBody } from '../../src/stats/outcome.js'
-import { type BotSeed, type Fault, recordFault, type ServiceEmulator, SIX_HOURS } from '../support/emulator.js'
+import {
+  type BotSeed,
+  type Fault,
+  recordFault,
+  type ServiceEmulator,
+  SIX_HOURS
+} from '../support/emulator.js'
 import { BOT, emulatedBot, HOUR, MINUTE, TestClock } from '../support/inprocess.js'
 
 /** When the PATCH went out: where every TestClock starts. */
@@ -20,13 +26,20 @@ const SENT = new TestClock().now()
 const at = (offset: number): Date => new Date(SENT + offset)
 
 /** A dropped connection after the request was out (it may have been read), and a timeout. */
-const RESET = new NetworkError('the connection to 127.0.0.1 failed (ECONNRESET)', 'ECONNRESET', true)
+const RESET = new NetworkError(
+  'the connection to 127.0.0.1 failed (ECONNRESET)',
+  'ECONNRESET',
+  true
+)
 const TIMEOUT = new NetworkError('no complete answer from 127.0.0.1 within 30 s', 'ETIMEDOUT', true)
 
 const COMMANDS = { command_count: 14 }
 const SERVERS = { server_count: 1250 }
 
-/** What the PATCH sent (the command count unless told), how it failed (a dropped connection unless told), the step's time left. */
+/**
+ * What the PATCH sent (the command count unless told), how it failed (a dropped connection unless
+ * told), the step's time left.
+ */
 interface Check {
   body?: StatsBody
   error?: NetworkError
@@ -42,7 +55,12 @@ function confirm(
   { body = COMMANDS, error = RESET, totalMs = 900_000, signal, log = [] }: Check
 ) {
   const requests = new Requests({ attemptTimeoutMs: 30_000, totalMs }, clock, signal)
-  return confirmDelivery({ baseUrl: emulator.url, botId: BOT, body }, { requests, log: line => log.push(line) }, error, SENT)
+  return confirmDelivery(
+    { baseUrl: emulator.url, botId: BOT, body },
+    { requests, log: line => log.push(line) },
+    error,
+    SENT
+  )
 }
 
 interface Row extends Omit<Check, 'signal' | 'log'> {
@@ -61,7 +79,10 @@ interface Row extends Omit<Check, 'signal' | 'log'> {
 }
 
 describe('the delivery check: what the fresh record proves', () => {
-  /** The bot's record shows the command count, or the server count, updated `offset` ms after the PATCH went out. */
+  /**
+   * The bot's record shows the command count, or the server count, updated `offset` ms after the
+   * PATCH went out.
+   */
   const commandsAt = (offset: number) => ({ seed: { commandsUpdatedAt: at(offset) } })
   const serversAt = (offset: number) => ({ seed: { serversUpdatedAt: at(offset) } })
   it.each<[string, Row]>([
@@ -72,21 +93,49 @@ describe('the delivery check: what the fresh record proves', () => {
         said: 'The stats update failed after it was sent (the connection to 127.0.0.1 failed (ECONNRESET)); reading the public record to see whether it arrived.'
       }
     ],
-    ['after a timeout: read at once, and never a resend, even with no update for 6 hours', { error: TIMEOUT, result: 'unknown', waits: 0 }],
-    ['after a timeout, the command count stamped since: arrived', { error: TIMEOUT, ...commandsAt(1_000), result: 'arrived', waits: 0 }],
+    [
+      'after a timeout: read at once, and never a resend, even with no update for 6 hours',
+      { error: TIMEOUT, result: 'unknown', waits: 0 }
+    ],
+    [
+      'after a timeout, the command count stamped since: arrived',
+      { error: TIMEOUT, ...commandsAt(1_000), result: 'arrived', waits: 0 }
+    ],
     // A count sent shows an update time since the PATCH went out.
     ['the command count sent, and stamped since', { ...commandsAt(500), result: 'arrived' }],
-    ['the server count sent, and stamped since', { body: SERVERS, ...serversAt(500), result: 'arrived' }],
-    ['both sent, the server count stamped since', { body: { ...COMMANDS, ...SERVERS }, ...serversAt(500), result: 'arrived' }],
+    [
+      'the server count sent, and stamped since',
+      { body: SERVERS, ...serversAt(500), result: 'arrived' }
+    ],
+    [
+      'both sent, the server count stamped since',
+      { body: { ...COMMANDS, ...SERVERS }, ...serversAt(500), result: 'arrived' }
+    ],
     // An update of a count not sent is not this update: not arrived, and not resent either.
-    ['only the command count sent; the server count stamped', { ...serversAt(500), result: 'unknown' }],
-    ['only the server count sent; the command count stamped', { body: SERVERS, ...commandsAt(500), result: 'unknown' }],
-    // The service's clock may be behind by up to a minute; an earlier update within 6 hours makes a resend early.
+    [
+      'only the command count sent; the server count stamped',
+      { ...serversAt(500), result: 'unknown' }
+    ],
+    [
+      'only the server count sent; the command count stamped',
+      { body: SERVERS, ...commandsAt(500), result: 'unknown' }
+    ],
+    // The service's clock may be behind by up to a minute; an earlier update within 6 hours makes a
+    // resend early.
     ['stamped a minute before the PATCH: arrived', { ...commandsAt(-MINUTE), result: 'arrived' }],
-    ['stamped a minute and a second before: an earlier update, unknown', { ...commandsAt(-MINUTE - 1_000), result: 'unknown' }],
+    [
+      'stamped a minute and a second before: an earlier update, unknown',
+      { ...commandsAt(-MINUTE - 1_000), result: 'unknown' }
+    ],
     // The record accepts an update 6 hours and the minute of margin after the last one.
-    ['the last update exactly 6 hours and the margin ago: resend', { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE), result: 'resend' }],
-    ['a millisecond less: unknown', { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE + 1), result: 'unknown' }],
+    [
+      'the last update exactly 6 hours and the margin ago: resend',
+      { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE), result: 'resend' }
+    ],
+    [
+      'a millisecond less: unknown',
+      { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE + 1), result: 'unknown' }
+    ],
     [
       'a record served from a cache (Age > 0) proves nothing',
       {
@@ -96,7 +145,10 @@ describe('the delivery check: what the fresh record proves', () => {
       }
     ],
     ['an unreadable record (403) proves nothing', { seed: { verified: false }, result: 'unknown' }],
-    ["the step's time leaves no room for the wait before the read: nothing read", { totalMs: 1_000, result: 'unknown', reads: 0, waits: 0 }]
+    [
+      "the step's time leaves no room for the wait before the read: nothing read",
+      { totalMs: 1_000, result: 'unknown', reads: 0, waits: 0 }
+    ]
   ])('%s', async (_, { seed, record, body, error, frozen, totalMs, ...row }) => {
     const clock = new TestClock()
     if (frozen) clock.sleep = async ms => void clock.waits.push(ms)
@@ -117,7 +169,9 @@ describe('the delivery check: what the fresh record proves', () => {
     const emulator = await emulatedBot(clock)
     const stop = new AbortController()
     stop.abort(new StoppedError('SIGTERM'))
-    await expect(confirm(emulator, clock, { signal: stop.signal })).rejects.toBeInstanceOf(StoppedError)
+    await expect(confirm(emulator, clock, { signal: stop.signal })).rejects.toBeInstanceOf(
+      StoppedError
+    )
     expect(emulator.requests).toEqual([])
   })
 })

@@ -42,7 +42,12 @@ const HTML_503: Fault = { ...HTML_502, status: 503 }
 const BAD_JSON: Fault = { kind: 'answer', status: 200, headers: JSON_TYPE, body: '{"voted": tru' }
 const ARRAY_200: Fault = { kind: 'answer', status: 200, headers: JSON_TYPE, body: '[1, 2, 3]' }
 const HANG: Fault = { kind: 'hang' }
-const DRIP: Fault = { kind: 'drip', status: 200, body: JSON.stringify({ success: true, padding: 'x'.repeat(200) }), intervalMs: 100 }
+const DRIP: Fault = {
+  kind: 'drip',
+  status: 200,
+  body: JSON.stringify({ success: true, padding: 'x'.repeat(200) }),
+  intervalMs: 100
+}
 const CUT: Fault = { kind: 'partial', status: 200, body: '{"success": tr' }
 const HUGE: Fault = { kind: 'huge', status: 500, bytes: 20 * 1024 * 1024 }
 const RESET: Fault = { kind: 'reset' }
@@ -50,7 +55,10 @@ const RESET: Fault = { kind: 'reset' }
 type Kind = 'record' | 'stats' | 'votes' | 'discord' | 'github'
 const times = (fault: Fault, count: number): Fault[] => Array<Fault>(count).fill(fault)
 
-/** Columns: the request, the fault, the faults in order, attempts that reach the faulty route, the result, the message (a failure's). */
+/**
+ * Columns: the request, the fault, the faults in order, attempts that reach the faulty route, the
+ * result, the message (a failure's).
+ */
 const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
   // The public record: a read, retried; when it stays unreadable nothing is sent (issue 11):
   // `skipped`, with a warning, never a blind update.
@@ -64,41 +72,112 @@ const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
   ['record', 'answers 200 with 20 MB', [{ ...HUGE, status: 200 }], 1, 'skipped'],
   // The stats update: never repeated after an answer (a received status line is one, even when
   // the body never completes). A timeout may mean the service is still working on it: never resent.
-  ['stats', 'hangs once', [HANG], 1, 'failed', /may have reached the service, so it was not sent again/],
+  [
+    'stats',
+    'hangs once',
+    [HANG],
+    1,
+    'failed',
+    /may have reached the service, so it was not sent again/
+  ],
   ['stats', 'drips a 200 slower than the timeout', [DRIP], 1, 'updated'],
   ['stats', 'drops the connection mid-body', [CUT], 1, 'updated'],
-  ['stats', 'answers an HTML 502', [HTML_502], 1, 'failed', /502 with "a non-JSON answer \(text\/html, \d+ bytes\)"/],
-  ['stats', 'answers 500 with 20 MB', [HUGE], 1, 'failed', /500 with "a non-JSON answer \(text\/html, a large body\)"/],
-  ['stats', 'answers 400 with invalid JSON', [{ ...BAD_JSON, status: 400 }], 1, 'failed', /400 with "a non-JSON answer \(.*, 13 bytes\)"/],
+  [
+    'stats',
+    'answers an HTML 502',
+    [HTML_502],
+    1,
+    'failed',
+    /502 with "a non-JSON answer \(text\/html, \d+ bytes\)"/
+  ],
+  [
+    'stats',
+    'answers 500 with 20 MB',
+    [HUGE],
+    1,
+    'failed',
+    /500 with "a non-JSON answer \(text\/html, a large body\)"/
+  ],
+  [
+    'stats',
+    'answers 400 with invalid JSON',
+    [{ ...BAD_JSON, status: 400 }],
+    1,
+    'failed',
+    /400 with "a non-JSON answer \(.*, 13 bytes\)"/
+  ],
   ['stats', 'answers 200 with an unexpected body', [ARRAY_200], 1, 'updated'],
   // Vote checks: reads, retried; anything but a vote answer is an error, never "not voted".
   ['votes', 'hangs once', [HANG], 2, 'voted'],
   ['votes', 'drops the connection once', [RESET], 2, 'voted'],
   ['votes', 'answers an HTML 503 twice', times(HTML_503, 2), 3, 'voted'],
-  ['votes', 'answers 503 three times', times(HTML_503, 3), 3, 'failed', /503.*not taken as "not voted"/],
+  [
+    'votes',
+    'answers 503 three times',
+    times(HTML_503, 3),
+    3,
+    'failed',
+    /503.*not taken as "not voted"/
+  ],
   ['votes', 'answers 200 with invalid JSON', [BAD_JSON], 1, 'failed', /without a "voted" field/],
   // Discord: reads, retried; then a clear error and nothing sent to the service.
   ['discord', 'hangs once', [HANG], 2, 'updated'],
   ['discord', 'answers an HTML 502 once', [HTML_502], 2, 'updated'],
-  ['discord', 'answers 200 with invalid JSON', [BAD_JSON], 1, 'failed', /Discord answered 200 to GET \/applications\/@me/],
-  ['discord', 'answers 500 with 20 MB, 4 times', times(HUGE, 4), 4, 'failed', /Discord answered 500 .* after 4 tries/],
+  [
+    'discord',
+    'answers 200 with invalid JSON',
+    [BAD_JSON],
+    1,
+    'failed',
+    /Discord answered 200 to GET \/applications\/@me/
+  ],
+  [
+    'discord',
+    'answers 500 with 20 MB, 4 times',
+    times(HUGE, 4),
+    4,
+    'failed',
+    /Discord answered 500 .* after 4 tries/
+  ],
   // GitHub: reads, retried; then an error that says what was tried.
   ['github', 'hangs once', [HANG], 2, 'updated'],
   ['github', 'answers 503 once', [HTML_503], 2, 'updated'],
-  ['github', 'answers 503 three times', times(HTML_503, 3), 3, 'failed', /through the GitHub API failed \(503/]
+  [
+    'github',
+    'answers 503 three times',
+    times(HTML_503, 3),
+    3,
+    'failed',
+    /through the GitHub API failed \(503/
+  ]
 ]
 
-/** The row's servers, faults injected, and the run; returns its outcome and the attempts that reached the faulty route. */
-async function scene(kind: Kind, faults: Fault[]): Promise<{ outcome: StatsOutcome | VoteOutcome; attempts: number; strikes: number }> {
+/**
+ * The row's servers, faults injected, and the run; returns its outcome and the attempts that
+ * reached the faulty route.
+ */
+async function scene(
+  kind: Kind,
+  faults: Fault[]
+): Promise<{ outcome: StatsOutcome | VoteOutcome; attempts: number; strikes: number }> {
   // The run's waits take no time; its request timeouts are real.
   const clock = new TestClock()
   const service = await emulatedBot(clock, {
-    seed: { servers: 1200, realServerCount: 1200, voters: { [USER]: { vote: 2, lastVote: new Date(clock.now()) } } }
+    seed: {
+      servers: 1200,
+      realServerCount: 1200,
+      voters: { [USER]: { vote: 2, lastVote: new Date(clock.now()) } }
+    }
   })
-  // request-timeout: 1 ends a hang or a drip fast; a huge answer gets the time to be cut off at its size, however busy the machine.
+  // request-timeout: 1 ends a hang or a drip fast; a huge answer gets the time to be cut off at its
+  // size, however busy the machine.
   const slow = faults.some(fault => fault.kind === 'hang' || fault.kind === 'drip')
   const inputs = botInputs(service, { 'request-timeout': slow ? '1' : '10', timeout: '60' })
-  if (kind !== 'votes') Object.assign(inputs, { 'command-count': '5', 'cooldown-check': kind === 'record' ? 'true' : 'false' })
+  if (kind !== 'votes')
+    Object.assign(inputs, {
+      'command-count': '5',
+      'cooldown-check': kind === 'record' ? 'true' : 'false'
+    })
   let attempts: () => number
   let env: Record<string, string> = {}
   if (kind === 'record' || kind === 'stats' || kind === 'votes') {
@@ -111,18 +190,42 @@ async function scene(kind: Kind, faults: Fault[]): Promise<{ outcome: StatsOutco
     attempts = () => discord.requests.filter(r => r.route === 'application').length
   } else {
     const files = { 'commands.json': '[{"name":"ping"}]' }
-    const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: JOB_TOKEN, files })
+    const github = await GitHubFake.start({
+      repository: 'example/bot',
+      sha: SHA,
+      token: JOB_TOKEN,
+      files
+    })
     afterTest(() => github.close())
     for (const fault of faults) github.inject('contents', fault)
-    Object.assign(inputs, { 'command-count': '', 'commands-file': 'commands.json', 'github-token': JOB_TOKEN })
-    env = { GITHUB_WORKSPACE: await tempWorkspace(), GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
+    Object.assign(inputs, {
+      'command-count': '',
+      'commands-file': 'commands.json',
+      'github-token': JOB_TOKEN
+    })
+    env = {
+      GITHUB_WORKSPACE: await tempWorkspace(),
+      GITHUB_REPOSITORY: 'example/bot',
+      GITHUB_SHA: SHA,
+      GITHUB_API_URL: github.url
+    }
     attempts = () => github.requests.length
   }
-  const { outcome } = kind === 'votes' ? await votesRun({ ...inputs, 'user-id': USER }, { clock }) : await statsRun(inputs, { clock, env })
+  const { outcome } =
+    kind === 'votes'
+      ? await votesRun({ ...inputs, 'user-id': USER }, { clock })
+      : await statsRun(inputs, { clock, env })
   return { outcome, attempts: attempts(), strikes: service.bot(BOT).strikes.length }
 }
 
-async function check([kind, , faults, attempts, result, message]: (typeof ROWS)[number]): Promise<void> {
+async function check([
+  kind,
+  ,
+  faults,
+  attempts,
+  result,
+  message
+]: (typeof ROWS)[number]): Promise<void> {
   const run = await scene(kind, faults)
   expect(run.attempts).toBe(attempts)
   expect(run.outcome.result).toBe(result)
@@ -132,7 +235,10 @@ async function check([kind, , faults, attempts, result, message]: (typeof ROWS)[
   expect((run.outcome.error?.message ?? '').length).toBeLessThan(600)
   expect(run.outcome.error?.message ?? '').not.toContain('<center>')
   if (kind !== 'votes') {
-    const summary = renderSummary(settingsFor({ 'bot-id': BOT, 'command-count': '5', 'dry-run': 'true' }), run.outcome as StatsOutcome)
+    const summary = renderSummary(
+      settingsFor({ 'bot-id': BOT, 'command-count': '5', 'dry-run': 'true' }),
+      run.outcome as StatsOutcome
+    )
     expect(summary).not.toContain('<center>')
     expect(summary.length).toBeLessThan(6_000)
   }
@@ -151,8 +257,14 @@ describe('the step deadline and a redirect', () => {
     const service = await emulatedBot(clock)
     // The first read hangs until request-timeout cuts it off; by then the step's minute is up.
     service.inject('record', HANG)
-    const late = { ...clock, now: () => clock.now() + (service.received('record').length > 0 ? 60_000 : 0) }
-    const { outcome } = await statsRun(statsInputs(service, { 'request-timeout': '1', timeout: '60' }), { clock: late })
+    const late = {
+      ...clock,
+      now: () => clock.now() + (service.received('record').length > 0 ? 60_000 : 0)
+    }
+    const { outcome } = await statsRun(
+      statsInputs(service, { 'request-timeout': '1', timeout: '60' }),
+      { clock: late }
+    )
     expect(routes(service)).toEqual(['GET '])
     expect(outcome.result).toBe('failed')
     expect(outcome.error?.message).toMatch(/time limit of 60 s \(input 'timeout'\)/)
@@ -167,8 +279,15 @@ describe('the step deadline and a redirect', () => {
     const port = await listenForTest(other)
     const clock = new TestClock()
     const service = await emulatedBot(clock)
-    service.inject('stats', { kind: 'answer', status: 307, headers: { Location: `http://127.0.0.1:${port}/bots/${BOT}/stats` }, body: '' })
-    const { outcome } = await statsRun(statsInputs(service, { 'cooldown-check': 'false' }), { clock })
+    service.inject('stats', {
+      kind: 'answer',
+      status: 307,
+      headers: { Location: `http://127.0.0.1:${port}/bots/${BOT}/stats` },
+      body: ''
+    })
+    const { outcome } = await statsRun(statsInputs(service, { 'cooldown-check': 'false' }), {
+      clock
+    })
     expect(elsewhere).toEqual([])
     expect(routes(service)).toEqual(['PATCH /stats'])
     expect(outcome).toMatchObject({ result: 'failed', status: 307 })

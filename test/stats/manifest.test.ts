@@ -26,7 +26,8 @@ const ORIGIN = "Input 'commands-file' (commands.json)"
 const FIVE_MB = 5 * 1024 * 1024
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const TOKEN = 'ghs_manifestJobToken0123456789'
-const count = (text: string, countSubcommands = false) => countManifestText(text, ORIGIN, countSubcommands)
+const count = (text: string, countSubcommands = false) =>
+  countManifestText(text, ORIGIN, countSubcommands)
 
 /** What `run` threw, at once or in time: an ActionError with a one-line message. */
 async function refusal(run: () => unknown): Promise<ActionError> {
@@ -48,24 +49,35 @@ describe('counting', () => {
     ['saved-get.json', 10, 6 + 3 + 1 + 1 + 1],
     ['wrapped.json', 3, 3],
     ['keyed.json', 3, 1 + 2 + 1]
-  ])('%s counts %i, or %i with subcommands, with or without a byte order mark', (name, plain, withSubcommands) => {
-    for (const text of [fixture(name), `\uFEFF${fixture(name)}`]) {
-      expect(count(text)).toEqual({ count: plain, warnings: [] })
-      expect(count(text, true)).toEqual({ count: withSubcommands, warnings: [] })
+  ])(
+    '%s counts %i, or %i with subcommands, with or without a byte order mark',
+    (name, plain, withSubcommands) => {
+      for (const text of [fixture(name), `\uFEFF${fixture(name)}`]) {
+        expect(count(text)).toEqual({ count: plain, warnings: [] })
+        expect(count(text, true)).toEqual({ count: withSubcommands, warnings: [] })
+      }
     }
-  })
+  )
 
-  it.each([false, true])('duplicates.json counts 4 and warns once, of "ping" only: the two "Report" differ by type', sub => {
-    const warning = `${ORIGIN} lists the chat input command "ping" 2 times; each was counted once.`
-    expect(count(fixture('duplicates.json'), sub)).toEqual({ count: 4, warnings: [warning] })
-  })
+  it.each([false, true])(
+    'duplicates.json counts 4 and warns once, of "ping" only: the two "Report" differ by type',
+    sub => {
+      const warning = `${ORIGIN} lists the chat input command "ping" 2 times; each was counted once.`
+      expect(count(fixture('duplicates.json'), sub)).toEqual({ count: 4, warnings: [warning] })
+    }
+  )
 
   it('names at most 20 duplicates in its one warning, an absent "type" being chat input', () => {
     const names = Array.from({ length: 25 }, (_, i) => `cmd${String(i).padStart(2, '0')}`)
-    const text = JSON.stringify([...names.map(name => ({ name })), ...names.map(name => ({ type: 1, name })), { name: 'cmd00' }])
+    const text = JSON.stringify([
+      ...names.map(name => ({ name })),
+      ...names.map(name => ({ type: 1, name })),
+      { name: 'cmd00' }
+    ])
     const { count: counted, warnings } = count(text)
     expect(counted).toBe(25)
-    const named = / lists the chat input command "cmd00" 3 times, the chat input command "cmd01" 2 times, .*"cmd19" 2 times, and 5 more; /
+    const named =
+      / lists the chat input command "cmd00" 3 times, the chat input command "cmd01" 2 times, .*"cmd19" 2 times, and 5 more; /
     expect(warnings).toEqual([expect.stringMatching(named)])
     expect(warnings[0]).not.toContain('"cmd20"')
   })
@@ -81,7 +93,9 @@ describe('counting', () => {
     expect(count(commands(1000)).count).toBe(1000)
     expect(count(commands(1000), true).count).toBe(1000)
     expect(count(commands(600, 2)).count).toBe(600)
-    expect(await message(() => count(commands(1001)))).toBe(`${ORIGIN} counts 1001 commands, more than the service's maximum of 1000.`)
+    expect(await message(() => count(commands(1001)))).toBe(
+      `${ORIGIN} counts 1001 commands, more than the service's maximum of 1000.`
+    )
     expect(await message(() => count(commands(600, 2), true))).toBe(
       `${ORIGIN} counts 1200 commands (with subcommands), more than the service's maximum of 1000. ` +
         'Set count-subcommands: false to count top-level commands.'
@@ -89,7 +103,9 @@ describe('counting', () => {
   })
 
   it('reads a command ConvertTo-Json cut at its default depth, and says so with -Depth when the lost options matter', async () => {
-    const cut = JSON.stringify([{ name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }])
+    const cut = JSON.stringify([
+      { name: 'admin', options: ['@{name=ban; type=1; options=System.Object[]}'] }
+    ])
     expect(count(cut).count).toBe(1)
     const error = await refusal(() => count(cut, true))
     expect(error.message).toBe(
@@ -103,9 +119,11 @@ describe('counting', () => {
 
 describe('refusals of the text', () => {
   const TYPES = 'expected 1 (chat input), 2 (user), 3 (message) or 4 (entry point).'
-  const SHAPES = 'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
+  const SHAPES =
+    'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
   const OPTION = 'has no integer "type"; expected an application command option.'
-  const group = (inner: string): string => `[{"name":"config","options":[{"type":2,"name":"log",${inner}}]}]`
+  const group = (inner: string): string =>
+    `[{"name":"config","options":[{"type":2,"name":"log",${inner}}]}]`
   // The manifest, whether the message needs count-subcommands, and the message after ORIGIN.
   it.each([
     ['no-name.json', false, ': commands[3] has no "name".'],
@@ -113,9 +131,21 @@ describe('refusals of the text', () => {
     ['[{"name":"ping"}, null]', false, ': [1] is null; expected a command object with a "name".'],
     ['[{"name":42}]', false, ': [0] has a "name" that is a number; expected a non-empty string.'],
     ['[{"name":"ping","type":7}]', false, `: [0] ("ping") has "type": 7; ${TYPES}`],
-    ['[{"name":"ping","type":"CHAT_INPUT"}]', false, `: [0] ("ping") has "type": "CHAT_INPUT"; ${TYPES}`],
-    ['[{"name":"ping","options":{"type":3}}]', false, ': [0] ("ping") has "options" that is an object; expected an array.'],
-    ['[{"name":"ping"},{"name":"config","options":[{"type":1,"name":"show"},{"name":"reset"}]}]', true, `: [1].options[1] ${OPTION}`],
+    [
+      '[{"name":"ping","type":"CHAT_INPUT"}]',
+      false,
+      `: [0] ("ping") has "type": "CHAT_INPUT"; ${TYPES}`
+    ],
+    [
+      '[{"name":"ping","options":{"type":3}}]',
+      false,
+      ': [0] ("ping") has "options" that is an object; expected an array.'
+    ],
+    [
+      '[{"name":"ping"},{"name":"config","options":[{"type":1,"name":"show"},{"name":"reset"}]}]',
+      true,
+      `: [1].options[1] ${OPTION}`
+    ],
     [group('"options":[{"type":"1","name":"on"}]'), true, `: [0].options[0].options[0] ${OPTION}`],
     [group('"options":{}'), true, ': [0].options[0] has "options" that is not an array.'],
     ['"ping"', false, ` holds a string; ${SHAPES}`],
@@ -131,15 +161,36 @@ describe('refusals of the text', () => {
     if (countSubcommands) expect(count(text).count).toBeGreaterThan(0)
   })
 
-  const twoCommands = '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
+  const twoCommands =
+    '[\n  {"name": "ping", "description": "Check the latency"},\n  {"name": "help", "description": "List the commands"}'
   it.each([
-    ['a trailing comma in an object', fixture('invalid-json.json'), /^Expected double-quoted property name in JSON at position \d+/],
-    ['a trailing comma, after a byte order mark', `\uFEFF${fixture('invalid-json.json')}`, /at position \d+/],
-    ['a trailing comma in an array', `${twoCommands},\n]`, /Unexpected token '\]', .*is not valid JSON/],
-    ['a // comment', `[\n  // utility commands\n${twoCommands.slice(2)}\n]`, /Unexpected token '\/', "\[ \/\/ utility/],
+    [
+      'a trailing comma in an object',
+      fixture('invalid-json.json'),
+      /^Expected double-quoted property name in JSON at position \d+/
+    ],
+    [
+      'a trailing comma, after a byte order mark',
+      `\uFEFF${fixture('invalid-json.json')}`,
+      /at position \d+/
+    ],
+    [
+      'a trailing comma in an array',
+      `${twoCommands},\n]`,
+      /Unexpected token '\]', .*is not valid JSON/
+    ],
+    [
+      'a // comment',
+      `[\n  // utility commands\n${twoCommands.slice(2)}\n]`,
+      /Unexpected token '\/', "\[ \/\/ utility/
+    ],
     ['a misspelt literal', `${twoCommands.slice(0, -1)}, "nsfw": tru}\n]`, /Unexpected token '}'/],
     ['an empty file', '', /^Unexpected end of JSON input$/],
-    ['a file that ends early', fixture('discordjs-v1.json').slice(0, 200), /Unexpected end of JSON input|position 200/]
+    [
+      'a file that ends early',
+      fixture('discordjs-v1.json').slice(0, 200),
+      /Unexpected end of JSON input|position 200/
+    ]
   ])("refuses %s as invalid JSON, saying where in Node's words", async (_, text, where) => {
     const said = await message(() => count(text))
     const prefix = `${ORIGIN} is not valid JSON: `
@@ -160,35 +211,58 @@ describe('refusals of the text', () => {
     ['[ across lines', '[\n'.repeat(DEEP), 'line 101, column 1'],
     ['{"a":', '{"a":'.repeat(DEEP), 'line 1, column 501'],
     ['arrays (valid JSON)', `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`, 'line 1, column 101'],
-    ["a command's field (valid JSON)", field, `line 2, column ${field.split('\n')[1]!.indexOf('[') + 99}`]
-  ])('refuses %s nested 100,000 deep where it passes 100 levels, not with a stack overflow', async (_, text, where) => {
-    expect(await message(() => count(text, true))).toBe(
-      `${ORIGIN} is nested more than 100 levels deep at ${where}; a command manifest is about 12 levels deep. Check the path and the file.`
-    )
-  })
+    [
+      "a command's field (valid JSON)",
+      field,
+      `line 2, column ${field.split('\n')[1]!.indexOf('[') + 99}`
+    ]
+  ])(
+    'refuses %s nested 100,000 deep where it passes 100 levels, not with a stack overflow',
+    async (_, text, where) => {
+      expect(await message(() => count(text, true))).toBe(
+        `${ORIGIN} is nested more than 100 levels deep at ${where}; a command manifest is about 12 levels deep. Check the path and the file.`
+      )
+    }
+  )
 
   it('accepts nesting 100 deep, and counts brackets inside strings as text', async () => {
     const nested = (depth: number): string =>
       `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
     expect(count(nested(100), true).count).toBe(1)
-    expect(await message(() => count(nested(101), true))).toContain('nested more than 100 levels deep at line 1, column')
+    expect(await message(() => count(nested(101), true))).toContain(
+      'nested more than 100 levels deep at line 1, column'
+    )
   })
 
   it('a Discord answer, not depth-checked: a deep or long "type" named by its kind or cut short; options read no deeper than Discord\'s', async () => {
     const discord = (value: object, countSubcommands = false) =>
-      countCommands({ origin: "Discord's global commands", entries: [{ label: '[0]', value }] }, countSubcommands)
+      countCommands(
+        { origin: "Discord's global commands", entries: [{ label: '[0]', value }] },
+        countSubcommands
+      )
     let deep: unknown = 1
     for (let i = 0; i < DEEP; i++) deep = [deep]
     const TYPE = `Discord's global commands: [0] ("ping") has "type"`
-    expect(await message(() => discord({ name: 'ping', type: deep }))).toBe(`${TYPE}: an array; ${TYPES}`)
-    expect(await message(() => discord({ name: 'ping', type: 'x'.repeat(10_000) }))).toBe(`${TYPE}: "${'x'.repeat(40)}…"; ${TYPES}`)
-    const command = { name: 'config', options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep }] }] }
+    expect(await message(() => discord({ name: 'ping', type: deep }))).toBe(
+      `${TYPE}: an array; ${TYPES}`
+    )
+    expect(await message(() => discord({ name: 'ping', type: 'x'.repeat(10_000) }))).toBe(
+      `${TYPE}: "${'x'.repeat(40)}…"; ${TYPES}`
+    )
+    const command = {
+      name: 'config',
+      options: [{ type: 2, name: 'log', options: [{ type: 1, name: 'on', options: deep }] }]
+    }
     expect(discord(command, true).count).toBe(1)
   })
 })
 
 describe('the file', () => {
-  const plan = (workspace: string, given: string, extra: Partial<ManifestPlan> = {}): ManifestPlan => ({
+  const plan = (
+    workspace: string,
+    given: string,
+    extra: Partial<ManifestPlan> = {}
+  ): ManifestPlan => ({
     given,
     path: resolve(workspace, given),
     countSubcommands: false,
@@ -203,15 +277,25 @@ describe('the file', () => {
     ['config/bot/commands.json', 'repository'],
     ['..generated/commands.json', 'repository'],
     ['<workspace>/data/commands.json', 'repository']
-  ])('%s is read from the %s: the repository only when the file is missing, by its path there', async (given, readFrom) => {
-    const workspace = await tempWorkspace(readFrom === 'workspace' ? { [given]: fixture('discordjs-v1.json') } : {})
-    const fromRepository = vi.fn(async (_path: string) => fixtureBytes('discordjs-v1.json'))
-    const p = plan(workspace, given.replace('<workspace>', workspace), { fromRepository })
-    expect(await countManifest(p)).toEqual({ count: 5, warnings: [], readFrom })
-    expect(await countManifest({ ...p, countSubcommands: true })).toMatchObject({ count: 12, readFrom })
-    const inRepository = given.replace('<workspace>/', '')
-    expect(fromRepository.mock.calls).toEqual(readFrom === 'repository' ? [[inRepository], [inRepository]] : [])
-  })
+  ])(
+    '%s is read from the %s: the repository only when the file is missing, by its path there',
+    async (given, readFrom) => {
+      const workspace = await tempWorkspace(
+        readFrom === 'workspace' ? { [given]: fixture('discordjs-v1.json') } : {}
+      )
+      const fromRepository = vi.fn(async (_path: string) => fixtureBytes('discordjs-v1.json'))
+      const p = plan(workspace, given.replace('<workspace>', workspace), { fromRepository })
+      expect(await countManifest(p)).toEqual({ count: 5, warnings: [], readFrom })
+      expect(await countManifest({ ...p, countSubcommands: true })).toMatchObject({
+        count: 12,
+        readFrom
+      })
+      const inRepository = given.replace('<workspace>/', '')
+      expect(fromRepository.mock.calls).toEqual(
+        readFrom === 'repository' ? [[inRepository], [inRepository]] : []
+      )
+    }
+  )
 
   it('refuses a directory and a file over 5 MB without trying the repository, and more than 5 MB from the repository', async () => {
     const workspace = await tempWorkspace()
@@ -220,28 +304,41 @@ describe('the file', () => {
     await handle.truncate(FIVE_MB + 1) // sparse: no 5 MB written to disk
     await handle.close()
     const fromRepository = unused()
-    expect(await message(() => countManifest(plan(workspace, 'commands', { fromRepository })))).toBe(
+    expect(
+      await message(() => countManifest(plan(workspace, 'commands', { fromRepository })))
+    ).toBe(
       `Input 'commands-file' (commands): ${join(workspace, 'commands')} is a directory; give the path of the JSON file.`
     )
     const TOO_LARGE = 'is larger than 5 MB, too large for a command manifest. Check the path.'
-    expect(await message(() => countManifest(plan(workspace, 'huge.json', { fromRepository })))).toBe(
-      `Input 'commands-file' (huge.json) ${TOO_LARGE}`
-    )
+    expect(
+      await message(() => countManifest(plan(workspace, 'huge.json', { fromRepository })))
+    ).toBe(`Input 'commands-file' (huge.json) ${TOO_LARGE}`)
     expect(fromRepository).not.toHaveBeenCalled()
     const huge = async (): Promise<Buffer> => Buffer.from(`[${' '.repeat(FIVE_MB)}]`)
-    expect(await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository: huge })))).toBe(`${ORIGIN} ${TOO_LARGE}`)
+    expect(
+      await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository: huge })))
+    ).toBe(`${ORIGIN} ${TOO_LARGE}`)
   })
 
-  const CHECKOUT = 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
+  const CHECKOUT =
+    'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   const REUSABLE =
     "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the repository " +
     "(it is read at the run's commit), or run the action in a job of your own after actions/checkout and the step that writes the file."
-  const TYPO = 'Check the path for a typo, and that the step that writes the file runs before this one.'
-  const failing = (error: Error) => vi.fn(async (_path: string): Promise<Buffer> => Promise.reject(error))
-  const files = (names: string[]): Record<string, string> => Object.fromEntries(names.map(name => [name, '']))
+  const TYPO =
+    'Check the path for a typo, and that the step that writes the file runs before this one.'
+  const failing = (error: Error) =>
+    vi.fn(async (_path: string): Promise<Buffer> => Promise.reject(error))
+  const files = (names: string[]): Record<string, string> =>
+    Object.fromEntries(names.map(name => [name, '']))
   const twelve = files(Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`))
-  type Row = Partial<ManifestPlan> & { files?: Record<string, string>; asked?: boolean; headline?: string }
-  // What the workspace and the plan hold (the path config/commands.json unless given), and the message after "no file at <path>".
+  type Row = Partial<ManifestPlan> & {
+    files?: Record<string, string>
+    asked?: boolean
+    headline?: string
+  }
+  // What the workspace and the plan hold (the path config/commands.json unless given), and the
+  // message after "no file at <path>".
   it.each<[string, Row, string]>([
     [
       'with no repository to try',
@@ -280,31 +377,53 @@ describe('the file', () => {
     ],
     [
       'nor in the repository, inside the reusable workflow: advice its caller can follow',
-      { fromRepository: failing(new Error('404: Not Found')), asked: true, inReusableWorkflow: true },
+      {
+        fromRepository: failing(new Error('404: Not Found')),
+        asked: true,
+        inReusableWorkflow: true
+      },
       `, and reading config/commands.json from example/bot at 0123abc through the GitHub API failed (404: Not Found). ${REUSABLE}`
     ],
     [
       "with GitHub's API unreachable: network advice, not checkout advice",
       {
-        fromRepository: failing(Object.assign(new Error('could not connect to api.github.com'), { network: true })),
+        fromRepository: failing(
+          Object.assign(new Error('could not connect to api.github.com'), { network: true })
+        ),
         asked: true,
         headline: 'GitHub unreachable'
       },
       ", and GitHub's API could not be reached to read it from the repository (could not connect to api.github.com). " +
         "Check the runner's network and proxy settings; the next run will try again."
     ]
-  ])('a missing file %s', async (_, { files: given = {}, asked, headline = 'commands-file not found', ...extra }, expected) => {
-    const workspace = await tempWorkspace(given)
-    const path = resolve(workspace, extra.path ?? 'config/commands.json')
-    const p = plan(workspace, 'commands.json', { repositoryLabel: 'example/bot at 0123abc', ...extra, path })
-    const error = await refusal(() => countManifest(p))
-    expect(error.message).toBe(`${ORIGIN}: no file at ${path}${expected}`)
-    expect(error.headline).toBe(headline)
-    if (p.fromRepository) expect(vi.mocked(p.fromRepository).mock.calls).toEqual(asked ? [['config/commands.json']] : [])
-  })
+  ])(
+    'a missing file %s',
+    async (
+      _,
+      { files: given = {}, asked, headline = 'commands-file not found', ...extra },
+      expected
+    ) => {
+      const workspace = await tempWorkspace(given)
+      const path = resolve(workspace, extra.path ?? 'config/commands.json')
+      const p = plan(workspace, 'commands.json', {
+        repositoryLabel: 'example/bot at 0123abc',
+        ...extra,
+        path
+      })
+      const error = await refusal(() => countManifest(p))
+      expect(error.message).toBe(`${ORIGIN}: no file at ${path}${expected}`)
+      expect(error.headline).toBe(headline)
+      if (p.fromRepository)
+        expect(vi.mocked(p.fromRepository).mock.calls).toEqual(
+          asked ? [['config/commands.json']] : []
+        )
+    }
+  )
 })
 
-/** GitHub's contents API answering every request with `body`, raw unless `headers` say otherwise. */
+/**
+ * GitHub's contents API answering every request with `body`, raw unless `headers` say otherwise.
+ */
 async function gitHub(
   body: Buffer | string,
   headers: Record<string, string> = { 'Content-Type': 'application/vnd.github.raw' }
@@ -313,7 +432,10 @@ async function gitHub(
   return `http://127.0.0.1:${await listenForTest(server)}`
 }
 
-/** commands.json in `workspace`, read through GitHub's API at `apiUrl` when it is not there, as manifestCount does. */
+/**
+ * commands.json in `workspace`, read through GitHub's API at `apiUrl` when it is not there, as
+ * manifestCount does.
+ */
 function planVia(workspace: string, apiUrl: string): ManifestPlan {
   const requests = new Requests({ attemptTimeoutMs: 5_000, totalMs: 60_000 })
   return {
@@ -321,24 +443,36 @@ function planVia(workspace: string, apiUrl: string): ManifestPlan {
     path: join(workspace, 'commands.json'),
     countSubcommands: false,
     workspace,
-    fromRepository: path => readRepositoryFile({ token: TOKEN, repository: 'example/bot', ref: SHA, path, apiUrl }, requests)
+    fromRepository: path =>
+      readRepositoryFile(
+        { token: TOKEN, repository: 'example/bot', ref: SHA, path, apiUrl },
+        requests
+      )
   }
 }
 
 describe("files as people's tools write them, the same from the workspace and through GitHub's API", () => {
-  /** Counts `bytes` as commands.json in a workspace, and through GitHub's API from one without it: one result or one refusal. */
+  /**
+   * Counts `bytes` as commands.json in a workspace, and through GitHub's API from one without it:
+   * one result or one refusal.
+   */
   const read = async (bytes: Buffer): Promise<unknown> => {
     const apiUrl = await gitHub(bytes)
     const workspace = await tempWorkspace()
     await writeFile(join(workspace, 'commands.json'), bytes)
     const [local, api] = await Promise.all(
-      [workspace, await tempWorkspace()].map(dir => countManifest(planVia(dir, apiUrl)).catch((error: unknown) => error))
+      [workspace, await tempWorkspace()].map(dir =>
+        countManifest(planVia(dir, apiUrl)).catch((error: unknown) => error)
+      )
     )
     if (local instanceof Error) {
       expect(api, "the same refusal through GitHub's API").toStrictEqual(local)
       throw local
     }
-    expect(api, "the same count through GitHub's API").toEqual({ ...(local as object), readFrom: 'repository' })
+    expect(api, "the same count through GitHub's API").toEqual({
+      ...(local as object),
+      readFrom: 'repository'
+    })
     return local
   }
   // What Windows PowerShell 5.1's `ConvertTo-Json | Out-File` writes: CRLF, indented.
@@ -354,20 +488,49 @@ describe("files as people's tools write them, the same from the workspace and th
     )
 
   it.each([
-    ['UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File)', [0xff, 0xfe], utf16],
+    [
+      'UTF-16 LE with a byte order mark (Windows PowerShell 5.1 `>` and Out-File)',
+      [0xff, 0xfe],
+      utf16
+    ],
     ['UTF-16 BE with a byte order mark', [0xfe, 0xff], Buffer.from(utf16).swap16()],
-    ['UTF-16 BE with a stray last byte', [0xfe, 0xff], Buffer.concat([Buffer.from(utf16).swap16(), Buffer.of(0x0a)])],
+    [
+      'UTF-16 BE with a stray last byte',
+      [0xfe, 0xff],
+      Buffer.concat([Buffer.from(utf16).swap16(), Buffer.of(0x0a)])
+    ],
     ['UTF-8 with a byte order mark and CRLF line ends', [0xef, 0xbb, 0xbf], Buffer.from(windows)]
   ])('%s is read', async (_, bom, body) => {
-    expect(await read(Buffer.concat([Buffer.from(bom), body]))).toEqual({ count: 3, warnings: [], readFrom: 'workspace' })
+    expect(await read(Buffer.concat([Buffer.from(bom), body]))).toEqual({
+      count: 3,
+      warnings: [],
+      readFrom: 'workspace'
+    })
   })
 
-  const FIX = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
+  const FIX =
+    'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.'
   it.each([
-    ['UTF-32 LE with a byte order mark', utf32(`\ufeff${windows}`, 'LE'), 'is UTF-32, which is not read.'],
-    ['UTF-32 BE with a byte order mark', utf32(`\ufeff${windows}`, 'BE'), 'is UTF-32, which is not read.'],
-    ['UTF-32 LE without one', utf32(windows, 'LE'), 'looks like UTF-32 (three bytes in four are zero), which is not read.'],
-    ['UTF-16 without a BOM', utf16, 'looks like UTF-16 without a byte order mark (every other byte is zero), which is not read.'],
+    [
+      'UTF-32 LE with a byte order mark',
+      utf32(`\ufeff${windows}`, 'LE'),
+      'is UTF-32, which is not read.'
+    ],
+    [
+      'UTF-32 BE with a byte order mark',
+      utf32(`\ufeff${windows}`, 'BE'),
+      'is UTF-32, which is not read.'
+    ],
+    [
+      'UTF-32 LE without one',
+      utf32(windows, 'LE'),
+      'looks like UTF-32 (three bytes in four are zero), which is not read.'
+    ],
+    [
+      'UTF-16 without a BOM',
+      utf16,
+      'looks like UTF-16 without a byte order mark (every other byte is zero), which is not read.'
+    ],
     [
       'a legacy code page (Windows-1252 "é" as one byte)',
       Buffer.from('[{"name":"caf\xe9"}]', 'latin1'),
@@ -392,13 +555,21 @@ describe("GitHub's answers", () => {
     const apiUrl = await gitHub(fixture('wrapped.json'), headers)
     const spies = [vi.spyOn(console, 'warn'), vi.spyOn(process.stderr, 'write')]
     afterTest(() => spies.forEach(spy => spy.mockRestore()))
-    expect(await countManifest(planVia(await tempWorkspace(), apiUrl))).toEqual({ count: 3, warnings: [], readFrom: 'repository' })
+    expect(await countManifest(planVia(await tempWorkspace(), apiUrl))).toEqual({
+      count: 3,
+      warnings: [],
+      readFrom: 'repository'
+    })
     for (const spy of spies) expect(spy).not.toHaveBeenCalled()
   })
 
   it('a directory, which GitHub lists as JSON, is refused', async () => {
-    const listing = JSON.stringify([{ type: 'file', name: 'commands.json', path: 'commands.json/commands.json' }])
+    const listing = JSON.stringify([
+      { type: 'file', name: 'commands.json', path: 'commands.json/commands.json' }
+    ])
     const apiUrl = await gitHub(listing, { 'Content-Type': 'application/json; charset=utf-8' })
-    expect(await message(async () => countManifest(planVia(await tempWorkspace(), apiUrl)))).toContain('(the path is not a file)')
+    expect(
+      await message(async () => countManifest(planVia(await tempWorkspace(), apiUrl)))
+    ).toContain('(the path is not a file)')
   })
 })

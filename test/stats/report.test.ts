@@ -4,19 +4,42 @@
  * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
  *
  * Each sentence a person reads is pinned once: the outcomes' headlines and words by the generated
- * docs/troubleshooting.md (src/stats/outcomes.ts), the section's layout and its rows in the whole sections. The other tests assert
- * structure: which column, which row, which output, which annotation first.
+ * docs/troubleshooting.md (src/stats/outcomes.ts), the section's layout and its rows in the whole
+ * sections. The other tests assert structure: which column, which row, which output, which
+ * annotation first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import { addSecret, clearSecrets } from '../../src/secrets.js'
 import type { StatsSettings } from '../../src/settings.js'
-import { type Counts, factsOf, type OutcomeId, outcomeOf, STATS_OUTCOMES, type StatsOutcome } from '../../src/stats/outcome.js'
+import {
+  type Counts,
+  factsOf,
+  type OutcomeId,
+  outcomeOf,
+  STATS_OUTCOMES,
+  type StatsOutcome
+} from '../../src/stats/outcome.js'
 import type { RecordRead } from '../../src/stats/window.js'
-import { announce, outcomeLine, renderSummary, reportStats, writeOutputs } from '../../src/stats/report.js'
+import {
+  announce,
+  outcomeLine,
+  renderSummary,
+  reportStats,
+  writeOutputs
+} from '../../src/stats/report.js'
 import { html } from '../../src/text.js'
 import { MAX_SECTION_CHARS } from '../../src/summary.js'
-import { BOT, emulatedBot, HOUR, KEY, settingsFor, statsInputs, statsRun, TestClock } from '../support/inprocess.js'
+import {
+  BOT,
+  emulatedBot,
+  HOUR,
+  KEY,
+  settingsFor,
+  statsInputs,
+  statsRun,
+  TestClock
+} from '../support/inprocess.js'
 import { capturedStdout, runnerFiles } from '../support/step.js'
 
 /** The TestClock's start: every outcome is decided then. */
@@ -33,15 +56,36 @@ afterAll(() => clearSecrets())
 // Outcomes: by hand, and from runs against the emulator
 // ---------------------------------------------------------------------------------------
 
-/** Settings of a step against a service other than the live one (the bot named without a link), unless told otherwise. */
+/**
+ * Settings of a step against a service other than the live one (the bot named without a link),
+ * unless told otherwise.
+ */
 const staging = (more: Record<string, string> = {}): StatsSettings =>
-  settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14', 'base-url': 'https://staging.example', ...more })
-const live = (): StatsSettings => settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
+  settingsFor<StatsSettings>({
+    'bot-id': BOT,
+    'api-key': KEY,
+    'command-count': '14',
+    'base-url': 'https://staging.example',
+    ...more
+  })
+const live = (): StatsSettings =>
+  settingsFor<StatsSettings>({ 'bot-id': BOT, 'api-key': KEY, 'command-count': '14' })
 
 /** The bot's public record, last updated `ago` ms before AT: 12 commands, 1,204 servers. */
-function read(ago: number, more: Partial<Extract<RecordRead, { ok: true }>['record']> = {}, cached?: boolean): RecordRead {
+function read(
+  ago: number,
+  more: Partial<Extract<RecordRead, { ok: true }>['record']> = {},
+  cached?: boolean
+): RecordRead {
   const at = new Date(AT.getTime() - ago)
-  const record = { username: 'Example Bot', commands: 12, servers: 1204, commandsUpdatedAt: at, serversUpdatedAt: at, ...more }
+  const record = {
+    username: 'Example Bot',
+    commands: 12,
+    servers: 1204,
+    commandsUpdatedAt: at,
+    serversUpdatedAt: at,
+    ...more
+  }
   return { ok: true, status: 200, cached, record }
 }
 
@@ -84,7 +128,13 @@ const skipped = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
     ...fields
   })
 const limited = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
-  ran({ result: 'rate-limited', status: 429, answer: 'Too many requests, please try again later.', nextUpdateAt: fromStart(30), ...fields })
+  ran({
+    result: 'rate-limited',
+    status: 429,
+    answer: 'Too many requests, please try again later.',
+    nextUpdateAt: fromStart(30),
+    ...fields
+  })
 const strike = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
   ran({
     result: 'cooldown',
@@ -96,11 +146,20 @@ const strike = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
     ...fields
   })
 const failed = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
-  ran({ result: 'failed', status: 400, answer: 'Server count is off.', nextUpdateAt: undefined, ...fields })
+  ran({
+    result: 'failed',
+    status: 400,
+    answer: 'Server count is off.',
+    nextUpdateAt: undefined,
+    ...fields
+  })
 const dry = (fields: Partial<StatsOutcome> = {}): StatsOutcome =>
   ran({ result: 'dry-run', delivery: 'not-sent', status: undefined, ...fields })
 
-/** A run of the stats mode against the emulator, the bot last updated `ago` before the clock's start. */
+/**
+ * A run of the stats mode against the emulator, the bot last updated `ago` before the clock's
+ * start.
+ */
 async function run(ago: number, more: Record<string, string> = {}): Promise<StatsOutcome> {
   const clock = new TestClock(AT.getTime())
   const emulator = await emulatedBot(clock, { ago })
@@ -111,12 +170,17 @@ const RECENT =
   'the counts were updated less than 6 hours ago (10:00 UTC, 2 h before this run), and the service accepts one update per 6 hours. ' +
   'The next update is accepted from 16:01 UTC, 4 h 1 min after this run.'
 const headlineOf = (page: string): string => /^<h3>([\s\S]*?)<\/h3>\n/.exec(page)?.[1] ?? ''
-const countsTable = (page: string): string | undefined => /<table>\n<tr><th>Count<\/th>[\s\S]*?<\/table>\n/.exec(page)?.[0]
+const countsTable = (page: string): string | undefined =>
+  /<table>\n<tr><th>Count<\/th>[\s\S]*?<\/table>\n/.exec(page)?.[0]
 const countsHeader = (page: string): string[] =>
-  [...(/<tr><th>Count<\/th>.*?<\/tr>/.exec(page)?.[0] ?? '').matchAll(/<th>(.*?)<\/th>/g)].map(match => match[1]!)
+  [...(/<tr><th>Count<\/th>.*?<\/tr>/.exec(page)?.[0] ?? '').matchAll(/<th>(.*?)<\/th>/g)].map(
+    match => match[1]!
+  )
 /** The value of one row of the folded details, if the row is there. */
 const detail = (page: string, key: string): string | undefined =>
-  new RegExp(`<tr><td>${key}</td><td>(.*?)</td></tr>`).exec(/<details>[\s\S]*<\/details>/.exec(page)![0])?.[1]
+  new RegExp(`<tr><td>${key}</td><td>(.*?)</td></tr>`).exec(
+    /<details>[\s\S]*<\/details>/.exec(page)![0]
+  )?.[1]
 
 // ---------------------------------------------------------------------------------------
 // The words, pinned once: the outcome's line, the headline, whole sections
@@ -129,11 +193,32 @@ describe("each outcome: the table's headline and words, the bot named, the kind 
     deferred: ['warning', 'Stats update deferred']
   }
   it.each<[string, StatsOutcome, OutcomeId, string, StatsSettings?]>([
-    ['an update, the name linked', ran(), 'updated', `<a href="https://discord.place/bots/${BOT}">Example Bot</a>`, live()],
-    ['an update, no name: the bot by its ID', ran({ record: read(7 * HOUR, { username: undefined }) }), 'updated', `Bot ${BOT}`],
+    [
+      'an update, the name linked',
+      ran(),
+      'updated',
+      `<a href="https://discord.place/bots/${BOT}">Example Bot</a>`,
+      live()
+    ],
+    [
+      'an update, no name: the bot by its ID',
+      ran({ record: read(7 * HOUR, { username: undefined }) }),
+      'updated',
+      `Bot ${BOT}`
+    ],
     ['a skip: too soon', skipped(), 'too-soon', 'Example Bot'],
-    ['a skip: the bot not verified yet', skipped({ skip: 'unverified', record: undefined }), 'not-verified', `Bot ${BOT}`],
-    ['a skip: the record not checked', skipped({ skip: 'unchecked' }), 'record-unchecked', 'Example Bot'],
+    [
+      'a skip: the bot not verified yet',
+      skipped({ skip: 'unverified', record: undefined }),
+      'not-verified',
+      `Bot ${BOT}`
+    ],
+    [
+      'a skip: the record not checked',
+      skipped({ skip: 'unchecked' }),
+      'record-unchecked',
+      'Example Bot'
+    ],
     ['a skip: no count left', skipped({ skip: 'nothing', body: {} }), 'no-count', 'Example Bot'],
     ['the strike', strike(), 'strike-unknown', 'Example Bot'],
     [
@@ -154,13 +239,21 @@ describe("each outcome: the table's headline and words, the bot named, the kind 
   ])('%s', (_label, given, id, bot, settings = staging()) => {
     const { mark, headline, says } = STATS_OUTCOMES[id]
     expect(outcomeOf(given)).toBe(id)
-    expect(headlineOf(renderSummary(settings, given))).toBe(`${mark} ${bot}: ${html(headline(factsOf(given)))}`)
+    expect(headlineOf(renderSummary(settings, given))).toBe(
+      `${mark} ${bot}: ${html(headline(factsOf(given)))}`
+    )
     const [kind, title] = KINDS[given.result as keyof typeof KINDS] ?? ['info', '']
-    if (given.result !== 'cooldown') expect(outcomeLine(given)).toEqual({ kind, title, text: says(factsOf(given)) })
+    if (given.result !== 'cooldown')
+      expect(outcomeLine(given)).toEqual({ kind, title, text: says(factsOf(given)) })
   })
 
   it.each<[string, StatsOutcome, string, string]>([
-    ['an update, the next time unknown', ran({ nextUpdateAt: undefined }), '✅ Example Bot: updated', 'Stats updated ('],
+    [
+      'an update, the next time unknown',
+      ran({ nextUpdateAt: undefined }),
+      '✅ Example Bot: updated',
+      'Stats updated ('
+    ],
     [
       'a skip: too soon, neither the last update nor the next known',
       skipped({ record: undefined, nextUpdateAt: undefined }),
@@ -175,17 +268,27 @@ describe("each outcome: the table's headline and words, the bot named, the kind 
       "The service's request limiter turned the update away (429) before looking at it: nothing was stored and no strike was " +
         'counted. Try again in 30 minutes.'
     ],
-    // Not a warning: the strike fails the step, and its one ::error:: (the outcome's error) says why.
+    // Not a warning: the strike fails the step, and its one ::error:: (the outcome's error) says
+    // why.
     [
       'the strike',
       strike(),
       '🛑 Example Bot: refused: strike counted',
       'The service refused the update as too early: a strike was counted.'
     ],
-    ['a failure after sending', failed(), '❌ Example Bot: failed', 'The stats update failed; the error says why.'],
+    [
+      'a failure after sending',
+      failed(),
+      '❌ Example Bot: failed',
+      'The stats update failed; the error says why.'
+    ],
     [
       'a failure before sending, its error with a headline',
-      failed({ delivery: 'not-sent', status: undefined, error: new ActionError('x', { headline: 'API key refused' }) }),
+      failed({
+        delivery: 'not-sent',
+        status: undefined,
+        error: new ActionError('x', { headline: 'API key refused' })
+      }),
       '❌ Example Bot: failed: API key refused',
       'The run failed before any stats update was sent; the error says why.'
     ]
@@ -249,7 +352,9 @@ describe('whole sections, word for word', () => {
   })
 
   it('the strike with cooldown-check off: no read before it, the read after it, the error and the answer quoted', () => {
-    expect(renderSummary(staging({ 'cooldown-check': 'false' }), strike({ record: undefined }))).toBe(
+    expect(
+      renderSummary(staging({ 'cooldown-check': 'false' }), strike({ record: undefined }))
+    ).toBe(
       `<h3>🛑 Bot ${BOT}: refused: strike counted</h3>\n` +
         '<table>\n' +
         '<tr><th>Count</th><th>Listed before</th><th>Sent, not stored</th><th>Source</th></tr>\n' +
@@ -281,8 +386,18 @@ describe('the counts table', () => {
     ['the strike', strike(), 'Sent, not stored', '14'],
     ['the request limiter', limited(), 'Sent, not stored', '14'],
     ['a failure answered', failed(), 'Sent, not stored', '14'],
-    ['a failure with no answer back', failed({ delivery: 'no-answer', status: undefined }), 'Sent, no answer', '14'],
-    ['a failure before sending', failed({ delivery: 'not-sent', status: undefined }), 'Was to be sent', '14'],
+    [
+      'a failure with no answer back',
+      failed({ delivery: 'no-answer', status: undefined }),
+      'Sent, no answer',
+      '14'
+    ],
+    [
+      'a failure before sending',
+      failed({ delivery: 'not-sent', status: undefined }),
+      'Was to be sent',
+      '14'
+    ],
     [
       'a dry run that failed, which sends nothing anyway',
       failed({ delivery: 'not-sent', status: undefined }),
@@ -295,11 +410,17 @@ describe('the counts table', () => {
     (_label, given, column, commands, settings = staging()) => {
       const page = renderSummary(settings, given)
       expect(countsHeader(page)).toEqual(['Count', 'Listed before', column, 'Source'])
-      expect(page).toContain(`<tr><td>Commands</td><td>12</td><td>${commands}</td><td>input command-count</td></tr>`)
+      expect(page).toContain(
+        `<tr><td>Commands</td><td>12</td><td>${commands}</td><td>input command-count</td></tr>`
+      )
     }
   )
 
-  const discord = staging({ 'command-count': '', 'commands-file': 'commands.json', 'discord-token': 'MTIz.abc.def' })
+  const discord = staging({
+    'command-count': '',
+    'commands-file': 'commands.json',
+    'discord-token': 'MTIz.abc.def'
+  })
   const UNREAD = 'not read from Discord (only for an update that is due)'
   /** The counts table: the heads after "Listed before", then each row's cells. */
   const table = (heads: string[], ...rows: string[][]): string =>
@@ -308,37 +429,63 @@ describe('the counts table', () => {
     '</table>\n'
   const fromFile: Partial<StatsOutcome> = {
     record: undefined,
-    counts: { command: { value: 14, source: 'commands.json', read: true }, server: undefined, warnings: [] },
+    counts: {
+      command: { value: 14, source: 'commands.json', read: true },
+      server: undefined,
+      warnings: []
+    },
     body: { command_count: 14 }
   }
   it.each<[string, StatsOutcome, string | undefined, StatsSettings?]>([
     [
       'only a command count, no record read: no row for the servers',
-      ran({ record: undefined, counts: { ...BOTH, server: undefined }, body: { command_count: 14 } }),
+      ran({
+        record: undefined,
+        counts: { ...BOTH, server: undefined },
+        body: { command_count: 14 }
+      }),
       table(['Now', 'Source'], ['Commands', '—', '14', 'input command-count'])
     ],
     [
       'only a server count, no record read',
-      ran({ record: undefined, counts: { ...BOTH, command: undefined }, body: { server_count: 1260 } }),
+      ran({
+        record: undefined,
+        counts: { ...BOTH, command: undefined },
+        body: { server_count: 1260 }
+      }),
       table(['Now', 'Source'], ['Servers', '—', '1,260', 'input server-count'])
     ],
     [
       'a count already listed: no change; a lower one: a signed decrease',
       ran({ record: read(7 * HOUR, { commands: 14, servers: 1300 }) }),
-      table(['Now', 'Source'], ['Commands', '14', '14', 'input command-count'], ['Servers', '1,300', '1,260 (−40)', 'input server-count'])
+      table(
+        ['Now', 'Source'],
+        ['Commands', '14', '14', 'input command-count'],
+        ['Servers', '1,300', '1,260 (−40)', 'input server-count']
+      )
     ],
     [
       'no count resolved, a record read: dashes, no Source column',
       failed({ delivery: 'not-sent', status: undefined, counts: undefined, body: {} }),
       table(['Was to be sent'], ['Commands', '12', '—'], ['Servers', '1,204', '—'])
     ],
-    ['no count and no record: no table', failed({ delivery: 'not-sent', counts: undefined, record: undefined, body: {} }), undefined],
-    ...(['recent', 'unverified', 'unchecked'] as const).map((skip): [string, StatsOutcome, string, StatsSettings] => [
-      `a skip (${skip}) before Discord was asked: the count Discord gives is "not read from Discord"`,
-      skipped({ skip, ...fromFile }),
-      table(['Would be sent', 'Source'], ['Commands', '—', '14', 'commands.json'], ['Servers', '—', UNREAD, '—']),
-      discord
-    ]),
+    [
+      'no count and no record: no table',
+      failed({ delivery: 'not-sent', counts: undefined, record: undefined, body: {} }),
+      undefined
+    ],
+    ...(['recent', 'unverified', 'unchecked'] as const).map(
+      (skip): [string, StatsOutcome, string, StatsSettings] => [
+        `a skip (${skip}) before Discord was asked: the count Discord gives is "not read from Discord"`,
+        skipped({ skip, ...fromFile }),
+        table(
+          ['Would be sent', 'Source'],
+          ['Commands', '—', '14', 'commands.json'],
+          ['Servers', '—', UNREAD, '—']
+        ),
+        discord
+      ]
+    ),
     [
       'a skip before Discord was asked, no count resolved: no Source column',
       skipped(NO_COUNTS),
@@ -383,7 +530,13 @@ describe('the details: each row in the words of its case', () => {
       'Record read',
       'read; last update unknown'
     ],
-    ['cooldown-check off, nothing sent', dry({ record: undefined }), 'Record read', 'not read (cooldown-check: false)', off],
+    [
+      'cooldown-check off, nothing sent',
+      dry({ record: undefined }),
+      'Record read',
+      'not read (cooldown-check: false)',
+      off
+    ],
     ['cooldown-check off, an update sent', ran({ record: undefined }), 'Record read', OFF, off],
     [
       'cooldown-check off, the strike: read after, not verified',
@@ -399,19 +552,59 @@ describe('the details: each row in the words of its case', () => {
       `${OFF}; a read after the refusal did not show when the next update is accepted`,
       off
     ],
-    ['a run that ended before the read', failed({ record: undefined }), 'Record read', 'not read: the run ended before it'],
-    ['not verified yet', failed({ record: no('unverified', 403) }), 'Record read', 'not public: the bot is not verified yet (403)'],
+    [
+      'a run that ended before the read',
+      failed({ record: undefined }),
+      'Record read',
+      'not read: the run ended before it'
+    ],
+    [
+      'not verified yet',
+      failed({ record: no('unverified', 403) }),
+      'Record read',
+      'not public: the bot is not verified yet (403)'
+    ],
     ['no such bot', failed({ record: no('absent', 404) }), 'Record read', 'no such bot (404)'],
-    ['an unreadable record', failed({ record: no('unreadable', 503) }), 'Record read', 'could not be read: answered 503'],
+    [
+      'an unreadable record',
+      failed({ record: no('unreadable', 503) }),
+      'Record read',
+      'could not be read: answered 503'
+    ],
     ['no key check', ran(), 'Key check', undefined],
-    ['a dry run of an update that is due', dry(), 'Request', `not sent (a real run would send <code>${PATH}</code>)`],
-    ['a dry run not due', skipped({ result: 'dry-run' }), 'Request', `not sent (once an update is due, it would be <code>${PATH}</code>)`],
-    ['a failure before sending: no would-be request', failed({ delivery: 'not-sent', status: undefined }), 'Request', 'not sent'],
-    ['a skip for want of a count', skipped({ skip: 'nothing', body: {} }), 'Request', 'not sent: no count was left to send'],
+    [
+      'a dry run of an update that is due',
+      dry(),
+      'Request',
+      `not sent (a real run would send <code>${PATH}</code>)`
+    ],
+    [
+      'a dry run not due',
+      skipped({ result: 'dry-run' }),
+      'Request',
+      `not sent (once an update is due, it would be <code>${PATH}</code>)`
+    ],
+    [
+      'a failure before sending: no would-be request',
+      failed({ delivery: 'not-sent', status: undefined }),
+      'Request',
+      'not sent'
+    ],
+    [
+      'a skip for want of a count',
+      skipped({ skip: 'nothing', body: {} }),
+      'Request',
+      'not sent: no count was left to send'
+    ],
     ['a skip with no count: no request without counts', skipped(NO_COUNTS), 'Request', 'not sent'],
     ['a run that sent nothing: no answer', skipped(), 'Answer', undefined],
     ['an update answered with words', failed(), 'Answer', '400: Server count is off.'],
-    ['an update sent with no answer back', failed({ delivery: 'no-answer', status: undefined }), 'Answer', 'none (no answer came back)'],
+    [
+      'an update sent with no answer back',
+      failed({ delivery: 'no-answer', status: undefined }),
+      'Answer',
+      'none (no answer came back)'
+    ],
     [
       'an update the record shows arrived',
       ran({ delivery: 'arrived', status: undefined }),
@@ -430,7 +623,8 @@ describe('the details: each row in the words of its case', () => {
 describe('outside text, errors and warnings in the summary', () => {
   /** HTML, control characters, a blank line that would end the HTML block, and the key. */
   const evil = `<b>x</b> & "q" 'a' \u001b[31m\u0007\n\n# Heading ${KEY}`
-  const ESCAPED = '&lt;b&gt;x&lt;/b&gt; &amp; &quot;q&quot; &#39;a&#39; \\x1b[31m\\x07 # Heading ***'
+  const ESCAPED =
+    '&lt;b&gt;x&lt;/b&gt; &amp; &quot;q&quot; &#39;a&#39; \\x1b[31m\\x07 # Heading ***'
 
   it('every text from outside is escaped, on one line, redacted, and the error is shown before the warnings with its `code` spans', () => {
     const pages = [
@@ -445,7 +639,10 @@ describe('outside text, errors and warnings in the summary', () => {
           error: new ActionError(`${evil} Check \`server-count\` & \`command-count\`.`)
         })
       ),
-      renderSummary(staging(), failed({ record: { ok: false, status: 503, problem: 'unreadable', reason: evil } }))
+      renderSummary(
+        staging(),
+        failed({ record: { ok: false, status: 503, problem: 'unreadable', reason: evil } })
+      )
     ]
     const [page, unreadable] = pages as [string, string]
     expect(headlineOf(page)).toBe(`❌ ${ESCAPED}: failed`)
@@ -463,21 +660,29 @@ describe('outside text, errors and warnings in the summary', () => {
     }
   })
 
-  const many = (count: number): string[] => Array.from({ length: count }, (_, i) => `Warning ${i + 1}.`)
+  const many = (count: number): string[] =>
+    Array.from({ length: count }, (_, i) => `Warning ${i + 1}.`)
   const shown = (page: string): number => page.split('<p>⚠️ <strong>Warning:</strong> ').length - 1
   it.each([
     [12, 8, ''],
     [13, 7, "<p>⚠️ 1 more warnings are in the step's log.</p>\n"]
-  ])("the run's and the counts' warnings, %i + 8: 20 shown one by one, the rest counted and left to the log", (count, last, rest) => {
-    const counts = { ...BOTH, warnings: many(8).map(text => `Counts ${text}`) }
-    const page = renderSummary(staging(), ran({ warnings: many(count), counts }))
-    expect(shown(page)).toBe(20)
-    expect(page).toContain(`<p>⚠️ <strong>Warning:</strong> Counts Warning ${last}.</p>\n${rest}<details>`)
-  })
+  ])(
+    "the run's and the counts' warnings, %i + 8: 20 shown one by one, the rest counted and left to the log",
+    (count, last, rest) => {
+      const counts = { ...BOTH, warnings: many(8).map(text => `Counts ${text}`) }
+      const page = renderSummary(staging(), ran({ warnings: many(count), counts }))
+      expect(shown(page)).toBe(20)
+      expect(page).toContain(
+        `<p>⚠️ <strong>Warning:</strong> Counts Warning ${last}.</p>\n${rest}<details>`
+      )
+    }
+  )
 
   it('each warning is cut at 1,000 characters; a run that failed before its counts has its own warnings shown', () => {
     const page = renderSummary(staging(), ran({ counts: undefined, warnings: ['w'.repeat(1_001)] }))
-    expect(page).toContain(`<p>⚠️ <strong>Warning:</strong> ${'w'.repeat(1_000)}… (1 more characters not shown)</p>\n`)
+    expect(page).toContain(
+      `<p>⚠️ <strong>Warning:</strong> ${'w'.repeat(1_000)}… (1 more characters not shown)</p>\n`
+    )
     expect(shown(page)).toBe(1)
   })
 })
@@ -496,10 +701,20 @@ describe('the annotations', () => {
 
   it.each<[string, StatsOutcome, number, string[]]>([
     ['an update (a log line), 10 warnings', ran({ warnings: many(10) }), 10, []],
-    ['an update (a log line), 11 warnings', ran({ warnings: many(11) }), 9, ['::warning::2 more warnings: W10. | W11.']],
+    [
+      'an update (a log line), 11 warnings',
+      ran({ warnings: many(11) }),
+      9,
+      ['::warning::2 more warnings: W10. | W11.']
+    ],
     ['a skip (a notice), 3 warnings', skipped({ warnings: many(3) }), 3, []],
     ['the request limiter (a warning), 9 warnings', limited({ warnings: many(9) }), 9, []],
-    ['the request limiter (a warning), 10 warnings', limited({ warnings: many(10) }), 8, ['::warning::2 more warnings: W9. | W10.']],
+    [
+      'the request limiter (a warning), 10 warnings',
+      limited({ warnings: many(10) }),
+      8,
+      ['::warning::2 more warnings: W9. | W10.']
+    ],
     [
       // The strike has no annotation of its own: its ::error:: is the step failure.
       "the strike (a log line), the run's 4 warnings then the counts' 7",
@@ -507,37 +722,53 @@ describe('the annotations', () => {
       9,
       ['::warning::2 more warnings: W10. | W11.']
     ]
-  ])('%s: the outcome first, at most 10 warnings, the rest folded into one', (_label, given, count, folded) => {
-    const { lines } = capturedStdout()
-    announce(given)
-    expect(lines()).toEqual([first(given), ...many(count).map(text => `::warning::${text}`), ...folded])
-  })
+  ])(
+    '%s: the outcome first, at most 10 warnings, the rest folded into one',
+    (_label, given, count, folded) => {
+      const { lines } = capturedStdout()
+      announce(given)
+      expect(lines()).toEqual([
+        first(given),
+        ...many(count).map(text => `::warning::${text}`),
+        ...folded
+      ])
+    }
+  )
 
   it('a skip whose record could not be checked: a notice, then the warning that explains it first among the warnings', async () => {
     const clock = new TestClock(AT.getTime())
     const emulator = await emulatedBot(clock)
-    for (let i = 0; i < 3; i++) emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
+    for (let i = 0; i < 3; i++)
+      emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
     const { outcome } = await statsRun(statsInputs(emulator), { clock })
     const { lines } = capturedStdout()
     announce({ ...outcome, counts: { ...outcome.counts!, warnings: many(12) } })
     const printed = lines()
     expect(printed[0]).toBe(first(outcome))
-    expect(printed[0]).toMatch(/^::notice title=Stats not sent::Stats not sent: the bot's public record could not be checked/)
+    expect(printed[0]).toMatch(
+      /^::notice title=Stats not sent::Stats not sent: the bot's public record could not be checked/
+    )
     const warnings = printed.filter(line => line.startsWith('::warning'))
     expect(warnings).toHaveLength(10)
-    expect(warnings[0]).toMatch(/^::warning::Stats not sent: the bot's public record could not be checked \(the service answered 503\)/)
+    expect(warnings[0]).toMatch(
+      /^::warning::Stats not sent: the bot's public record could not be checked \(the service answered 503\)/
+    )
     expect(warnings[9]).toMatch(/^::warning::4 more warnings: /)
   })
 
   it('text from outside starts no workflow command: ##[ is inert in warnings and log lines, :: never starts a line, the key is gone', () => {
     const { lines } = capturedStdout()
     const hostile = `##[error]forged ##[add-mask]x\n::error::forged ${KEY}`
-    announce(strike({ warnings: [hostile], counts: { ...BOTH, warnings: [`Manifest says ${hostile}`] } }))
+    announce(
+      strike({ warnings: [hostile], counts: { ...BOTH, warnings: [`Manifest says ${hostile}`] } })
+    )
     const printed = lines()
     expect(printed.length).toBeGreaterThan(1)
     for (const line of printed) {
       expect(line, 'no legacy ##[ command anywhere in a line').not.toContain('##[')
-      expect(line, 'no line of text from outside starts a command').not.toMatch(/^\s*::(?!warning|notice)/)
+      expect(line, 'no line of text from outside starts a command').not.toMatch(
+        /^\s*::(?!warning|notice)/
+      )
       expect(line, 'the key is redacted').not.toContain(KEY)
     }
     expect(printed.join('\n')).toContain('# #[error]forged')
@@ -563,17 +794,34 @@ describe('the outputs', () => {
     [
       "the strike, from a run with cooldown-check off: the answer's status; no record read before, so no last update known",
       () => run(2 * HOUR, { 'cooldown-check': 'false' }),
-      { result: 'cooldown', 'command-count': '14', status: '429', 'next-update-at': '2026-11-24T16:01:00.000Z' }
+      {
+        result: 'cooldown',
+        'command-count': '14',
+        status: '429',
+        'next-update-at': '2026-11-24T16:01:00.000Z'
+      }
     ],
     [
       "a strike after another run's update: the last update is that run's, later than the record read before",
       () => strike({ strikeCause: 'overlap', overlap: fromStart(-1), nextUpdateAt: undefined }),
-      { result: 'cooldown', 'command-count': '14', 'server-count': '1260', status: '429', 'last-updated-at': '2026-11-24T11:59:00.000Z' }
+      {
+        result: 'cooldown',
+        'command-count': '14',
+        'server-count': '1260',
+        status: '429',
+        'last-updated-at': '2026-11-24T11:59:00.000Z'
+      }
     ],
     [
       "a failed run keeps the outputs it knows: the refusal is in status, the last update is the record's",
       () => failed(),
-      { result: 'failed', 'command-count': '14', 'server-count': '1260', status: '400', 'last-updated-at': '2026-11-24T05:00:00.000Z' }
+      {
+        result: 'failed',
+        'command-count': '14',
+        'server-count': '1260',
+        status: '400',
+        'last-updated-at': '2026-11-24T05:00:00.000Z'
+      }
     ],
     [
       "only the counts that were sent; the last update is this run's",
@@ -608,30 +856,46 @@ describe('the outputs', () => {
     const runner = runnerFiles({ output: 'directory' })
     const { text } = capturedStdout()
     const failure = await reportStats(staging(), ran())
-    expect(failure).toMatch(/^The step's outputs could not be written to GITHUB_OUTPUT \(.*\); later steps will not see them\./)
+    expect(failure).toMatch(
+      /^The step's outputs could not be written to GITHUB_OUTPUT \(.*\); later steps will not see them\./
+    )
     expect(headlineOf(runner.summary())).toBe(
       '❌ Example Bot: updated, next update from 18:01 UTC, 6 h 1 min after this run; the step failed: its outputs could not be written'
     )
-    expect(runner.summary()).toContain('<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT (')
-    expect(text(), 'the failure is the step error main.ts prints, not a warning').not.toContain('::warning')
+    expect(runner.summary()).toContain(
+      '<p>❌ <strong>Error:</strong> The step&#39;s outputs could not be written to GITHUB_OUTPUT ('
+    )
+    expect(text(), 'the failure is the step error main.ts prints, not a warning').not.toContain(
+      '::warning'
+    )
   })
 
   it("outputs that cannot be written after a failure: the failure returned is the run's, the outputs one is a warning", async () => {
     const runner = runnerFiles({ output: 'directory' })
     const { text } = capturedStdout()
-    const failure = await reportStats(staging(), failed({ error: new ActionError('The update failed.') }))
+    const failure = await reportStats(
+      staging(),
+      failed({ error: new ActionError('The update failed.') })
+    )
     expect(failure).toBe('The update failed.')
     expect(text()).toMatch(/^::warning::The step's outputs could not be written to GITHUB_OUTPUT/m)
     expect(headlineOf(runner.summary())).toBe('❌ Example Bot: failed')
   })
 
   it('a hostile outcome: the section stays whole and under the cap, with the headline and the error, and never the key', async () => {
-    /** 64 KB that HTML escaping makes six times longer, with the key in it: escaped whole, any one would pass the cap. */
+    /**
+     * 64 KB that HTML escaping makes six times longer, with the key in it: escaped whole, any one
+     * would pass the cap.
+     */
     const huge = (label: string): string => `${label} ${KEY} ${'"'.repeat(64 * 1024)}`
     const hostile = failed({
       answer: huge('answer'),
       keyCheck: { state: 'unchecked', reason: huge('reason') },
-      counts: { command: { value: 14, source: huge('source'), read: true }, server: undefined, warnings: [huge('manifest')] },
+      counts: {
+        command: { value: 14, source: huge('source'), read: true },
+        server: undefined,
+        warnings: [huge('manifest')]
+      },
       warnings: Array.from({ length: 30 }, (_, i) => huge(`warning ${i}`)),
       error: new ActionError(huge('error'))
     })

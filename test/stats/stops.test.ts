@@ -28,10 +28,14 @@ import {
 import { afterTest } from '../support/teardown.js'
 
 /** A stop's report: the stop, then what had been sent and answered. */
-const stopped = (sent: string): string => `The step was stopped by SIGTERM (a cancelled workflow or a time limit). ${sent}`
+const stopped = (sent: string): string =>
+  `The step was stopped by SIGTERM (a cancelled workflow or a time limit). ${sent}`
 const stop = (controller: AbortController): void => controller.abort(new StoppedError('SIGTERM'))
 
-/** A stop signal fired `delayMs` after `ready` first holds (polled every 5 ms): once a request has reached the far side, say. */
+/**
+ * A stop signal fired `delayMs` after `ready` first holds (polled every 5 ms): once a request has
+ * reached the far side, say.
+ */
 function stopWhen(ready: () => boolean, delayMs = 30): AbortSignal {
   const controller = new AbortController()
   const timer = setInterval(() => {
@@ -44,8 +48,9 @@ function stopWhen(ready: () => boolean, delayMs = 30): AbortSignal {
 }
 
 /**
- * A stop signal fired the moment the run's client has the status line and headers of its answer
- * to the PATCH: at the request's 'response' event, after the client's own handler, before the body ends.
+ * A stop signal fired the moment the run's client has the status line and headers of its answer to
+ * the PATCH: at the request's 'response' event, after the client's own handler, before the body
+ * ends.
  */
 function stopOnAnswerHead(emulator: ServiceEmulator): AbortSignal {
   const controller = new AbortController()
@@ -53,7 +58,8 @@ function stopOnAnswerHead(emulator: ServiceEmulator): AbortSignal {
   const onStart = (message: unknown): void => {
     const { request } = message as { request: ClientRequest }
     // Listed after the client's own handler (given to http.request): it runs first.
-    if (request.method === 'PATCH' && request.getHeader('host') === host) request.once('response', () => stop(controller))
+    if (request.method === 'PATCH' && request.getHeader('host') === host)
+      request.once('response', () => stop(controller))
   }
   subscribe('http.client.request.start', onStart)
   afterTest(() => unsubscribe('http.client.request.start', onStart))
@@ -68,25 +74,52 @@ function hangThenStop(emulator: ServiceEmulator, route: 'record' | 'stats' | 'vo
 
 const SHA = 'a'.repeat(40)
 const TOKEN = 'ghs_stopToken0123456789'
-const WORKFLOW_RUN = { GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main', GITHUB_JOB: 'stats' }
-/** GitHub's fake, its next read hanging, a run without a checkout that names the workflow that ran it, and a stop once GitHub has the read. */
+const WORKFLOW_RUN = {
+  GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main',
+  GITHUB_JOB: 'stats'
+}
+/**
+ * GitHub's fake, its next read hanging, a run without a checkout that names the workflow that ran
+ * it, and a stop once GitHub has the read.
+ */
 async function hangingGitHub(): Promise<{ signal: AbortSignal; env: Record<string, string> }> {
   const files = { 'commands.json': '[{"name":"ping"}]', '.github/workflows/stats.yml': 'jobs: {}' }
-  const github = await GitHubFake.start({ repository: 'example/bot', sha: SHA, token: TOKEN, files })
+  const github = await GitHubFake.start({
+    repository: 'example/bot',
+    sha: SHA,
+    token: TOKEN,
+    files
+  })
   afterTest(() => github.close())
   github.inject('contents', { kind: 'hang' })
-  const env = { GITHUB_WORKSPACE: await tempWorkspace(), GITHUB_REPOSITORY: 'example/bot', GITHUB_SHA: SHA, GITHUB_API_URL: github.url }
+  const env = {
+    GITHUB_WORKSPACE: await tempWorkspace(),
+    GITHUB_REPOSITORY: 'example/bot',
+    GITHUB_SHA: SHA,
+    GITHUB_API_URL: github.url
+  }
   return { signal: stopWhen(() => github.requests.length === 1), env: { ...env, ...WORKFLOW_RUN } }
 }
 
-/** Sets the scene (faults, fakes) on the test's bot, updated 7 hours ago; returns the run's options and inputs beside statsInputs. */
-type Arrange = (emulator: ServiceEmulator, clock: TestClock) => Promise<InProcessOptions & { inputs?: Record<string, string> }>
+/**
+ * Sets the scene (faults, fakes) on the test's bot, updated 7 hours ago; returns the run's options
+ * and inputs beside statsInputs.
+ */
+type Arrange = (
+  emulator: ServiceEmulator,
+  clock: TestClock
+) => Promise<InProcessOptions & { inputs?: Record<string, string> }>
 
-async function stoppedRun(arrange: Arrange): Promise<{ emulator: ServiceEmulator; outcome: StatsOutcome }> {
+async function stoppedRun(
+  arrange: Arrange
+): Promise<{ emulator: ServiceEmulator; outcome: StatsOutcome }> {
   const clock = new TestClock()
   const emulator = await emulatedBot(clock)
   const { inputs, ...options } = await arrange(emulator, clock)
-  return { emulator, outcome: (await statsRun(statsInputs(emulator, inputs), { clock, ...options })).outcome }
+  return {
+    emulator,
+    outcome: (await statsRun(statsInputs(emulator, inputs), { clock, ...options })).outcome
+  }
 }
 
 const READ = 'GET '
@@ -101,11 +134,18 @@ describe('a stop before the update goes out: not sent, and the report says so', 
       'just before the PATCH goes out',
       async () => {
         const controller = new AbortController()
-        return { signal: controller.signal, onLog: line => line.startsWith('Sending PATCH') && stop(controller) }
+        return {
+          signal: controller.signal,
+          onLog: line => line.startsWith('Sending PATCH') && stop(controller)
+        }
       },
       [READ]
     ],
-    ['while the record read is in flight', async emulator => ({ signal: hangThenStop(emulator, 'record') }), [READ]],
+    [
+      'while the record read is in flight',
+      async emulator => ({ signal: hangThenStop(emulator, 'record') }),
+      [READ]
+    ],
     [
       'while Discord is read',
       async () => {
@@ -167,7 +207,12 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
       // The status line and headers, then the body two bytes at a time: the stop cuts the body.
       "after the update's status line came: sent and answered, with its status",
       async emulator => {
-        emulator.inject('stats', { kind: 'drip', status: 200, body: '{"success":true}', intervalMs: 100 })
+        emulator.inject('stats', {
+          kind: 'drip',
+          status: 200,
+          body: '{"success":true}',
+          intervalMs: 100
+        })
         return { signal: stopOnAnswerHead(emulator) }
       },
       [READ, PATCH],
@@ -177,7 +222,12 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
     [
       'after the status line of a 429 came: a strike may have been counted',
       async emulator => {
-        emulator.inject('stats', { kind: 'drip', status: 429, body: '{"success":false,"error":"You can only', intervalMs: 100 })
+        emulator.inject('stats', {
+          kind: 'drip',
+          status: 429,
+          body: '{"success":false,"error":"You can only',
+          intervalMs: 100
+        })
         return { signal: stopOnAnswerHead(emulator) }
       },
       [READ, PATCH],
@@ -188,17 +238,21 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
       )
     ],
     [
-      // A stop never hides a strike: the result is the strike, and its error says so, with the stop.
+      // A stop never hides a strike: the result is the strike, and its error says so, with the
+      // stop.
       'during the record read after a 6-hour refusal: the strike, and the stop with it',
       async emulator => {
         emulator.inject('stats', SIX_HOUR_REFUSAL)
         // The second read hangs, so that the stop lands while it is in flight.
-        const onLog = (line: string): void => void (line.startsWith('Sending PATCH') && emulator.inject('record', { kind: 'hang' }))
+        const onLog = (line: string): void =>
+          void (line.startsWith('Sending PATCH') && emulator.inject('record', { kind: 'hang' }))
         return { signal: stopWhen(() => emulator.received('record').length === 2), onLog }
       },
       [READ, PATCH, READ],
       { result: 'cooldown', delivery: 'answered', status: 429, nextUpdateAt: undefined },
-      new RegExp(`${REFUSED}.* stopped by SIGTERM .* It came while the bot's record was read after the refusal\\.$`)
+      new RegExp(
+        `${REFUSED}.* stopped by SIGTERM .* It came while the bot's record was read after the refusal\\.$`
+      )
     ],
     [
       'during the read of the workflow after a strike: the strike, the stop, and that the workflow was not checked',
@@ -208,21 +262,34 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
       },
       [READ, PATCH, READ],
       { result: 'cooldown', status: 429 },
-      new RegExp(`${REFUSED}.* The update was not retried\\. .* stopped by SIGTERM .* The workflow that ran this step was not checked\\.$`)
+      new RegExp(
+        `${REFUSED}.* The update was not retried\\. .* stopped by SIGTERM .* The workflow that ran this step was not checked\\.$`
+      )
     ],
     [
       'during the read of the workflow in a dry run: the step fails, naming the stop and what was not checked',
       async () => ({ ...(await hangingGitHub()), inputs: { 'github-token': TOKEN, ...DRY_RUN } }),
       [READ, KEY_CHECK],
-      { result: 'failed', delivery: 'not-sent', error: expect.objectContaining({ headline: 'stopped by SIGTERM' }) },
+      {
+        result: 'failed',
+        delivery: 'not-sent',
+        error: expect.objectContaining({ headline: 'stopped by SIGTERM' })
+      },
       stopped('The workflow that ran this step was not checked. Nothing was sent (dry run).')
     ],
     [
-      // The key check is the last request before the workflow read: once it is received, the step's time is up.
+      // The key check is the last request before the workflow read: once it is received, the step's
+      // time is up.
       'a dry run whose time is up before the workflow read: the step fails, naming what was not checked',
       async (emulator, clock) => ({
-        env: { ...WORKFLOW_RUN, GITHUB_WORKSPACE: await tempWorkspace({ '.github/workflows/stats.yml': 'jobs: {}' }) },
-        clock: { ...clock, now: () => clock.now() + (emulator.received('votes').length > 0 ? 60_000 : 0) },
+        env: {
+          ...WORKFLOW_RUN,
+          GITHUB_WORKSPACE: await tempWorkspace({ '.github/workflows/stats.yml': 'jobs: {}' })
+        },
+        clock: {
+          ...clock,
+          now: () => clock.now() + (emulator.received('votes').length > 0 ? 60_000 : 0)
+        },
         inputs: { ...DRY_RUN, timeout: '60' }
       }),
       [READ, KEY_CHECK],

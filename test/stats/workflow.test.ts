@@ -34,7 +34,8 @@ describe('shortestGapMinutes: the closest two firings of a cron, over four years
     ['0 0 * * 7', 7 * 1440],
     ['0 12 * * 6-7', 1440],
     ['0 0 * * 1,3', 2 * 1440],
-    // Day of month alone; both day fields restricted: either day fires (a Monday the 2nd, then the 3rd).
+    // Day of month alone; both day fields restricted: either day fires (a Monday the 2nd, then the
+    // 3rd).
     ['0 0 1,15 * *', 14 * 1440],
     ['0 0 3 * 1', 1440],
     // Months other than January; every 5 hours from midnight: 20:15, then 00:15 the next day.
@@ -56,10 +57,36 @@ describe('shortestGapMinutes: the closest two firings of a cron, over four years
 
   it.each([
     ['not five fields', ['', '* * * *', '0 0 * * * *']],
-    ['not cron syntax', ['a b c d e', 'x5 * * * *', '5x * * * *', '1-2-3 * * * *', '*/0 * * * *', '5-1 * * * *', '0 5-1,7,8 * * *']],
-    ['out of range', ['61 * * * *', '0 24 * * *', '0 22-24 * * *', '0 0 0 * *', '0 0 32 * *', '0 0 0,1,2 * *', '0 0 * 0 *', '0 0 * 13 *']],
+    [
+      'not cron syntax',
+      [
+        'a b c d e',
+        'x5 * * * *',
+        '5x * * * *',
+        '1-2-3 * * * *',
+        '*/0 * * * *',
+        '5-1 * * * *',
+        '0 5-1,7,8 * * *'
+      ]
+    ],
+    [
+      'out of range',
+      [
+        '61 * * * *',
+        '0 24 * * *',
+        '0 22-24 * * *',
+        '0 0 0 * *',
+        '0 0 32 * *',
+        '0 0 0,1,2 * *',
+        '0 0 * 0 *',
+        '0 0 * 13 *'
+      ]
+    ],
     ['a weekday out of range', ['0 0 * * 8', '0 0 32 * 1', '0 0 1,2 * 8']],
-    ['never (31 February, months of 30 days)', ['0 0 31 2 *', '0 0 31 4,6,9,11 *', '0 0,12 31 2 *']],
+    [
+      'never (31 February, months of 30 days)',
+      ['0 0 31 2 *', '0 0 31 4,6,9,11 *', '0 0,12 31 2 *']
+    ],
     ['once in four years (a leap day)', ['0 12 29 2 *', '0 0 29 2 *']]
   ])('%s: undefined', (_, crons) => {
     for (const cron of crons) expect(shortestGapMinutes(cron), cron).toBeUndefined()
@@ -69,11 +96,16 @@ describe('shortestGapMinutes: the closest two firings of a cron, over four years
 describe('inspectWorkflow: the concurrency group and the schedule of the job that ran the step', () => {
   const GROUP = 'jobs: { stats: { concurrency: g } }'
   const UNGROUPED = 'jobs:\n  stats:\n    runs-on: ubuntu-latest\n'
-  const job = (concurrency: string): string => `jobs: { stats: { runs-on: x, concurrency: ${concurrency} } }`
-  const crons = (...list: string[]): string => `on: { schedule: [${list.map(cron => `{ cron: '${cron}' }`).join(', ')}] }\n${GROUP}`
+  const job = (concurrency: string): string =>
+    `jobs: { stats: { runs-on: x, concurrency: ${concurrency} } }`
+  const crons = (...list: string[]): string =>
+    `on: { schedule: [${list.map(cron => `{ cron: '${cron}' }`).join(', ')}] }\n${GROUP}`
   const noGroup = { noGroup: true, tooOften: undefined }
   const fine = { noGroup: false, tooOften: undefined }
-  const often = (cron: string, gapMinutes: number) => ({ noGroup: false, tooOften: { cron, gapMinutes } })
+  const often = (cron: string, gapMinutes: number) => ({
+    noGroup: false,
+    tooOften: { cron, gapMinutes }
+  })
 
   it.each<[string, string, boolean, ReturnType<typeof inspectWorkflow>]>([
     ['a job without a group', UNGROUPED, true, noGroup],
@@ -93,13 +125,38 @@ describe('inspectWorkflow: the concurrency group and the schedule of the job tha
     // Scheduled runs start late, unevenly: every 6 h is too often.
     ['every 6 h', crons('0 */6 * * *'), false, often('0 */6 * * *', 360)],
     ['every 7 h at the closest', crons('0 0,7,14 * * *'), false, fine],
-    ['a daily cron, then a frequent one', crons('0 0 * * *', '0,59 0,6,12,18 * * *'), false, often('0,59 0,6,12,18 * * *', 59)],
-    ['an unreadable cron, then a frequent one', crons('not a cron', '*/30 * * * *'), false, often('*/30 * * * *', 30)],
-    ['two frequent crons: the first is named', crons('0 */2 * * *', '*/5 * * * *'), false, often('0 */2 * * *', 120)],
+    [
+      'a daily cron, then a frequent one',
+      crons('0 0 * * *', '0,59 0,6,12,18 * * *'),
+      false,
+      often('0,59 0,6,12,18 * * *', 59)
+    ],
+    [
+      'an unreadable cron, then a frequent one',
+      crons('not a cron', '*/30 * * * *'),
+      false,
+      often('*/30 * * * *', 30)
+    ],
+    [
+      'two frequent crons: the first is named',
+      crons('0 */2 * * *', '*/5 * * * *'),
+      false,
+      often('0 */2 * * *', 120)
+    ],
     ['a push trigger only', `on: push\n${GROUP}`, false, fine],
     ['triggers as a list', `on: [push, workflow_dispatch]\n${GROUP}`, false, fine],
-    ['a schedule that is not a list', `on: { schedule: { cron: '*/5 * * * *' } }\n${GROUP}`, false, fine],
-    ['schedule entries without a cron', `on: { schedule: ['*/5 * * * *', { cron: 5 }] }\n${GROUP}`, false, fine],
+    [
+      'a schedule that is not a list',
+      `on: { schedule: { cron: '*/5 * * * *' } }\n${GROUP}`,
+      false,
+      fine
+    ],
+    [
+      'schedule entries without a cron',
+      `on: { schedule: ['*/5 * * * *', { cron: 5 }] }\n${GROUP}`,
+      false,
+      fine
+    ],
     ['not YAML', 'jobs: [unclosed', false, undefined],
     ['not a mapping', '- a list', false, undefined],
     ['an empty file', '', false, undefined],
@@ -132,13 +189,29 @@ describe('describeFindings: the words a bot owner reads', () => {
 
   it.each([
     ['no group', { noGroup: true, tooOften: undefined }, NO_GROUP],
-    ['every 2 h', { noGroup: false, tooOften: often('0 */2 * * *', 120) }, tooOften('0 */2 * * *', '2 h')],
-    ['every 5 h 59 min', { noGroup: false, tooOften: often('c', 359) }, tooOften('c', '5 h 59 min')],
+    [
+      'every 2 h',
+      { noGroup: false, tooOften: often('0 */2 * * *', 120) },
+      tooOften('0 */2 * * *', '2 h')
+    ],
+    [
+      'every 5 h 59 min',
+      { noGroup: false, tooOften: often('c', 359) },
+      tooOften('c', '5 h 59 min')
+    ],
     ['every 45 min', { noGroup: false, tooOften: often('c', 45) }, tooOften('c', '45 min')],
-    ['both', { noGroup: true, tooOften: often('*/15 * * * *', 15) }, `${NO_GROUP}; and ${tooOften('*/15 * * * *', '15 min')}`]
+    [
+      'both',
+      { noGroup: true, tooOften: often('*/15 * * * *', 15) },
+      `${NO_GROUP}; and ${tooOften('*/15 * * * *', '15 min')}`
+    ]
   ])('%s: why a strike came, and in a dry run what could cost one later', (_, findings, said) => {
-    expect(describeFindings(findings, WHERE, BOT)).toBe(`The workflow that ran this step (${WHERE}) shows why: ${said}.`)
-    expect(describeFindings(findings, WHERE, BOT, 'strike')).toBe(describeFindings(findings, WHERE, BOT))
+    expect(describeFindings(findings, WHERE, BOT)).toBe(
+      `The workflow that ran this step (${WHERE}) shows why: ${said}.`
+    )
+    expect(describeFindings(findings, WHERE, BOT, 'strike')).toBe(
+      describeFindings(findings, WHERE, BOT)
+    )
     expect(describeFindings(findings, WHERE, BOT, 'dry-run')).toBe(
       `The workflow that ran this step (${WHERE}) could cost a strike later: ${said}.`
     )
@@ -146,6 +219,8 @@ describe('describeFindings: the words a bot owner reads', () => {
 
   it('nothing found: nothing said', () => {
     expect(describeFindings({ noGroup: false, tooOften: undefined }, WHERE, BOT)).toBeUndefined()
-    expect(describeFindings({ noGroup: false, tooOften: undefined }, WHERE, BOT, 'dry-run')).toBeUndefined()
+    expect(
+      describeFindings({ noGroup: false, tooOften: undefined }, WHERE, BOT, 'dry-run')
+    ).toBeUndefined()
   })
 })

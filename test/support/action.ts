@@ -1,8 +1,8 @@
 /**
- * Runs the committed bundle the way the GitHub Actions runner does: `node dist/index.js`
- * with the `INPUT_*` variables the runner derives from action.yml (test/support/runner.ts), `GITHUB_OUTPUT` and
- * `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other
- * environment than a runner gives.
+ * Runs the committed bundle the way the GitHub Actions runner does: `node dist/index.js` with the
+ * `INPUT_*` variables the runner derives from action.yml (test/support/runner.ts), `GITHUB_OUTPUT`
+ * and `GITHUB_STEP_SUMMARY` files, the workspace as working directory, and no other environment
+ * than a runner gives.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -23,7 +23,9 @@ export const BUNDLE = join(ROOT, 'dist/index.js')
  * gives undefined (the reason on stderr): then vitest.config.ts leaves the end-to-end tests out.
  */
 export const NODE24: string | undefined = (() => {
-  const located = spawnSync(process.execPath, [join(ROOT, 'scripts/node24.mjs'), '--locate'], { encoding: 'utf8' })
+  const located = spawnSync(process.execPath, [join(ROOT, 'scripts/node24.mjs'), '--locate'], {
+    encoding: 'utf8'
+  })
   return located.status === 0 && located.stdout.trim() !== '' ? located.stdout.trim() : undefined
 })()
 
@@ -36,7 +38,8 @@ let metadata: ActionTemplate | undefined
 export async function actionMetadata(): Promise<ActionTemplate> {
   if (metadata === undefined) {
     const parsed = parseActionFile('action.yml', await readFile(join(ROOT, 'action.yml'), 'utf8'))
-    if (parsed.template === undefined) throw new Error(`a runner would not load action.yml:\n${parsed.errors.join('\n')}`)
+    if (parsed.template === undefined)
+      throw new Error(`a runner would not load action.yml:\n${parsed.errors.join('\n')}`)
     metadata = parsed.template
   }
   return metadata
@@ -76,7 +79,10 @@ export interface WorkflowCommand {
   /** Its value, unescaped. */
   message: string
   properties: Record<string, string>
-  /** `::` for `::cmd props::value` at a line's start, `##[` for the legacy `##[cmd props]value` anywhere in a line. */
+  /**
+   * `::` for `::cmd props::value` at a line's start, `##[` for the legacy `##[cmd props]value`
+   * anywhere in a line.
+   */
   syntax: '::' | '##['
 }
 
@@ -88,7 +94,10 @@ export interface RunResult {
   summary: string
   /** Workflow commands the runner would read from stdout, in either syntax (see parseCommands). */
   commands: WorkflowCommand[]
-  /** The stdout lines a person would see in the log (workflow commands other than annotations hidden). */
+  /**
+   * The stdout lines a person would see in the log (workflow commands other than annotations
+   * hidden).
+   */
   log: string[]
   durationMs: number
 }
@@ -112,7 +121,9 @@ export interface PreparedRun {
 
 export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   // Refuses an input action.yml does not declare before anything is set up.
-  const inputs = inputEnvironment(await actionMetadata(), options.inputs, { github: { token: options.jobToken ?? JOB_TOKEN } })
+  const inputs = inputEnvironment(await actionMetadata(), options.inputs, {
+    github: { token: options.jobToken ?? JOB_TOKEN }
+  })
 
   const work = await mkdtemp(join(tmpdir(), 'action-run-'))
   const workspace = join(work, 'workspace')
@@ -147,12 +158,21 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   const node = options.node ?? process.execPath
   if (!existsSync(node)) throw new Error(`no Node binary at ${node}: run npm ci`)
   const cleanup = (): Promise<void> => rm(work, { recursive: true, force: true })
-  return { node, bundle: options.bundle ?? BUNDLE, env, workspace, outputFile, summaryFile, cleanup }
+  return {
+    node,
+    bundle: options.bundle ?? BUNDLE,
+    env,
+    workspace,
+    outputFile,
+    summaryFile,
+    cleanup
+  }
 }
 
 /** Runs dist/index.js once and collects everything a workflow would see. */
 export async function runAction(options: RunOptions): Promise<RunResult> {
-  const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } = await prepareRun(options)
+  const { node, bundle, env, workspace, outputFile, summaryFile, cleanup } =
+    await prepareRun(options)
   const timeoutMs = options.timeoutMs ?? 10_000
   const started = performance.now()
   try {
@@ -162,13 +182,25 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     const timer = setTimeout(() => (killed = child.kill('SIGKILL')), timeoutMs)
-    const code = await new Promise<number | null>((done, reject) => child.on('error', reject).on('close', done))
+    const code = await new Promise<number | null>((done, reject) =>
+      child.on('error', reject).on('close', done)
+    )
     clearTimeout(timer)
     const durationMs = performance.now() - started
     if (killed)
-      throw new Error(`the action did not exit within ${timeoutMs / 1000} s and was killed; its output so far:\n${stdout}\n${stderr}`)
+      throw new Error(
+        `the action did not exit within ${timeoutMs / 1000} s and was killed; its output so far:\n${stdout}\n${stderr}`
+      )
     const outputs = parseOutputFile(await readFile(outputFile, 'utf8'))
-    const result = { code, stdout, stderr, outputs, summary: await readFile(summaryFile, 'utf8'), ...parseCommands(stdout), durationMs }
+    const result = {
+      code,
+      stdout,
+      stderr,
+      outputs,
+      summary: await readFile(summaryFile, 'utf8'),
+      ...parseCommands(stdout),
+      durationMs
+    }
     sweepSecrets(result, env)
     return result
   } finally {
@@ -177,18 +209,23 @@ export async function runAction(options: RunOptions): Promise<RunResult> {
 }
 
 /**
- * The secrets sweep: every run of every end-to-end test (and of runInProcess) is checked for the secrets it was
- * given (the API key, the Discord token, the GitHub token), in stdout, stderr, the summary
- * and the outputs. A leak fails the test that made the run, whatever it asserts itself.
+ * The secrets sweep: every run of every end-to-end test (and of runInProcess) is checked for the
+ * secrets it was given (the API key, the Discord token, the GitHub token), in stdout, stderr, the
+ * summary and the outputs. A leak fails the test that made the run, whatever it asserts itself.
  */
 export function sweepSecrets(result: RunResult, env: Record<string, string>): void {
-  const secrets = ['api-key', 'discord-token', 'github-token'].map(name => env[inputVariable(name)] ?? '').filter(s => s.length >= 6)
+  const secrets = ['api-key', 'discord-token', 'github-token']
+    .map(name => env[inputVariable(name)] ?? '')
+    .filter(s => s.length >= 6)
   for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
     const password = env[name] ? new URL(env[name]).password : ''
     if (password) secrets.push(decodeURIComponent(password))
   }
   const leaks = findLeaks(result, secrets)
-  if (leaks.length > 0) throw new Error(`secrets sweep: a secret given to the run showed up (${leaks.join(', ')}):\n${result.stdout}`)
+  if (leaks.length > 0)
+    throw new Error(
+      `secrets sweep: a secret given to the run showed up (${leaks.join(', ')}):\n${result.stdout}`
+    )
 }
 
 /** Parses `name<<DELIMITER\nvalue\nDELIMITER` records, as the runner does. */
@@ -215,7 +252,17 @@ export function parseOutputFile(text: string): Record<string, string> {
  * a line naming any other is printed as it is. `stop-commands` is handled there too.
  */
 const RUNNER_COMMANDS = new Set([
-  ...['add-mask', 'add-path', 'add-matcher', 'debug', 'echo', 'endgroup', 'error', 'group', 'internal-set-repo-path'],
+  ...[
+    'add-mask',
+    'add-path',
+    'add-matcher',
+    'debug',
+    'echo',
+    'endgroup',
+    'error',
+    'group',
+    'internal-set-repo-path'
+  ],
   ...['notice', 'remove-matcher', 'save-state', 'set-env', 'set-output', 'stop-commands', 'warning']
 ])
 
@@ -234,7 +281,8 @@ export function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log
     const command = parseCommandLine(line)
     if (command !== undefined) {
       commands.push(command)
-      if (['error', 'warning', 'notice'].includes(command.command)) log.push(`${command.command}: ${command.message}`)
+      if (['error', 'warning', 'notice'].includes(command.command))
+        log.push(`${command.command}: ${command.message}`)
     } else if (line !== '') {
       log.push(line)
     }
@@ -245,15 +293,22 @@ export function parseCommands(stdout: string): Pick<RunResult, 'commands' | 'log
 function parseCommandLine(line: string): WorkflowCommand | undefined {
   const trimmed = line.trimStart()
   const end = trimmed.startsWith('::') ? trimmed.indexOf('::', 2) : -1
-  const command = end < 0 ? undefined : commandOf('::', trimmed.slice(2, end), trimmed.slice(end + 2))
+  const command =
+    end < 0 ? undefined : commandOf('::', trimmed.slice(2, end), trimmed.slice(end + 2))
   if (command !== undefined) return command
   const start = line.indexOf('##[')
   const close = start < 0 ? -1 : line.indexOf(']', start)
-  return close < 0 ? undefined : commandOf('##[', line.slice(start + 3, close), line.slice(close + 1))
+  return close < 0
+    ? undefined
+    : commandOf('##[', line.slice(start + 3, close), line.slice(close + 1))
 }
 
 /** The command from its `name properties` part and its value, if the runner registers the name. */
-function commandOf(syntax: WorkflowCommand['syntax'], info: string, value: string): WorkflowCommand | undefined {
+function commandOf(
+  syntax: WorkflowCommand['syntax'],
+  info: string,
+  value: string
+): WorkflowCommand | undefined {
   const space = info.indexOf(' ')
   const name = (space < 0 ? info : info.slice(0, space)).toLowerCase()
   if (!RUNNER_COMMANDS.has(name)) return undefined
@@ -261,15 +316,34 @@ function commandOf(syntax: WorkflowCommand['syntax'], info: string, value: strin
   const properties: Record<string, string> = {}
   for (const pair of (space < 0 ? '' : info.slice(space + 1)).split(legacy ? ';' : ',')) {
     const equals = pair.indexOf('=')
-    if (equals > 0) properties[pair.slice(0, equals)] = unescape(pair.slice(equals + 1), legacy ? ESCAPES.legacy : ESCAPES.property)
+    if (equals > 0)
+      properties[pair.slice(0, equals)] = unescape(
+        pair.slice(equals + 1),
+        legacy ? ESCAPES.legacy : ESCAPES.property
+      )
   }
-  return { command: name, message: unescape(value, legacy ? ESCAPES.legacy : ESCAPES.value), properties, syntax }
+  return {
+    command: name,
+    message: unescape(value, legacy ? ESCAPES.legacy : ESCAPES.value),
+    properties,
+    syntax
+  }
 }
 
-/** The runner's escapes, undone in its order, `%25` last: a `::` command's value, its properties, and the legacy syntax's. */
-const ESCAPES = { value: ['%0A', '%0D'], property: ['%3A', '%2C', '%0A', '%0D'], legacy: ['%3B', '%0D', '%0A', '%5D'] }
+/**
+ * The runner's escapes, undone in its order, `%25` last: a `::` command's value, its properties,
+ * and the legacy syntax's.
+ */
+const ESCAPES = {
+  value: ['%0A', '%0D'],
+  property: ['%3A', '%2C', '%0A', '%0D'],
+  legacy: ['%3B', '%0D', '%0A', '%5D']
+}
 const unescape = (text: string, codes: string[]): string =>
-  [...codes, '%25'].reduce((unescaped, code) => unescaped.replaceAll(code, decodeURIComponent(code)), text)
+  [...codes, '%25'].reduce(
+    (unescaped, code) => unescaped.replaceAll(code, decodeURIComponent(code)),
+    text
+  )
 
 /** The messages of the `::error::` commands a run printed. */
 export function errorsOf(result: RunResult): string[] {
@@ -284,13 +358,18 @@ export function errorsOf(result: RunResult): string[] {
 export function findLeaks(result: RunResult, secrets: string[]): string[] {
   const leaks: string[] = []
   const lines = result.stdout.split('\n')
-  const maskLines = lines.map((line, index) => ({ line, index })).filter(({ line }) => line.startsWith('::add-mask::'))
+  const maskLines = lines
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => line.startsWith('::add-mask::'))
   const firstOther = lines.findIndex(line => line !== '' && !line.startsWith('::add-mask::'))
   const visible = lines.filter(line => !line.startsWith('::add-mask::')).join('\n')
   for (const secret of secrets.filter(s => s !== '')) {
-    const mask = maskLines.find(({ line }) => unescape(line.slice('::add-mask::'.length), ESCAPES.value) === secret)
+    const mask = maskLines.find(
+      ({ line }) => unescape(line.slice('::add-mask::'.length), ESCAPES.value) === secret
+    )
     if (mask === undefined) leaks.push('never masked')
-    else if (firstOther >= 0 && firstOther < mask.index) leaks.push('a line was printed before the mask')
+    else if (firstOther >= 0 && firstOther < mask.index)
+      leaks.push('a line was printed before the mask')
     const places: [string, string][] = [
       ['stdout', visible],
       ['stderr', result.stderr],
@@ -298,7 +377,8 @@ export function findLeaks(result: RunResult, secrets: string[]): string[] {
       ['outputs', Object.values(result.outputs).join('\n')]
     ]
     for (const [form, text] of leakForms(secret)) {
-      for (const [place, content] of places) if (content.includes(text)) leaks.push(`${place} (${form})`)
+      for (const [place, content] of places)
+        if (content.includes(text)) leaks.push(`${place} (${form})`)
     }
   }
   return [...new Set(leaks)]
@@ -317,7 +397,14 @@ export function leakForms(secret: string): [string, string][] {
   const forms: [string, string][] = [
     ['raw', secret],
     ['Markdown-escaped', secret.replace(/([\\`*_[\]|~#!():@<>&"])/g, '\\$1')],
-    ['HTML-escaped', secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')],
+    [
+      'HTML-escaped',
+      secret
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;')
+    ],
     ['URL-encoded', encodeURIComponent(secret)],
     ['JSON-encoded', JSON.stringify(secret).slice(1, -1)],
     ['base64', Buffer.from(secret).toString('base64').replace(/=+$/, '')]
@@ -339,10 +426,14 @@ export function leakForms(secret: string): [string, string][] {
     ['zero-width spaces between characters', [...secret].join('\u200B')],
     ['soft hyphens between characters', [...secret].join('\u00AD')]
   ]
-  // Base64 with 0, 1 or 2 bytes of other text before the secret: the characters that hold only its bits.
+  // Base64 with 0, 1 or 2 bytes of other text before the secret: the characters that hold only its
+  // bits.
   for (let before = 0; before < 3; before++) {
     const encoded = Buffer.from('\0'.repeat(before) + secret).toString('base64')
-    const interior = encoded.slice(Math.ceil((before * 8) / 6), Math.floor(((before + bytes.length) * 8) / 6))
+    const interior = encoded.slice(
+      Math.ceil((before * 8) / 6),
+      Math.floor(((before + bytes.length) * 8) / 6)
+    )
     more.push(
       [`base64 after ${before} bytes`, interior],
       [`URL-safe base64 after ${before} bytes`, interior.replace(/\+/g, '-').replace(/\//g, '_')]
@@ -350,6 +441,7 @@ export function leakForms(secret: string): [string, string][] {
   }
   // Shorter forms could be found in any text; the raw secret above covers a short secret.
   forms.push(...more.filter(([, text]) => text.length >= FRAGMENT))
-  for (let i = 0; i + FRAGMENT <= secret.length; i++) forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
+  for (let i = 0; i + FRAGMENT <= secret.length; i++)
+    forms.push([`fragment at ${i}`, secret.slice(i, i + FRAGMENT)])
   return forms
 }

@@ -1,4 +1,6 @@
-/** Answers as the HTTP helper (src/http/transport.ts) returns them, for tests that read one answer. */
+/**
+ * Answers as the HTTP helper (src/http/transport.ts) returns them, for tests that read one answer.
+ */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpAnswer } from '../../src/http/transport.js'
 
@@ -14,8 +16,15 @@ export function answer(status: number, text = '', headers: IncomingHttpHeaders =
 }
 
 /** A JSON answer, with the content type the service sends. */
-export function jsonAnswer(status: number, body: unknown, headers: IncomingHttpHeaders = {}): HttpAnswer {
-  return answer(status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers })
+export function jsonAnswer(
+  status: number,
+  body: unknown,
+  headers: IncomingHttpHeaders = {}
+): HttpAnswer {
+  return answer(status, JSON.stringify(body), {
+    'content-type': 'application/json; charset=utf-8',
+    ...headers
+  })
 }
 
 /** The live service's error shape (OpenAPI `ErrorResponse`). */

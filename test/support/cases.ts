@@ -8,7 +8,14 @@
  */
 import { expect } from 'vitest'
 import { DiscordFake } from './fakes.js'
-import { errorsOf, findLeaks, JOB_TOKEN, leakForms, type RunOptions, type RunResult } from './action.js'
+import {
+  errorsOf,
+  findLeaks,
+  JOB_TOKEN,
+  leakForms,
+  type RunOptions,
+  type RunResult
+} from './action.js'
 import { BOT, DISCORD_TOKEN, emulatedBot, KEY } from './inprocess.js'
 import type { ServiceEmulator } from './emulator.js'
 import { afterTest } from './teardown.js'
@@ -19,7 +26,10 @@ export type Runner = (options: RunOptions) => Promise<RunResult>
 /** The example bot on the real clock, last updated 7 hours ago, closed when the test finishes. */
 const service = (): Promise<ServiceEmulator> => emulatedBot({ now: Date.now })
 
-const stepInputs = (service: ServiceEmulator, more: Record<string, string> = {}): Record<string, string> => ({
+const stepInputs = (
+  service: ServiceEmulator,
+  more: Record<string, string> = {}
+): Record<string, string> => ({
   'bot-id': BOT,
   'api-key': KEY,
   'base-url': service.url,
@@ -28,10 +38,16 @@ const stepInputs = (service: ServiceEmulator, more: Record<string, string> = {})
 })
 
 /** A refused run: exit 1, one error that names the input, the result output failed. */
-async function refusedRun(runner: Runner, inputs: Record<string, string>, input: string): Promise<RunResult> {
+async function refusedRun(
+  runner: Runner,
+  inputs: Record<string, string>,
+  input: string
+): Promise<RunResult> {
   const result = await runner({ inputs })
   expect(result.code).toBe(1)
-  expect(errorsOf(result), 'exactly one error, for the input').toEqual([expect.stringMatching(new RegExp(`^Inputs? '${input}'`))])
+  expect(errorsOf(result), 'exactly one error, for the input').toEqual([
+    expect.stringMatching(new RegExp(`^Inputs? '${input}'`))
+  ])
   expect(result.outputs['result']).toBe('failed')
   return result
 }
@@ -48,11 +64,20 @@ export const REFUSALS: Refusal[] = [
   ['bot-id not digits', { 'bot-id': 'my-bot' }, 'bot-id'],
   ['command-count decimal', { 'command-count': '12.5' }, 'command-count'],
   ['no count at all', { 'command-count': '' }, 'command-count'],
-  ['api-key with a line break inside', { 'api-key': 'sk_4f3e2d1c\r\nX-Injected: 9a8b7c6d5e' }, 'api-key'],
-  ['discord-token with the "Bot " prefix', { 'discord-token': 'Bot MTIz.Gx7kQ2.vN4pL8rT1wZ9' }, 'discord-token']
+  [
+    'api-key with a line break inside',
+    { 'api-key': 'sk_4f3e2d1c\r\nX-Injected: 9a8b7c6d5e' },
+    'api-key'
+  ],
+  [
+    'discord-token with the "Bot " prefix',
+    { 'discord-token': 'Bot MTIz.Gx7kQ2.vN4pL8rT1wZ9' },
+    'discord-token'
+  ]
 ]
 
-export const tokenOf = (id: string): string => `${Buffer.from(id).toString('base64url')}.Gx7kQ2.vN4pL8rT1wZ9qA3sD5fG7hJ9kL1zX`
+export const tokenOf = (id: string): string =>
+  `${Buffer.from(id).toString('base64url')}.Gx7kQ2.vN4pL8rT1wZ9qA3sD5fG7hJ9kL1zX`
 
 /**
  * Credentials that belong elsewhere (interface.md, "The key's guardian"): refused before any
@@ -60,18 +85,48 @@ export const tokenOf = (id: string): string => `${Buffer.from(id).toString('base
  * tested in settings.test.ts.
  */
 export const MIX_UPS: Refusal[] = [
-  ["api-key holding this bot's Discord token", { 'api-key': tokenOf(BOT) }, 'api-key', /looks like a Discord bot token/],
+  [
+    "api-key holding this bot's Discord token",
+    { 'api-key': tokenOf(BOT) },
+    'api-key',
+    /looks like a Discord bot token/
+  ],
   // The job's own token, as the runner passes github-token by default.
-  ['api-key the same as github-token', { 'api-key': JOB_TOKEN }, 'api-key', /same secret as github-token/],
-  ['discord-token of another bot', { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' }, 'discord-token', /another bot/]
+  [
+    'api-key the same as github-token',
+    { 'api-key': JOB_TOKEN },
+    'api-key',
+    /same secret as github-token/
+  ],
+  [
+    'discord-token of another bot',
+    { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' },
+    'discord-token',
+    /another bot/
+  ]
 ]
 
-/** A refused input: exit 1, one error naming the input, nothing sent to either remote, result failed, a headline that says why, no secret shown. */
-export async function expectRefused(runner: Runner, [, change, input, problem]: Refusal): Promise<void> {
+/**
+ * A refused input: exit 1, one error naming the input, nothing sent to either remote, result
+ * failed, a headline that says why, no secret shown.
+ */
+export async function expectRefused(
+  runner: Runner,
+  [, change, input, problem]: Refusal
+): Promise<void> {
   const emulator = await service()
-  const discord = await DiscordFake.start({ token: tokenOf(BOT), applicationId: BOT, guildCount: 1262, commands: [] })
+  const discord = await DiscordFake.start({
+    token: tokenOf(BOT),
+    applicationId: BOT,
+    guildCount: 1262,
+    commands: []
+  })
   afterTest(() => discord.close())
-  const inputs = stepInputs(emulator, { 'command-count': '14', 'discord-api-url': discord.url, ...change })
+  const inputs = stepInputs(emulator, {
+    'command-count': '14',
+    'discord-api-url': discord.url,
+    ...change
+  })
   const result = await refusedRun(runner, inputs, input)
   const [error] = errorsOf(result)
   expect(error).not.toContain('\n')
@@ -80,11 +135,17 @@ export async function expectRefused(runner: Runner, [, change, input, problem]: 
   expect([...emulator.requests, ...discord.requests], 'nothing sent').toEqual([])
   // The headline names the bot once its ID was read, and says why in a few words.
   const who = input === 'bot-id' ? 'discord\\.place' : `Bot ${BOT}`
-  const why = input === 'command-count' && change['command-count'] === '' ? 'no count to send' : `bad input &#39;${input}&#39;`
+  const why =
+    input === 'command-count' && change['command-count'] === ''
+      ? 'no count to send'
+      : `bad input &#39;${input}&#39;`
   expect(result.summary).toMatch(
-    new RegExp(`^<h3>❌ ${who}: failed: ${why}</h3>\n<p>❌ <strong>Error:</strong> Inputs? &#39;${input}&#39;`)
+    new RegExp(
+      `^<h3>❌ ${who}: failed: ${why}</h3>\n<p>❌ <strong>Error:</strong> Inputs? &#39;${input}&#39;`
+    )
   )
-  // Each secret is masked whole, and line by line as the runner masks; no form or piece of it may show.
+  // Each secret is masked whole, and line by line as the runner masks; no form or piece of it may
+  // show.
   const secrets = [inputs['api-key'] ?? '', inputs['discord-token'] ?? '', JOB_TOKEN].flatMap(s => [
     s,
     ...s.split(/\r?\n/).map(line => line.trim())
@@ -113,13 +174,17 @@ export function expectInert(result: RunResult): void {
     kinds.filter(kind => !['add-mask', 'error', 'debug'].includes(kind)),
     'commands the action never writes'
   ).toEqual([])
-  expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain('Bot')
+  expect(result.commands.filter(c => c.command === 'add-mask').map(c => c.message)).not.toContain(
+    'Bot'
+  )
   expect(
     result.commands.filter(c => c.syntax !== '::'),
     'no command in the legacy syntax'
   ).toEqual([])
   // The one error may quote the refused value (escaped, so it is text); nothing else may carry it.
-  expect(result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))).toEqual([])
+  expect(
+    result.commands.filter(c => c.command !== 'error' && /INJECTED|pwned/.test(c.message))
+  ).toEqual([])
   expect(result.outputs['result'], 'no output set by the remote').toBe('failed')
 }
 
@@ -139,13 +204,19 @@ export const INJECTIONS: Injection[] = [
   ['server-count', { 'server-count': '1000' + INJECTION }],
   ['commands-file', { 'commands-file': 'commands.json' + INJECTION }],
   ['base-url', { 'base-url': 'https://api.discord.place' + INJECTION, 'command-count': '12' }],
-  ['discord-api-url', { 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.com/api/v10' + INJECTION }],
+  [
+    'discord-api-url',
+    { 'discord-token': DISCORD_TOKEN, 'discord-api-url': 'https://discord.com/api/v10' + INJECTION }
+  ],
   ['mode', { mode: 'stats' + INJECTION, 'command-count': '12' }],
   ['dry-run', { 'dry-run': 'true' + INJECTION, 'command-count': '12' }],
   ['cooldown-check', { 'cooldown-check': 'true' + INJECTION, 'command-count': '12' }],
   ['timeout', { timeout: '60' + INJECTION, 'command-count': '12' }],
   ['request-timeout', { 'request-timeout': '30' + INJECTION, 'command-count': '12' }],
-  ['count-subcommands', { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }],
+  [
+    'count-subcommands',
+    { 'count-subcommands': 'true' + INJECTION, 'commands-file': 'c.json', 'command-count': '' }
+  ],
   ['user-id', { ...VOTE, 'user-id': '223456789012345678' + INJECTION }],
   ['fail-if-not-voted', { ...VOTE, 'fail-if-not-voted': 'true' + INJECTION }],
   ['rate-limit-wait', { ...VOTE, 'rate-limit-wait': '60' + INJECTION }]
@@ -153,7 +224,10 @@ export const INJECTIONS: Injection[] = [
 
 /** Each input holding the legacy `##[` syntax on one line. */
 export const LEGACY_INJECTIONS: Injection[] = [
-  ['commands-file', { 'commands-file': 'build/##[set-output name=result;]updated ##[add-mask]Bot.json' }],
+  [
+    'commands-file',
+    { 'commands-file': 'build/##[set-output name=result;]updated ##[add-mask]Bot.json' }
+  ],
   ['bot-id', { 'bot-id': `${BOT}##[set-output name=result;]updated`, 'command-count': '12' }],
   ['user-id', { mode: 'vote-check', 'user-id': '223456789012345678 ##[add-mask]Bot' }]
 ]
@@ -162,7 +236,10 @@ export const LEGACY_INJECTIONS: Injection[] = [
  * An input holding workflow-command lines, or `##[` on one line: refused by name, nothing sent,
  * nothing read as a command; the error quotes a one-line value with the syntax broken (`# #[`).
  */
-export async function expectInjectionRefused(runner: Runner, [input, change]: Injection): Promise<void> {
+export async function expectInjectionRefused(
+  runner: Runner,
+  [input, change]: Injection
+): Promise<void> {
   const emulator = await service()
   const result = await refusedRun(runner, stepInputs(emulator, change), input)
   expectInert(result)
@@ -188,11 +265,16 @@ export const ECHOES: Echo[] = [
   ['as base64', `token ${Buffer.from(KEY).toString('base64')}`],
   // The forms a plain mask misses (interface.md, secrets "in any form"), each echoed whole.
   ...leakForms(KEY)
-    .filter(([form]) => !/^(raw|fragment|Markdown|HTML-escaped|URL-encoded|JSON|base64$)/.test(form))
+    .filter(
+      ([form]) => !/^(raw|fragment|Markdown|HTML-escaped|URL-encoded|JSON|base64$)/.test(form)
+    )
     .map(([form, text]): Echo => [`in the form "${form}"`, `the key was ${text} here`])
 ]
 
-/** The service refuses the update with the key in its text: the sweep finds no form or piece of it; what is left says `***`. */
+/**
+ * The service refuses the update with the key in its text: the sweep finds no form or piece of it;
+ * what is left says `***`.
+ */
 export async function expectEchoRedacted(runner: Runner, [, text]: Echo): Promise<void> {
   const emulator = await service()
   emulator.inject('stats', {
@@ -202,16 +284,26 @@ export async function expectEchoRedacted(runner: Runner, [, text]: Echo): Promis
     body: JSON.stringify({ success: false, error: text, status: 500 })
   })
   const result = await runner({ inputs: stepInputs(emulator, { 'command-count': '12' }) })
-  // The sweep in both harnesses already failed the test if any form or piece leaked; what is left is said.
+  // The sweep in both harnesses already failed the test if any form or piece leaked; what is left
+  // is said.
   expect(result.code).toBe(1)
-  expect(emulator.requests.filter(r => r.method === 'PATCH').length, 'one PATCH, never resent').toBe(1)
+  expect(
+    emulator.requests.filter(r => r.method === 'PATCH').length,
+    'one PATCH, never resent'
+  ).toBe(1)
   expect(errorsOf(result)).toHaveLength(1)
   expect(errorsOf(result)[0]).toContain('***')
   expect(result.summary).toContain('***')
 }
 
-/** The cases of `table` with these names, for the end-to-end files; a name that is not in the table is an error, not a case left out. */
-export function pick<T extends [string, ...unknown[]]>(table: readonly T[], names: readonly string[]): T[] {
+/**
+ * The cases of `table` with these names, for the end-to-end files; a name that is not in the table
+ * is an error, not a case left out.
+ */
+export function pick<T extends [string, ...unknown[]]>(
+  table: readonly T[],
+  names: readonly string[]
+): T[] {
   const missing = names.filter(name => !table.some(([caseName]) => caseName === name))
   if (missing.length > 0) throw new Error(`no such case: ${missing.join(', ')}`)
   return table.filter(([name]) => names.includes(name))

@@ -1,10 +1,18 @@
 /**
- * A loopback emulator of the bot listing service, answering as test/fixtures/service/service-behaviour.md
- * says the live one does (else as its OpenAPI document says); test/shared/emulator.test.ts holds it to
- * each answer. It records every request, rate-limit window and strike, for tests to assert on.
+ * A loopback emulator of the bot listing service, answering as
+ * test/fixtures/service/service-behaviour.md says the live one does (else as its OpenAPI document
+ * says); test/shared/emulator.test.ts holds it to each answer. It records every request, rate-limit
+ * window and strike, for tests to assert on.
  */
 import type * as http from 'node:http'
-import { type Answer, FakeServer, type Fault, type RecordedRequest as ServerRequest, type Router, serviceError as error } from './server.js'
+import {
+  type Answer,
+  FakeServer,
+  type Fault,
+  type RecordedRequest as ServerRequest,
+  type Router,
+  serviceError as error
+} from './server.js'
 
 export const SIX_HOURS = 6 * 60 * 60 * 1000
 
@@ -14,9 +22,15 @@ export interface BotSeed {
   verified?: boolean
   commands?: number
   servers?: number
-  /** When the bot was submitted (default 30 days ago): the command count's first update time, as the live service has it. */
+  /**
+   * When the bot was submitted (default 30 days ago): the command count's first update time, as the
+   * live service has it.
+   */
   createdAt?: Date
-  /** When the counts were last updated; the command count defaults to `createdAt`, the server count to long ago. */
+  /**
+   * When the counts were last updated; the command count defaults to `createdAt`, the server count
+   * to long ago.
+   */
   commandsUpdatedAt?: Date
   serversUpdatedAt?: Date
   /** The count Discord reports, that the server count is checked against; default `servers`. */
@@ -41,7 +55,13 @@ interface BotState extends Required<Omit<BotSeed, 'apiKey' | 'revokedKeys' | 'cr
 export type RouteKind = 'stats' | 'record' | 'votes'
 
 /** A limiter's window: `key` is the bot's ID, or the client's address for the record. */
-export type RateWindow = { route: RouteKind; key: string; start: number; count: number; refused: number }
+export type RateWindow = {
+  route: RouteKind
+  key: string
+  start: number
+  count: number
+  refused: number
+}
 export type RateLimit = { limit: number; windowMs: number }
 
 export interface EmulatorOptions {
@@ -60,28 +80,53 @@ export type { Fault } from './server.js'
 export type RecordedRequest = ServerRequest<RouteKind>
 
 /** A JSON answer, once, in place of the emulator's own. */
-export function jsonFault(status: number, body: unknown, headers: Record<string, string> = {}): Fault {
-  return { kind: 'answer', status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }
+export function jsonFault(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): Fault {
+  return {
+    kind: 'answer',
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body)
+  }
 }
 
 const TOO_MANY = 'Too many requests, please try again later.'
 const EARLY = 'You can only update stats once every 6 hours.'
 
-/** The request limiter's 429, once, with `fields` beside its own (a `retry_after`) and these headers. */
-export function limiterFault(fields: Record<string, unknown> = {}, headers: Record<string, string> = {}): Fault {
+/**
+ * The request limiter's 429, once, with `fields` beside its own (a `retry_after`) and these
+ * headers.
+ */
+export function limiterFault(
+  fields: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+): Fault {
   return jsonFault(429, { success: false, error: TOO_MANY, status: 429, ...fields }, headers)
 }
 
 /** The 6-hour refusal as the service sends it, once: no Retry-After, no retry_after. */
 export const SIX_HOUR_REFUSAL: Fault = jsonFault(429, { success: false, error: EARLY, status: 429 })
 
-/** A bot's public record, once, last updated at `at` (both counts), with these headers (an `Age`, a `Date`). */
+/**
+ * A bot's public record, once, last updated at `at` (both counts), with these headers (an `Age`, a
+ * `Date`).
+ */
 export function recordFault(id: string, at: Date, headers: Record<string, string> = {}): Fault {
   const time = at.toISOString()
-  return jsonFault(200, { id, commands: 12, commands_updated_at: time, servers: 1204, servers_updated_at: time }, headers)
+  return jsonFault(
+    200,
+    { id, commands: 12, commands_updated_at: time, servers: 1204, servers_updated_at: time },
+    headers
+  )
 }
 
-/** The live limiters: stats and votes per bot, counting answers below 400; the record per client IP, counting all. */
+/**
+ * The live limiters: stats and votes per bot, counting answers below 400; the record per client IP,
+ * counting all.
+ */
 export const LIVE_LIMITS: Readonly<Record<RouteKind, RateLimit>> = {
   stats: { limit: 2, windowMs: 30 * 60_000 },
   record: { limit: 10, windowMs: 60_000 },
@@ -105,7 +150,10 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
     for (const seed of options.bots ?? []) this.addBot(seed)
   }
 
-  /** Starts an emulator on 127.0.0.1 at a free port; `url` is the service's base address, prefix included. */
+  /**
+   * Starts an emulator on 127.0.0.1 at a free port; `url` is the service's base address, prefix
+   * included.
+   */
   static async start(options: EmulatorOptions = {}): Promise<ServiceEmulator> {
     const emulator = new ServiceEmulator(options)
     await emulator.listen(emulator.prefix)
@@ -132,15 +180,18 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
   }
 
   /**
-   * Counts `count` requests in a limiter's window, as other jobs would have (`key`: the bot's ID, or
-   * `127.0.0.1` for the record). Only successes fill the stats limiter, and the 6-hour rule keeps those
-   * apart, so tests reach its 429 this way.
+   * Counts `count` requests in a limiter's window, as other jobs would have (`key`: the bot's ID,
+   * or `127.0.0.1` for the record). Only successes fill the stats limiter, and the 6-hour rule
+   * keeps those apart, so tests reach its 429 this way.
    */
   spendLimit(route: RouteKind, key: string, count: number): void {
     this.window(route, key, this.now()).count += count
   }
 
-  /** The owner generates a new key on the manage page: the old one is not revoked, simply no longer the bot's (401). */
+  /**
+   * The owner generates a new key on the manage page: the old one is not revoked, simply no longer
+   * the bot's (401).
+   */
   regenerateKey(id: string, newKey: string): void {
     this.bot(id).apiKey = newKey
   }
@@ -159,9 +210,11 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
   private route(method: string, fullPath: string): ReturnType<Router<RouteKind>> {
     const path = fullPath.startsWith(this.prefix) ? fullPath.slice(this.prefix.length) : '\0'
     let m = /^\/bots\/([^/]+)\/stats$/.exec(path)
-    if (m && method === 'PATCH') return this.limited('stats', m[1]!, (req, body) => this.updateStats(m![1]!, req, body))
+    if (m && method === 'PATCH')
+      return this.limited('stats', m[1]!, (req, body) => this.updateStats(m![1]!, req, body))
     m = /^\/bots\/([^/]+)\/voters\/([^/]+)$/.exec(path)
-    if (m && method === 'GET') return this.limited('votes', m[1]!, req => this.voteStatus(m![1]!, m![2]!, req))
+    if (m && method === 'GET')
+      return this.limited('votes', m[1]!, req => this.voteStatus(m![1]!, m![2]!, req))
     m = /^\/bots\/([^/]+)$/.exec(path)
     if (m && method === 'GET') return this.limited('record', m[1]!, () => this.publicRecord(m![1]!))
     return { route: 'other', reply: () => error(404, 'Not found.') }
@@ -178,17 +231,29 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
     return window
   }
 
-  /** A fixed-window limiter runs first, with `RateLimit-*` on every answer; its 429's Retry-After is the seconds left. */
-  private limited(route: RouteKind, botId: string, handler: (req: http.IncomingMessage, body: string) => Answer) {
+  /**
+   * A fixed-window limiter runs first, with `RateLimit-*` on every answer; its 429's Retry-After is
+   * the seconds left.
+   */
+  private limited(
+    route: RouteKind,
+    botId: string,
+    handler: (req: http.IncomingMessage, body: string) => Answer
+  ) {
     return {
       route,
       reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse): Answer => {
         // The service's own clock, which tests may set apart from the runner's.
         res.setHeader('Date', new Date(this.now()).toUTCString())
         const [{ limit, windowMs }, now] = [this.limits[route], this.now()]
-        const window = this.window(route, route === 'record' ? (req.socket.remoteAddress ?? '') : botId, now)
+        const window = this.window(
+          route,
+          route === 'record' ? (req.socket.remoteAddress ?? '') : botId,
+          now
+        )
         const reset = Math.ceil((window.start + windowMs - now) / 1000)
-        const remaining = (): void => void res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)))
+        const remaining = (): void =>
+          void res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)))
         res.setHeader('RateLimit-Policy', `${limit};w=${Math.round(windowMs / 1000)}`)
         res.setHeader('RateLimit-Limit', String(limit))
         res.setHeader('RateLimit-Reset', String(reset))
@@ -222,25 +287,36 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
         return { status: 400, headers: { 'Content-Type': 'text/html; charset=utf-8' }, text: page }
       }
     }
-    const fields = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+    const fields = (
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}
+    ) as Record<string, unknown>
     // Fields other than the two counts are ignored, and a count may come as a string of digits.
     const { command_count: commands, server_count: servers } = fields
     if (commands === undefined && servers === undefined)
       return error(400, 'One of the following fields is required: command_count, server_count.')
-    if (commands !== undefined && !isIntegerIn(commands, 0, 1000)) return error(400, 'Commands count must be between 0 and 1,000.')
-    if (servers !== undefined && !isIntegerIn(servers, 0, 10_000_000)) return error(400, 'Server count must be between 0 and 10 Million.')
+    if (commands !== undefined && !isIntegerIn(commands, 0, 1000))
+      return error(400, 'Commands count must be between 0 and 1,000.')
+    if (servers !== undefined && !isIntegerIn(servers, 0, 10_000_000))
+      return error(400, 'Server count must be between 0 and 10 Million.')
     const refused = this.keyRefusal(id, req)
     if (refused !== undefined) return refused
     const bot = this.bot(id)
 
     const now = this.now()
-    if (now - Math.max(bot.commandsUpdatedAt.getTime(), bot.serversUpdatedAt.getTime()) < SIX_HOURS) {
+    if (
+      now - Math.max(bot.commandsUpdatedAt.getTime(), bot.serversUpdatedAt.getTime()) <
+      SIX_HOURS
+    ) {
       bot.strikes = [...bot.strikes.filter(t => now - t.getTime() < SIX_HOURS), new Date(now)]
       if (bot.strikes.length >= 5) {
-        // Revoked and unset (the key check passed, so it had one): the bot has no key until the owner generates one.
+        // Revoked and unset (the key check passed, so it had one): the bot has no key until the
+        // owner generates one.
         bot.revokedKeys.add(bot.apiKey!)
         bot.apiKey = undefined
-        return error(410, 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.')
+        return error(
+          410,
+          'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
+        )
       }
       return error(429, EARLY)
     }
@@ -267,7 +343,10 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
     return { status: 200, json: { success: true } }
   }
 
-  /** The key check of both keyed routes, first match wins: the refusal, or undefined for the bot's current key. */
+  /**
+   * The key check of both keyed routes, first match wins: the refusal, or undefined for the bot's
+   * current key.
+   */
   private keyRefusal(id: string, req: http.IncomingMessage): Answer | undefined {
     const key = req.headers['authorization']
     if (key === undefined || key === '') return error(401, 'Authorization header is required.')
@@ -303,8 +382,12 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
     const refused = this.keyRefusal(id, req)
     if (refused !== undefined) return refused
     const entry = this.bot(id).voters[userId]
-    const voted = entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
-    return { status: 200, json: { voted, vote: entry?.vote ?? 0, lastVote: entry?.lastVote?.getTime() ?? null } }
+    const voted =
+      entry?.lastVote != null && this.now() - entry.lastVote.getTime() < 24 * 60 * 60 * 1000
+    return {
+      status: 200,
+      json: { voted, vote: entry?.vote ?? 0, lastVote: entry?.lastVote?.getTime() ?? null }
+    }
   }
 }
 

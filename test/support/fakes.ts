@@ -21,7 +21,10 @@ export class DiscordFake {
   private readonly server: FakeServer<DiscordRoute>
 
   private constructor(private options: DiscordFakeOptions) {
-    this.server = new FakeServer<DiscordRoute>((method, path) => this.route(method, path), options.tls)
+    this.server = new FakeServer<DiscordRoute>(
+      (method, path) => this.route(method, path),
+      options.tls
+    )
   }
 
   static async start(options: DiscordFakeOptions): Promise<DiscordFake> {
@@ -69,11 +72,17 @@ export class DiscordFake {
         'X-RateLimit-Bucket': 'abcd1234',
         'X-RateLimit-Scope': 'user'
       },
-      body: JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfter, global: false })
+      body: JSON.stringify({
+        message: 'You are being rate limited.',
+        retry_after: retryAfter,
+        global: false
+      })
     }
   }
 
-  /** Cloudflare's ban of the caller's IP address: a 429 with none of Discord's rate-limit headers. */
+  /**
+   * Cloudflare's ban of the caller's IP address: a 429 with none of Discord's rate-limit headers.
+   */
   static readonly banned: Fault = {
     kind: 'answer',
     status: 429,
@@ -119,7 +128,10 @@ export class DiscordFake {
         )
       }
     }
-    return { route: 'other', reply: () => ({ status: 404, json: { message: '404: Not Found', code: 0 } }) }
+    return {
+      route: 'other',
+      reply: () => ({ status: 404, json: { message: '404: Not Found', code: 0 } })
+    }
   }
 }
 
@@ -142,7 +154,14 @@ export type GitHubRoute = 'contents'
 export class GitHubFake {
   private readonly server: FakeServer<GitHubRoute>
 
-  private constructor(private readonly options: { repository: string; sha: string; token: string; files: Record<string, string> }) {
+  private constructor(
+    private readonly options: {
+      repository: string
+      sha: string
+      token: string
+      files: Record<string, string>
+    }
+  ) {
     this.server = new FakeServer<GitHubRoute>((method, path) => this.route(method, path))
   }
 
@@ -170,29 +189,58 @@ export class GitHubFake {
 
   private route(method: string, rawPath: string): ReturnType<Router<GitHubRoute>> {
     const m = /^\/repos\/([^/]+)\/([^/]+)\/contents\/(.+)$/.exec(rawPath)
-    if (method !== 'GET' || !m) return { route: 'other', reply: () => ({ status: 404, json: { message: 'Not Found' } }) }
+    if (method !== 'GET' || !m)
+      return { route: 'other', reply: () => ({ status: 404, json: { message: 'Not Found' } }) }
     return {
       route: 'contents',
       reply: req => {
         const { repository, sha, token, files } = this.options
         const url = new URL(req.url ?? '/', 'http://fake')
-        if (req.headers['authorization'] !== `token ${token}` && req.headers['authorization'] !== `Bearer ${token}`) {
-          return { status: 401, json: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } }
+        if (
+          req.headers['authorization'] !== `token ${token}` &&
+          req.headers['authorization'] !== `Bearer ${token}`
+        ) {
+          return {
+            status: 401,
+            json: {
+              message: 'Bad credentials',
+              documentation_url: 'https://docs.github.com/rest',
+              status: '401'
+            }
+          }
         }
         const path = decodeURIComponent(m[3]!)
         const file = files[path]
-        if (`${m[1]}/${m[2]}` !== repository || url.searchParams.get('ref') !== sha || file === undefined) {
+        if (
+          `${m[1]}/${m[2]}` !== repository ||
+          url.searchParams.get('ref') !== sha ||
+          file === undefined
+        ) {
           return {
             status: 404,
-            json: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/repos/contents', status: '404' }
+            json: {
+              message: 'Not Found',
+              documentation_url: 'https://docs.github.com/rest/repos/contents',
+              status: '404'
+            }
           }
         }
         if (req.headers['accept'] === 'application/vnd.github.raw+json') {
-          return { status: 200, headers: { 'Content-Type': 'application/vnd.github.raw+json; charset=utf-8' }, text: file }
+          return {
+            status: 200,
+            headers: { 'Content-Type': 'application/vnd.github.raw+json; charset=utf-8' },
+            text: file
+          }
         }
         return {
           status: 200,
-          json: { type: 'file', encoding: 'base64', path, content: Buffer.from(file).toString('base64'), sha: 'f'.repeat(40) }
+          json: {
+            type: 'file',
+            encoding: 'base64',
+            path,
+            content: Buffer.from(file).toString('base64'),
+            sha: 'f'.repeat(40)
+          }
         }
       }
     }

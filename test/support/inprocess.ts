@@ -21,7 +21,10 @@ import { DiscordFake } from './fakes.js'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
 import { afterTest } from './teardown.js'
 
-const ACTION = parseActionFile('action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')).template!
+const ACTION = parseActionFile(
+  'action.yml',
+  readFileSync(join(ROOT, 'action.yml'), 'utf8')
+).template!
 
 /** A clock that starts at `start` and moves only when told or when the action waits. */
 export class TestClock implements Clock {
@@ -40,7 +43,10 @@ export class TestClock implements Clock {
 }
 
 /** Settings as a step with these inputs gets them (`${{ github.token }}` evaluated to ''). */
-export function settingsFor<S extends StatsSettings | VoteSettings>(given: Record<string, string>, env: Record<string, string> = {}): S {
+export function settingsFor<S extends StatsSettings | VoteSettings>(
+  given: Record<string, string>,
+  env: Record<string, string> = {}
+): S {
   const inputs = inputEnvironment(ACTION, given, { github: { token: '' } })
   return parseSettings(
     name => (inputs[inputVariable(name)] ?? '').trim(),
@@ -58,13 +64,20 @@ export interface InProcessOptions {
   onLog?: (line: string) => void
 }
 
-/** Runs `mode` with `settings`: its requests on the test's clock and stop signal, its log kept (each line also handed to onLog). */
+/**
+ * Runs `mode` with `settings`: its requests on the test's clock and stop signal, its log kept (each
+ * line also handed to onLog).
+ */
 async function inProcess<S extends StatsSettings | VoteSettings, O>(
   settings: S,
   mode: (settings: S, deps: { requests: Requests; log: (line: string) => void }) => Promise<O>,
   { clock = new TestClock(), signal, onLog }: InProcessOptions
 ): Promise<{ outcome: O; log: string[] }> {
-  const requests = new Requests({ attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs }, clock, signal)
+  const requests = new Requests(
+    { attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs },
+    clock,
+    signal
+  )
   const log: string[] = []
   const write = (line: string): void => {
     log.push(line)
@@ -74,13 +87,23 @@ async function inProcess<S extends StatsSettings | VoteSettings, O>(
 }
 
 /** Runs the stats mode in process. */
-export function statsRun(given: Record<string, string>, options: InProcessOptions = {}): Promise<{ outcome: StatsOutcome; log: string[] }> {
+export function statsRun(
+  given: Record<string, string>,
+  options: InProcessOptions = {}
+): Promise<{ outcome: StatsOutcome; log: string[] }> {
   return inProcess(settingsFor<StatsSettings>(given, options.env), runStats, options)
 }
 
 /** Runs the vote-check mode in process. */
-export function votesRun(given: Record<string, string>, options: InProcessOptions = {}): Promise<{ outcome: VoteOutcome; log: string[] }> {
-  return inProcess(settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env), runVotes, options)
+export function votesRun(
+  given: Record<string, string>,
+  options: InProcessOptions = {}
+): Promise<{ outcome: VoteOutcome; log: string[] }> {
+  return inProcess(
+    settingsFor<VoteSettings>({ mode: 'vote-check', ...given }, options.env),
+    runVotes,
+    options
+  )
 }
 
 /**
@@ -95,13 +118,18 @@ export const HOUR = 60 * MINUTE
 export const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GxYzAb.Qm4vR7tW2pK9sL5nX8cJ_0z3'
 
 export interface EmulatedBot {
-  /** How long before the clock's now the counts were last updated (default 7 h: an update is due). */
+  /**
+   * How long before the clock's now the counts were last updated (default 7 h: an update is due).
+   */
   readonly ago?: number
   /** Anything else about the bot (verified, keys, strikes, voters…). */
   readonly seed?: Partial<BotSeed>
   /** Each request is handled this long after it arrived, as over the internet. */
   readonly latencyMs?: number
-  /** Anything else about the service: its rate limits, a path prefix, a clock of its own (by default the test's). */
+  /**
+   * Anything else about the service: its rate limits, a path prefix, a clock of its own (by default
+   * the test's).
+   */
   readonly service?: Omit<EmulatorOptions, 'bots' | 'latencyMs'>
 }
 
@@ -110,14 +138,26 @@ export interface EmulatedBot {
  * 1,250 by Discord's count) on an emulator that runs on the test's clock, closed when the test
  * finishes. Call it inside a test.
  */
-export async function emulatedBot(clock: { readonly now: () => number }, bot: EmulatedBot = {}): Promise<ServiceEmulator> {
+export async function emulatedBot(
+  clock: { readonly now: () => number },
+  bot: EmulatedBot = {}
+): Promise<ServiceEmulator> {
   const at = new Date(clock.now() - (bot.ago ?? 7 * HOUR))
   const emulator = await ServiceEmulator.start({
     now: clock.now,
     latencyMs: bot.latencyMs,
     ...bot.service,
     bots: [
-      { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1250, commandsUpdatedAt: at, serversUpdatedAt: at, ...bot.seed }
+      {
+        id: BOT,
+        apiKey: KEY,
+        commands: 12,
+        servers: 1204,
+        realServerCount: 1250,
+        commandsUpdatedAt: at,
+        serversUpdatedAt: at,
+        ...bot.seed
+      }
     ]
   })
   afterTest(() => emulator.close())
@@ -131,7 +171,10 @@ export async function unreachableUrl(clock: { readonly now: () => number }): Pro
   return emulator.url
 }
 
-/** A workspace folder (not a checkout) holding `files` (paths relative to it), removed when the test finishes. */
+/**
+ * A workspace folder (not a checkout) holding `files` (paths relative to it), removed when the test
+ * finishes.
+ */
 export async function tempWorkspace(files: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'workspace-'))
   afterTest(() => rm(dir, { recursive: true, force: true }))
@@ -142,24 +185,47 @@ export async function tempWorkspace(files: Record<string, string> = {}): Promise
   return dir
 }
 
-/** Discord's fake for the test's bot (DISCORD_TOKEN), with these global commands and server count, closed when the test finishes. */
-export async function discordFake(commands: unknown[] = [], guildCount = 1250): Promise<DiscordFake> {
-  const fake = await DiscordFake.start({ token: DISCORD_TOKEN, applicationId: BOT, guildCount, commands })
+/**
+ * Discord's fake for the test's bot (DISCORD_TOKEN), with these global commands and server count,
+ * closed when the test finishes.
+ */
+export async function discordFake(
+  commands: unknown[] = [],
+  guildCount = 1250
+): Promise<DiscordFake> {
+  const fake = await DiscordFake.start({
+    token: DISCORD_TOKEN,
+    applicationId: BOT,
+    guildCount,
+    commands
+  })
   afterTest(() => fake.close())
   return fake
 }
 
 /** A step's inputs for the test's bot on `emulator` (bot-id, api-key, base-url), with `more`. */
-export function botInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+export function botInputs(
+  emulator: { readonly url: string },
+  more: Record<string, string> = {}
+): Record<string, string> {
   return { 'bot-id': BOT, 'api-key': KEY, 'base-url': emulator.url, ...more }
 }
 
-/** A stats step's inputs for the test's bot: a command count of 14 (12 are listed) unless `more` says otherwise. */
-export function statsInputs(emulator: { readonly url: string }, more: Record<string, string> = {}): Record<string, string> {
+/**
+ * A stats step's inputs for the test's bot: a command count of 14 (12 are listed) unless `more`
+ * says otherwise.
+ */
+export function statsInputs(
+  emulator: { readonly url: string },
+  more: Record<string, string> = {}
+): Record<string, string> {
   return botInputs(emulator, { 'command-count': '14', ...more })
 }
 
-/** The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is its record). */
+/**
+ * The requests the emulator received, as `METHOD path` with the bot's own path left out (`GET ` is
+ * its record).
+ */
 export function routes(emulator: ServiceEmulator): string[] {
   return emulator.requests.map(r => `${r.method} ${r.path.replace(`/bots/${BOT}`, '')}`)
 }

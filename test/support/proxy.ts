@@ -17,7 +17,10 @@ export class ForwardProxy {
   readonly requests: string[] = []
   /** `host:port` -> loopback port; may be changed while the proxy runs. */
   readonly map: Map<string, number>
-  /** For every CONNECT: settles when the client's connection to the proxy closes, whichever side closed it. */
+  /**
+   * For every CONNECT: settles when the client's connection to the proxy closes, whichever side
+   * closed it.
+   */
   readonly connectClosed: Promise<unknown>[] = []
   /** When set, the `Proxy-Authorization` a CONNECT must carry; others are answered 407. */
   requireAuthorization: string | undefined
@@ -34,10 +37,15 @@ export class ForwardProxy {
       res.writeHead(502, { 'Content-Length': '0', Connection: 'close' }).end()
     })
     this.server.on('connection', socket => this.track(socket))
-    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => this.tunnel(req, socket, head))
+    this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) =>
+      this.tunnel(req, socket, head)
+    )
   }
 
-  /** Starts a proxy with a map of `host:port` to loopback port, e.g. `{ 'api.discord.place:443': emulator.port }`. */
+  /**
+   * Starts a proxy with a map of `host:port` to loopback port, e.g. `{ 'api.discord.place:443':
+   * emulator.port }`.
+   */
   static async start(map: Record<string, number>): Promise<ForwardProxy> {
     const proxy = new ForwardProxy(map)
     await new Promise<void>(resolve => proxy.server.listen(0, '127.0.0.1', resolve))
@@ -70,7 +78,10 @@ export class ForwardProxy {
       client.on('end', () => client.destroy()).resume()
       return
     }
-    if (this.requireAuthorization !== undefined && req.headers['proxy-authorization'] !== this.requireAuthorization) {
+    if (
+      this.requireAuthorization !== undefined &&
+      req.headers['proxy-authorization'] !== this.requireAuthorization
+    ) {
       client.end(
         'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
       )
@@ -85,7 +96,9 @@ export class ForwardProxy {
       client.pipe(upstream)
     })
     this.track(upstream)
-    upstream.on('error', () => (!client.writableEnded && upstream.connecting ? client.end(BAD_GATEWAY) : client.destroy()))
+    upstream.on('error', () =>
+      !client.writableEnded && upstream.connecting ? client.end(BAD_GATEWAY) : client.destroy()
+    )
     upstream.on('close', () => client.destroy())
     client.on('close', () => upstream.destroy())
   }

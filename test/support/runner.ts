@@ -6,12 +6,28 @@
  * schemas as JSON imports meant for bundlers: vitest loads it inline (vitest.config.ts).
  */
 import { data, Evaluator, Lexer, Parser } from '@actions/expressions'
-import { convertWorkflowTemplate, isBasicExpression, isString, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser'
+import {
+  convertWorkflowTemplate,
+  isBasicExpression,
+  isString,
+  NoOperationTraceWriter,
+  parseWorkflow
+} from '@actions/workflow-parser'
 import { parseAction } from '@actions/workflow-parser/actions/action-parser'
-import { type ActionInputDefinition, type ActionTemplate, convertActionTemplate } from '@actions/workflow-parser/actions/action-template'
+import {
+  type ActionInputDefinition,
+  type ActionTemplate,
+  convertActionTemplate
+} from '@actions/workflow-parser/actions/action-template'
 
-/** Parses an action's metadata as the runner loads it: the errors (with file, line and column), and the template when there are none. */
-export function parseActionFile(name: string, content: string): { errors: string[]; template: ActionTemplate | undefined } {
+/**
+ * Parses an action's metadata as the runner loads it: the errors (with file, line and column), and
+ * the template when there are none.
+ */
+export function parseActionFile(
+  name: string,
+  content: string
+): { errors: string[]; template: ActionTemplate | undefined } {
   const parsed = parseAction({ name, content }, new NoOperationTraceWriter())
   const errors = parsed.context.errors.getErrors().map(error => error.message)
   if (errors.length > 0 || parsed.value === undefined) return { errors, template: undefined }
@@ -24,10 +40,14 @@ export function parseActionFile(name: string, content: string): { errors: string
 export async function workflowErrors(name: string, content: string): Promise<string[]> {
   const parsed = parseWorkflow({ name, content }, new NoOperationTraceWriter())
   const errors = parsed.context.errors.getErrors().map(error => error.message)
-  if (errors.length > 0 || parsed.value === undefined) return errors.length > 0 ? errors : [`${name}: not a workflow`]
+  if (errors.length > 0 || parsed.value === undefined)
+    return errors.length > 0 ? errors : [`${name}: not a workflow`]
   const template = await convertWorkflowTemplate(parsed.context, parsed.value)
   const converted = parsed.context.errors.getErrors().map(error => error.message)
-  return [...converted, ...(template.errors ?? []).map(error => `${name}: ${error.Message}`)].filter((m, i, all) => all.indexOf(m) === i)
+  return [
+    ...converted,
+    ...(template.errors ?? []).map(error => `${name}: ${error.Message}`)
+  ].filter((m, i, all) => all.indexOf(m) === i)
 }
 
 /** The contexts the runner evaluates an input's default with; only `github.token` is used here. */
@@ -40,7 +60,8 @@ export function inputVariable(name: string): string {
 
 /**
  * `INPUT_*` for one step: what `with:` gives, else the evaluated default, else ''. Throws for an
- * input the action does not declare, naming it (the runner would only warn, and the action never read it).
+ * input the action does not declare, naming it (the runner would only warn, and the action never
+ * read it).
  */
 export function inputEnvironment(
   action: ActionTemplate,
@@ -61,14 +82,22 @@ export function inputEnvironment(
   return env
 }
 
-function evaluateDefault(token: ActionInputDefinition['default'], contexts: DefaultContexts): string {
+function evaluateDefault(
+  token: ActionInputDefinition['default'],
+  contexts: DefaultContexts
+): string {
   if (token === undefined) return ''
   if (isString(token)) return token.value
   if (isBasicExpression(token)) {
     const lexed = new Lexer(token.expression).lex()
     const expression = new Parser(lexed.tokens, ['github'], []).parse()
-    const github = new data.Dictionary({ key: 'token', value: new data.StringData(contexts.github.token) })
-    return new Evaluator(expression, new data.Dictionary({ key: 'github', value: github })).evaluate().coerceString()
+    const github = new data.Dictionary({
+      key: 'token',
+      value: new data.StringData(contexts.github.token)
+    })
+    return new Evaluator(expression, new data.Dictionary({ key: 'github', value: github }))
+      .evaluate()
+      .coerceString()
   }
   // A number or boolean default (`default: 30`) arrives as text, as the runner passes it.
   return String((token as { value?: unknown }).value ?? '')

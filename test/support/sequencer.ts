@@ -17,8 +17,12 @@ export default class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { shuffle: shuffled, seed } = this.ctx.config.sequence
     if (shuffled) return shuffle([...files], seed)
-    const rank = (file: TestSpecification): number => FIRST.findIndex(path => file.moduleId.replaceAll('\\', '/').endsWith(path))
+    const rank = (file: TestSpecification): number =>
+      FIRST.findIndex(path => file.moduleId.replaceAll('\\', '/').endsWith(path))
     const sorted = await super.sort(files)
-    return [...sorted.filter(file => rank(file) >= 0).sort((a, b) => rank(a) - rank(b)), ...sorted.filter(file => rank(file) < 0)]
+    return [
+      ...sorted.filter(file => rank(file) >= 0).sort((a, b) => rank(a) - rank(b)),
+      ...sorted.filter(file => rank(file) < 0)
+    ]
   }
 }

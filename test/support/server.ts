@@ -1,4 +1,7 @@
-/** The loopback fakes' common ground: a server on 127.0.0.1 that records every request and can answer a route with a fault. */
+/**
+ * The loopback fakes' common ground: a server on 127.0.0.1 that records every request and can
+ * answer a route with a fault.
+ */
 import * as http from 'node:http'
 import * as https from 'node:https'
 import type { AddressInfo, Server, Socket } from 'node:net'
@@ -13,7 +16,10 @@ export interface RecordedRequest<Route extends string = string> {
   status: number
   /** The TCP connection it came on: 1 for the server's first, 2 for the next, ... */
   connection: number
-  /** When its head arrived, and when the answer's last byte was handed to the connection (0n until then), on process.hrtime.bigint(). */
+  /**
+   * When its head arrived, and when the answer's last byte was handed to the connection (0n until
+   * then), on process.hrtime.bigint().
+   */
   receivedNs: bigint
   answeredNs: bigint
 }
@@ -36,15 +42,26 @@ export type Fault =
   | { kind: 'huge'; status: number; bytes: number; contentType?: string }
 
 /** An answer: a JSON body, or a raw `text`. */
-export type Answer = { status: number; headers?: Record<string, string>; json?: unknown; text?: string }
+export type Answer = {
+  status: number
+  headers?: Record<string, string>
+  json?: unknown
+  text?: string
+}
 
 /** Which route a request is, and the fake's answer to it. */
 export type Router<Route extends string> = (
   method: string,
   path: string
-) => { route: Route | 'other'; reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => Answer }
+) => {
+  route: Route | 'other'
+  reply: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => Answer
+}
 
-/** Records each request and answers with its router or the fault queued for that route; keep-alive for 5 s, as the live service. */
+/**
+ * Records each request and answers with its router or the fault queued for that route; keep-alive
+ * for 5 s, as the live service.
+ */
 export class FakeServer<Route extends string> {
   readonly requests: RecordedRequest<Route>[] = []
   url = ''
@@ -56,13 +73,17 @@ export class FakeServer<Route extends string> {
   private readonly sockets = new Set<Socket>()
   private readonly server: http.Server | https.Server
 
-  /** With `tls`, an https server with that key and certificate; `latencyMs` delays each request's handling. */
+  /**
+   * With `tls`, an https server with that key and certificate; `latencyMs` delays each request's
+   * handling.
+   */
   constructor(
     private readonly router: Router<Route>,
     private readonly tls?: { key: string; cert: string },
     private readonly latencyMs = 0
   ) {
-    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res)
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void =>
+      this.handle(req, res)
     this.server = tls ? https.createServer(tls, handler) : http.createServer(handler)
     this.server.keepAliveTimeout = 5_000
     this.server.on('connection', (socket: Socket) => {
@@ -99,12 +120,19 @@ export class FakeServer<Route extends string> {
     const connection = connectionIds.get(tcp) ?? connectionIds.get(req.socket) ?? 0
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    const answer = (): void => this.answer(req, res, Buffer.concat(chunks).toString('utf8'), receivedNs, connection)
+    const answer = (): void =>
+      this.answer(req, res, Buffer.concat(chunks).toString('utf8'), receivedNs, connection)
     req.on('end', () => (this.latencyMs > 0 ? setTimeout(answer, this.latencyMs) : answer()))
   }
 
   /** Routes a request whose body has arrived, and answers it (or not, as a fault says). */
-  private answer(req: http.IncomingMessage, res: http.ServerResponse, body: string, receivedNs: bigint, connection: number): void {
+  private answer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    body: string,
+    receivedNs: bigint,
+    connection: number
+  ): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     const { route, reply } = this.router(req.method ?? 'GET', path)
     const entry: RecordedRequest<Route> = {
@@ -138,14 +166,18 @@ export class FakeServer<Route extends string> {
         res.writeHead(fault.status, { 'Content-Type': 'application/json' })
         let at = 0
         const timer = setInterval(() => {
-          if (!res.destroyed && at < fault.body.length) return void res.write(fault.body.slice(at, (at += 2)))
+          if (!res.destroyed && at < fault.body.length)
+            return void res.write(fault.body.slice(at, (at += 2)))
           clearInterval(timer)
           if (!res.destroyed) res.end()
         }, fault.intervalMs)
         return void res.on('close', () => clearInterval(timer))
       }
       case 'partial':
-        res.writeHead(fault.status, { 'Content-Type': 'application/json', 'Content-Length': String(fault.body.length * 2) })
+        res.writeHead(fault.status, {
+          'Content-Type': 'application/json',
+          'Content-Length': String(fault.body.length * 2)
+        })
         return void res.write(fault.body, cut)
       case 'huge': {
         res.writeHead(fault.status, { 'Content-Type': fault.contentType ?? 'text/html' })
@@ -162,7 +194,9 @@ export class FakeServer<Route extends string> {
       }
     }
     const answer: Answer =
-      fault?.kind === 'answer' ? { status: fault.status, headers: fault.headers, text: fault.body } : reply(req, body, res)
+      fault?.kind === 'answer'
+        ? { status: fault.status, headers: fault.headers, text: fault.body }
+        : reply(req, body, res)
     entry.status = answer.status
     const headers: Record<string, string> = { ...answer.headers }
     let text = answer.text
@@ -182,7 +216,10 @@ export function serviceError(status: number, message: string): Answer {
   return { status, json: { success: false, error: message, status } }
 }
 
-/** Starts a server a test builds for itself on 127.0.0.1 at a free port, and returns the port; closed when the test ends. */
+/**
+ * Starts a server a test builds for itself on 127.0.0.1 at a free port, and returns the port;
+ * closed when the test ends.
+ */
 export async function listenForTest(server: Server): Promise<number> {
   const sockets = new Set<Socket>()
   server.on('connection', (socket: Socket) => {

@@ -1,4 +1,7 @@
-/** A step in process as the runner sees it: its outputs, job summary and workflow commands, read back from fresh runner files. */
+/**
+ * A step in process as the runner sees it: its outputs, job summary and workflow commands, read
+ * back from fresh runner files.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,7 +34,10 @@ export function runnerFiles(options: { output?: 'file' | 'directory' } = {}): {
 } {
   const dir = mkdtempSync(join(tmpdir(), 'runner-files-'))
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STEP_SUMMARY: join(dir, 'summary') }
-  const saved = { GITHUB_OUTPUT: process.env['GITHUB_OUTPUT'], GITHUB_STEP_SUMMARY: process.env['GITHUB_STEP_SUMMARY'] }
+  const saved = {
+    GITHUB_OUTPUT: process.env['GITHUB_OUTPUT'],
+    GITHUB_STEP_SUMMARY: process.env['GITHUB_STEP_SUMMARY']
+  }
   for (const [name, file] of Object.entries(files)) {
     writeFileSync(file, '')
     process.env[name] = file
@@ -64,7 +70,10 @@ function captured(stream: NodeJS.WriteStream): { text: () => string; stop: () =>
   return { text: () => chunks.join(''), stop }
 }
 
-/** What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`, or until the test finishes. */
+/**
+ * What is written to stdout (the toolkit's log lines and workflow commands) from now until `stop`,
+ * or until the test finishes.
+ */
 export function capturedStdout(): { text: () => string; lines: () => string[]; stop: () => void } {
   const printed = captured(process.stdout)
   return {
@@ -92,8 +101,14 @@ export interface StatsStep {
   waits: number[]
 }
 
-/** Runs the stats mode with these inputs, then writes its report (reportStats) as the step does, and reads it back. */
-export async function statsStep(given: Record<string, string>, clock: TestClock): Promise<StatsStep> {
+/**
+ * Runs the stats mode with these inputs, then writes its report (reportStats) as the step does, and
+ * reads it back.
+ */
+export async function statsStep(
+  given: Record<string, string>,
+  clock: TestClock
+): Promise<StatsStep> {
   const { outcome, log } = await statsRun(given, { clock })
   const files = runnerFiles()
   const printed = capturedStdout()
@@ -126,7 +141,9 @@ export function annotations(step: StatsStep, kind: 'error' | 'warning' | 'notice
  */
 export function expectCleanFailure(step: StatsStep): string {
   expect(step.outcome.result).toBe('failed')
-  expect(step.outcome.error, 'an expected failure, reported without a stack trace').toBeInstanceOf(ActionError)
+  expect(step.outcome.error, 'an expected failure, reported without a stack trace').toBeInstanceOf(
+    ActionError
+  )
   expect(step.failure).toBe(step.outcome.error!.message)
   expect(annotations(step, 'error'), 'no ::error:: but the one main.ts prints').toEqual([])
   // The headline says why in a few words (interface.md, "Every word true of the run").
@@ -134,7 +151,10 @@ export function expectCleanFailure(step: StatsStep): string {
   return step.failure!
 }
 
-/** What the runner sets for a step, or a run reads from its environment: cleared before a run in process. */
+/**
+ * What the runner sets for a step, or a run reads from its environment: cleared before a run in
+ * process.
+ */
 const RUNNER_VARIABLE = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_)|^(https?|all|no)_proxy$/i
 
 /**
@@ -143,11 +163,14 @@ const RUNNER_VARIABLE = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_)|^(https?|all|no)_pro
  * they are given. The run owns the process's environment, stdout and exit code while it lasts:
  * never run two at once.
  */
-export async function runInProcess(options: Omit<RunOptions, 'control' | 'node' | 'bundle' | 'timeoutMs'>): Promise<RunResult> {
+export async function runInProcess(
+  options: Omit<RunOptions, 'control' | 'node' | 'bundle' | 'timeoutMs'>
+): Promise<RunResult> {
   const prepared = await prepareRun(options)
   const saved = { ...process.env }
   freshProcess(saved)
-  for (const name of Object.keys(process.env)) if (RUNNER_VARIABLE.test(name)) delete process.env[name]
+  for (const name of Object.keys(process.env))
+    if (RUNNER_VARIABLE.test(name)) delete process.env[name]
   const { PATH: _path, HOME: _home, ...runner } = prepared.env
   Object.assign(process.env, runner)
   const [out, err] = [captured(process.stdout), captured(process.stderr)]

@@ -26,13 +26,19 @@ export function afterTest(teardown: () => unknown): void {
   })
 }
 
-/** A step of its own: @actions/core's summary keeps the file of its first write (one step's process would), so its buffer is emptied and the file forgotten. */
+/**
+ * A step of its own: @actions/core's summary keeps the file of its first write (one step's process
+ * would), so its buffer is emptied and the file forgotten.
+ */
 export function forgetSummaryFile(): void {
   core.summary.emptyBuffer()
   ;(core.summary as unknown as { _filePath?: string })._filePath = undefined
 }
 
-/** The process as a run of the action starts: this environment, no exit code, no secret known, no job summary begun. */
+/**
+ * The process as a run of the action starts: this environment, no exit code, no secret known, no
+ * job summary begun.
+ */
 export function freshProcess(environment: NodeJS.ProcessEnv): void {
   for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name]
   Object.assign(process.env, environment)

@@ -1,14 +1,21 @@
 /**
- * The vote-check mode's report (src/votes/report.ts): the log, the summary section's layout (its headline words are VOTE_OUTCOMES,
- * pinned by docs/troubleshooting.md), the outputs, and what reportVotes leaves for the runner. Outcomes are built by hand, as
- * runVotes returns them (votes.test.ts runs the mode itself).
+ * The vote-check mode's report (src/votes/report.ts): the log, the summary section's layout (its
+ * headline words are VOTE_OUTCOMES, pinned by docs/troubleshooting.md), the outputs, and what
+ * reportVotes leaves for the runner. Outcomes are built by hand, as runVotes returns them
+ * (votes.test.ts runs the mode itself).
  */
 import { describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { VoteSettings } from '../../src/settings.js'
 import { headlineWith } from '../../src/summary.js'
 import type { Vote, VoteOutcome } from '../../src/votes/check.js'
-import { announce, renderSummary, reportVotes, VOTE_OUTCOMES, writeOutputs } from '../../src/votes/report.js'
+import {
+  announce,
+  renderSummary,
+  reportVotes,
+  VOTE_OUTCOMES,
+  writeOutputs
+} from '../../src/votes/report.js'
 import { BOT, botInputs, settingsFor } from '../support/inprocess.js'
 import { capturedStdout, runnerFiles } from '../support/step.js'
 
@@ -18,15 +25,37 @@ const AT = new Date('2026-11-24T12:00:00Z')
 const LAST_VOTE = '2026-11-24T11:00:00.000Z'
 const TITLE = `Vote check for Bot ${BOT}`
 
-/** Settings of a vote check against a service other than the live one (the bot named without a link), unless `more` says. */
+/**
+ * Settings of a vote check against a service other than the live one (the bot named without a
+ * link), unless `more` says.
+ */
 const settings = (users = [A], more: Record<string, string> = {}): VoteSettings =>
-  settingsFor<VoteSettings>(botInputs({ url: 'https://staging.example' }, { mode: 'vote-check', 'user-id': users.join(','), ...more }))
+  settingsFor<VoteSettings>(
+    botInputs(
+      { url: 'https://staging.example' },
+      { mode: 'vote-check', 'user-id': users.join(','), ...more }
+    )
+  )
 
-/** An outcome as runVotes returns it, with these fields: the result follows from the votes and the error. */
+/**
+ * An outcome as runVotes returns it, with these fields: the result follows from the votes and the
+ * error.
+ */
 function outcome(fields: Partial<VoteOutcome>, ...votes: [string, Vote][]): VoteOutcome {
   const error = fields.error
-  const result = error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
-  return { result, votes: new Map(votes), status: 200, rateLimited: 0, unchecked: [], keyCheck: undefined, error, at: AT, ...fields }
+  const result =
+    error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
+  return {
+    result,
+    votes: new Map(votes),
+    status: 200,
+    rateLimited: 0,
+    unchecked: [],
+    keyCheck: undefined,
+    error,
+    at: AT,
+    ...fields
+  }
 }
 /** The outcome of a run that checked every user. */
 const checked = (...votes: [string, Vote][]): VoteOutcome => outcome({}, ...votes)
@@ -36,16 +65,28 @@ const NOT_VOTED: Vote = { voted: false, votes: 0, lastVote: null }
 /** A 204 answer: voted, with neither a count nor a time. */
 const BARE: Vote = { voted: true, votes: null, lastVote: null }
 const DRY_RUN: Partial<VoteOutcome> = { result: 'dry-run', status: undefined }
-const refused = (message: string): ActionError => new ActionError(message, { headline: 'key refused' })
-const stopped = (unchecked: string[]): Partial<VoteOutcome> => ({ unchecked, error: new ActionError('Stopped.') })
+const refused = (message: string): ActionError =>
+  new ActionError(message, { headline: 'key refused' })
+const stopped = (unchecked: string[]): Partial<VoteOutcome> => ({
+  unchecked,
+  error: new ActionError('Stopped.')
+})
 /** fail-if-not-voted: the result stays not-voted, and the run fails. */
-const NOT_VOTED_FAILING = outcome({ result: 'not-voted', error: new ActionError('Not voted: 1.') }, [A, NOT_VOTED])
+const NOT_VOTED_FAILING = outcome(
+  { result: 'not-voted', error: new ActionError('Not voted: 1.') },
+  [A, NOT_VOTED]
+)
 
 describe('the log of a vote check', () => {
   it.each<[string, VoteOutcome, string[]]>([
     [
       'one line per user: voted or not, with the vote count and the last vote when the service gave them',
-      checked([A, VOTED], [B, NOT_VOTED], [C, BARE], ['567890123456789012', { ...BARE, lastVote: new Date(LAST_VOTE) }]),
+      checked(
+        [A, VOTED],
+        [B, NOT_VOTED],
+        [C, BARE],
+        ['567890123456789012', { ...BARE, lastVote: new Date(LAST_VOTE) }]
+      ),
       [
         `User ${A}: voted in the last 24 hours (1234 votes, last 11:00 UTC, 1 h before this run).`,
         `User ${B}: has not voted in the last 24 hours (0 votes).`,
@@ -55,13 +96,21 @@ describe('the log of a vote check', () => {
     ],
     [
       'a key that could not be checked is a warning with its title; answers of the rate limit are counted',
-      outcome({ ...DRY_RUN, keyCheck: { state: 'unchecked', reason: 'the service answered 503' }, rateLimited: 2 }),
+      outcome({
+        ...DRY_RUN,
+        keyCheck: { state: 'unchecked', reason: 'the service answered 503' },
+        rateLimited: 2
+      }),
       [
         '::warning title=Key not checked::The API key could not be checked (the service answered 503); the next run will check it.',
         "The service's rate limit answered 2 time(s); those checks were retried."
       ]
     ],
-    ['nothing of a valid key, nor of a rate limit that never answered', outcome({ ...DRY_RUN, keyCheck: { state: 'valid' } }), []]
+    [
+      'nothing of a valid key, nor of a rate limit that never answered',
+      outcome({ ...DRY_RUN, keyCheck: { state: 'valid' } }),
+      []
+    ]
   ])('%s', (_, given, expected) => {
     const lines = capturedStdout().lines
     announce(given)
@@ -77,26 +126,47 @@ describe('the summary section of a vote check', () => {
   const unchecked = (id: string): string => row(id, 'not checked', '', '')
   const error = (message: string): string => `<p>❌ <strong>Error:</strong> ${message}</p>\n`
   const VOTED_ROW = row(A, 'yes', '1,234', '11:00 UTC, 1 h before this run')
-  /** The headline's mark and words: the VOTE_OUTCOMES entry of the result, with the users checked and those not voted. */
+  /**
+   * The headline's mark and words: the VOTE_OUTCOMES entry of the result, with the users checked
+   * and those not voted.
+   */
   const entry = (result: 'voted' | 'not-voted' | 'dry-run', users = 1, missing = 0): string =>
     `${VOTE_OUTCOMES[result].mark} ${VOTE_OUTCOMES[result].headline(users, missing)}`
 
   it('names the bot with a link on the live service; one user who has not voted, in the words for one', () => {
-    const html = renderSummary(settings([A], { 'base-url': 'https://api.discord.place' }), checked([A, NOT_VOTED]))
-    expect(html).toMatch(new RegExp(`^<h3>⭕ Vote check for <a href="https://discord.place/bots/${BOT}">Bot ${BOT}</a>: not voted in `))
+    const html = renderSummary(
+      settings([A], { 'base-url': 'https://api.discord.place' }),
+      checked([A, NOT_VOTED])
+    )
+    expect(html).toMatch(
+      new RegExp(
+        `^<h3>⭕ Vote check for <a href="https://discord.place/bots/${BOT}">Bot ${BOT}</a>: not voted in `
+      )
+    )
   })
 
-  // Columns: the outcome, the headline's mark and words, what follows it (anything when left out), the outputs failure. Two users asked for.
+  // Columns: the outcome, the headline's mark and words, what follows it (anything when left out),
+  // the outputs failure. Two users asked for.
   it.each<[string, VoteOutcome, string, string | undefined, string?]>([
     ['one user voted', checked([A, VOTED]), entry('voted'), table(VOTED_ROW)],
-    ['every user of three voted', checked([A, VOTED], [B, BARE], [C, VOTED]), entry('voted', 3), undefined],
+    [
+      'every user of three voted',
+      checked([A, VOTED], [B, BARE], [C, VOTED]),
+      entry('voted', 3),
+      undefined
+    ],
     [
       'one of three has not voted: one row each, in the order given',
       checked([A, VOTED], [B, NOT_VOTED], [C, BARE]),
       entry('not-voted', 3, 1),
       table(VOTED_ROW, row(B, 'no', '0', ''), row(C, 'yes', '', ''))
     ],
-    ['a failure without an error of its own', outcome({ result: 'failed' }, [A, VOTED]), '❌ failed', table(VOTED_ROW)],
+    [
+      'a failure without an error of its own',
+      outcome({ result: 'failed' }, [A, VOTED]),
+      '❌ failed',
+      table(VOTED_ROW)
+    ],
     [
       'nothing answered: the users not checked',
       outcome(stopped([A, B])),
@@ -140,28 +210,45 @@ describe('the summary section of a vote check', () => {
 
 describe('the outputs of a vote check', () => {
   /** The `votes` output (interface.md): per user, `voted`, `votes` and `last_vote`. */
-  const json = ([id, v]: [string, Vote]) => [id, { voted: v.voted, votes: v.votes, last_vote: v.lastVote?.toISOString() ?? null }]
+  const json = ([id, v]: [string, Vote]) => [
+    id,
+    { voted: v.voted, votes: v.votes, last_vote: v.lastVote?.toISOString() ?? null }
+  ]
   const YES = { result: 'voted', status: '200', voted: 'true' }
   const NO = { result: 'not-voted', status: '200', voted: 'false' }
   const DRY_CHECKED = outcome({ ...DRY_RUN, keyCheck: { state: 'valid' } })
 
   // Columns: the outcome, the outputs but `votes` (a dry run has none).
   it.each<[string, VoteOutcome, Record<string, string>]>([
-    ['one user voted: voted, votes and last-vote', checked([A, VOTED]), { ...YES, 'last-vote': LAST_VOTE }],
+    [
+      'one user voted: voted, votes and last-vote',
+      checked([A, VOTED]),
+      { ...YES, 'last-vote': LAST_VOTE }
+    ],
     ['one user without a last vote time: no last-vote', checked([A, BARE]), YES],
-    ['several users, one not voted: no last-vote, which would speak for one of them', checked([A, VOTED], [B, NOT_VOTED]), NO],
+    [
+      'several users, one not voted: no last-vote, which would speak for one of them',
+      checked([A, VOTED], [B, NOT_VOTED]),
+      NO
+    ],
     ['fail-if-not-voted: result not-voted and voted false', NOT_VOTED_FAILING, NO],
     [
       'a failure part-way: the votes it has, no voted nor last-vote',
       outcome(stopped([B]), [A, VOTED]),
       { result: 'failed', status: '200' }
     ],
-    ['a dry run: its result alone, no status (a key check is no vote check)', DRY_CHECKED, { result: 'dry-run' }]
+    [
+      'a dry run: its result alone, no status (a key check is no vote check)',
+      DRY_CHECKED,
+      { result: 'dry-run' }
+    ]
   ])('%s', (_, given, expected) => {
     const files = runnerFiles()
     writeOutputs(given)
     expect(files.outputs()).toEqual(
-      given.result === 'dry-run' ? expected : { ...expected, votes: JSON.stringify(Object.fromEntries([...given.votes].map(json))) }
+      given.result === 'dry-run'
+        ? expected
+        : { ...expected, votes: JSON.stringify(Object.fromEntries([...given.votes].map(json))) }
     )
   })
 })
@@ -169,11 +256,30 @@ describe('the outputs of a vote check', () => {
 describe('reportVotes: the outputs, the log, the section and a line break; it returns the failure for the step', () => {
   // The outputs failure's words are pinned in test/shared/summary.test.ts.
   const UNWRITABLE = "The step's outputs could not be written"
-  // Columns: GITHUB_OUTPUT, the outcome, the failure returned, the lines printed, the section (by default as renderSummary writes it).
+  // Columns: GITHUB_OUTPUT, the outcome, the failure returned, the lines printed, the section (by
+  // default as renderSummary writes it).
   it.each<[string, 'file' | 'directory', VoteOutcome, string | undefined, string[], RegExp?]>([
-    ['a check that went through: no failure', 'file', checked([A, VOTED]), undefined, [`User ${A}: voted`]],
-    ["fail-if-not-voted: the run's failure, the outputs written", 'file', NOT_VOTED_FAILING, 'Not voted: 1.', [`User ${A}: has not voted`]],
-    ['outputs that cannot be written: their failure, not a warning', 'directory', checked([A, VOTED]), UNWRITABLE, [`User ${A}: voted`]],
+    [
+      'a check that went through: no failure',
+      'file',
+      checked([A, VOTED]),
+      undefined,
+      [`User ${A}: voted`]
+    ],
+    [
+      "fail-if-not-voted: the run's failure, the outputs written",
+      'file',
+      NOT_VOTED_FAILING,
+      'Not voted: 1.',
+      [`User ${A}: has not voted`]
+    ],
+    [
+      'outputs that cannot be written: their failure, not a warning',
+      'directory',
+      checked([A, VOTED]),
+      UNWRITABLE,
+      [`User ${A}: voted`]
+    ],
     [
       "outputs that cannot be written after a failure: the run's failure, the outputs' a warning",
       'directory',
@@ -186,10 +292,15 @@ describe('reportVotes: the outputs, the log, the section and a line break; it re
     const files = runnerFiles({ output })
     const lines = capturedStdout().lines
     const returned = await reportVotes(settings(), given)
-    expect(returned).toEqual(failure === UNWRITABLE ? expect.stringMatching(`^${UNWRITABLE} to GITHUB_OUTPUT`) : failure)
+    expect(returned).toEqual(
+      failure === UNWRITABLE ? expect.stringMatching(`^${UNWRITABLE} to GITHUB_OUTPUT`) : failure
+    )
     expect(lines()).toEqual(printed.map(start => expect.stringMatching(`^${start}`)))
     if (summary !== undefined) expect(files.summary()).toMatch(summary)
-    else expect(files.summary()).toBe(`${renderSummary(settings(), given, output === 'file' ? undefined : returned)}\n`)
+    else
+      expect(files.summary()).toBe(
+        `${renderSummary(settings(), given, output === 'file' ? undefined : returned)}\n`
+      )
     if (output === 'file') expect(files.outputs()).toMatchObject({ result: given.result })
   })
 })
