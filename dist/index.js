@@ -565,8 +565,8 @@ __webpack_async_result__();
  * stats API. ...`
  */
 const FIFTH_STRIKE = /revoked due to spamming/i;
-const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. ` +
-    'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats job ' +
+const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start). ` +
+    'Then keep updates 6 hours apart: keep cooldown-check: true, schedule runs every 8 hours, and put every stats job ' +
     `for this bot in one concurrency group (discord-place-stats-${botId}).`;
 /**
  * The answers about the key or the bot, in both modes: the headline's words and what to do.
@@ -581,7 +581,7 @@ const revoked = (when, botId) => `${when} Generate a new key on the bot's manage
 const KEY_ANSWERS = {
     401: {
         headline: 'API key refused',
-        advice: () => "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, regenerated or " +
+        advice: () => "The API key was refused: the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start) does not hold this bot's current key. It may be mistyped, regenerated or " +
             "deleted on the bot's manage page since (the old key then stops working), or another bot's key (each bot has its own). " +
             "Copy the current key from this bot's manage page on discord.place into the secret."
     },
@@ -848,13 +848,13 @@ const STATS_OUTCOMES = {
     },
     'strike-overlap': strike(f => `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
         'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
-        `bot in one concurrency group (${group(f)}) so that they queue.`, true),
+        `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
     'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
         '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
     'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
         'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
     'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
-        `record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
+        `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
     'server-count-refused': failure('count refused by discord.place', f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
         `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
         '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'),
@@ -2448,6 +2448,19 @@ function parseSettings(raw, mask, env = {}) {
         throw error;
     }
 }
+/**
+ * An empty key's fix fits the caller. A caller of the reusable workflow most often gave
+ * `secrets: inherit`, which passes nothing to a workflow of another owner (a personal account's
+ * repository calling this one), so its fix is to pass the secret by name.
+ */
+function emptyApiKey(inReusableWorkflow) {
+    const fix = inReusableWorkflow
+        ? 'The calling workflow passes it by name: secrets: DISCORD_PLACE_API_KEY: ${{ secrets.DISCORD_PLACE_API_KEY }} ' +
+            '(secrets: inherit passes nothing to a workflow of another owner).'
+        : "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
+            "(create the key on the bot's manage page on discord.place).";
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is empty', `${fix} Secrets are not given to workflows run from forks.`);
+}
 function parseAll(raw, mask, env) {
     const apiKey = raw('api-key');
     const discordToken = raw('discord-token');
@@ -2463,10 +2476,8 @@ function parseAll(raw, mask, env) {
     const dryRun = parseBoolean('dry-run', get('dry-run'));
     const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'));
     const baseUrl = parseServiceUrl('base-url', get('base-url'), DEFAULT_BASE_URL);
-    if (apiKey === '' && !dryRun) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is empty', "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
-            "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks.");
-    }
+    if (apiKey === '' && !dryRun)
+        throw emptyApiKey(env[REUSABLE_WORKFLOW_MARK] === 'true');
     refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId);
     const key = headerSafe('api-key', apiKey, "Copy the key again from the bot's manage page on discord.place and store it in the secret as a single line.");
     const timeoutMs = seconds('timeout', get('timeout'), 900, MAX_TIMEOUT_SECONDS);

@@ -15,8 +15,8 @@ import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
 const FIFTH_STRIKE = /revoked due to spamming/i
 
 const revoked = (when: string, botId: string): string =>
-  `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the api-key secret. ` +
-  'Then keep updates 6 hours apart: keep cooldown-check: true, schedule at most once every 6 hours, and put every stats job ' +
+  `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start). ` +
+  'Then keep updates 6 hours apart: keep cooldown-check: true, schedule runs every 8 hours, and put every stats job ' +
   `for this bot in one concurrency group (discord-place-stats-${botId}).`
 
 /**
@@ -33,7 +33,7 @@ export const KEY_ANSWERS = {
   401: {
     headline: 'API key refused',
     advice: () =>
-      "The API key was refused: the api-key secret does not hold this bot's current key. It may be mistyped, regenerated or " +
+      "The API key was refused: the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start) does not hold this bot's current key. It may be mistyped, regenerated or " +
       "deleted on the bot's manage page since (the old key then stops working), or another bot's key (each bot has its own). " +
       "Copy the current key from this bot's manage page on discord.place into the secret."
   },

@@ -111,6 +111,24 @@ export function parseSettings(
   }
 }
 
+/**
+ * An empty key's fix fits the caller. A caller of the reusable workflow most often gave
+ * `secrets: inherit`, which passes nothing to a workflow of another owner (a personal account's
+ * repository calling this one), so its fix is to pass the secret by name.
+ */
+function emptyApiKey(inReusableWorkflow: boolean): InputError {
+  const fix = inReusableWorkflow
+    ? 'The calling workflow passes it by name: secrets: DISCORD_PLACE_API_KEY: ${{ secrets.DISCORD_PLACE_API_KEY }} ' +
+      '(secrets: inherit passes nothing to a workflow of another owner).'
+    : "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
+      "(create the key on the bot's manage page on discord.place)."
+  return new InputError(
+    'api-key',
+    'is empty',
+    `${fix} Secrets are not given to workflows run from forks.`
+  )
+}
+
 function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): Settings {
   const apiKey = raw('api-key')
   const discordToken = raw('discord-token')
@@ -126,14 +144,7 @@ function parseAll(raw: InputReader, mask: (secret: string) => void, env: Env): S
   const dryRun = parseBoolean('dry-run', get('dry-run'))
   const cooldownCheck = parseBoolean('cooldown-check', get('cooldown-check'))
   const baseUrl = parseServiceUrl('base-url', get('base-url'), DEFAULT_BASE_URL)
-  if (apiKey === '' && !dryRun) {
-    throw new InputError(
-      'api-key',
-      'is empty',
-      "Pass the bot's API key from a repository secret, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }} " +
-        "(create the key on the bot's manage page on discord.place). Secrets are not given to workflows run from forks."
-    )
-  }
+  if (apiKey === '' && !dryRun) throw emptyApiKey(env[REUSABLE_WORKFLOW_MARK] === 'true')
   refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId)
   const key = headerSafe(
     'api-key',

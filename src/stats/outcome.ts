@@ -282,7 +282,7 @@ export const STATS_OUTCOMES = {
     f =>
       `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
       'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
-      `bot in one concurrency group (${group(f)}) so that they queue.`,
+      `bot in one concurrency group (${group(f)}) so that they run one at a time.`,
     true
   ),
   'strike-unverified': strike(
@@ -298,7 +298,7 @@ export const STATS_OUTCOMES = {
   'strike-unknown': strike(
     f =>
       'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
-      `record. Schedule this at most once every 6 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`
+      `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`
   ),
   'server-count-refused': failure(
     'count refused by discord.place',

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { JOB_TOKEN, prepareRun, ROOT } from '../support/action.js'
 import { parseActionFile, workflowErrors } from '../support/runner.js'
+import type { FileProvider } from '@actions/workflow-parser/workflows/file-provider'
 
 const source = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 const listed = (dir: string, pattern: RegExp): string[] =>
@@ -46,9 +47,37 @@ function yamlExamples(
   return examples
 }
 
-const EXAMPLES = ['README.md', ...listed('docs', /\.md$/)].flatMap(file =>
-  yamlExamples(file, source(file))
-)
+/**
+ * The call shown in stats.yml's header comment, as a workflow: its lines without the `# `, under
+ * an `on:` of its own.
+ */
+function commentedCall(path: string): { where: string; text: string; padded: string } {
+  const lines = source(path).split('\n')
+  const start = lines.indexOf('#   jobs:')
+  const end = lines.findIndex((line, i) => i > start && !line.startsWith('#   '))
+  const text = `on: push\n${lines
+    .slice(start, end)
+    .map(line => line.slice(4))
+    .join('\n')}\n`
+  return { where: `${path}:${start + 1}`, text, padded: text }
+}
+
+const EXAMPLES = [
+  ...['README.md', ...listed('docs', /\.md$/)].flatMap(file => yamlExamples(file, source(file))),
+  commentedCall('.github/workflows/stats.yml')
+]
+
+/**
+ * GitHub's fetch of a called workflow, answered from this checkout: the examples call only
+ * stats.yml (under any owner and tag); any other call is not found, which the parser reports.
+ */
+const CALLED: FileProvider = {
+  getFileContent: async ref => {
+    if (!('owner' in ref) || ref.path !== '.github/workflows/stats.yml')
+      throw new Error(`no such workflow here: ${ref.path}`)
+    return { name: ref.path, content: source(ref.path) }
+  }
+}
 
 describe("GitHub's parser: action.yml loads as a runner loads it", () => {
   it('action.yml has no error, runs dist/index.js on node24, and describes every input', () => {
@@ -120,8 +149,27 @@ describe("GitHub's parser: the workflows the project ships, and the examples in 
       example => [example.where, example.where.split(':')[0]!, example.padded] as const
     )
   ])('%s has no error', async (_, file, content) => {
-    const errors = await workflowErrors(file, content)
+    const errors = await workflowErrors(file, content, CALLED)
     expect(errors, errors.join('\n')).toEqual([])
+  })
+
+  it('checks each call of stats.yml against it: the calls pass its secrets by name, never inherit', async () => {
+    const calls = EXAMPLES.filter(example => REUSABLE_CALL.test(example.text))
+    expect(calls.map(call => call.where.split(':')[0])).toEqual(
+      expect.arrayContaining(['README.md', '.github/workflows/stats.yml'])
+    )
+    // GitHub checks nothing of a call with `secrets: inherit`, and across owners it passes none.
+    expect(calls.filter(call => /secrets:\s*inherit/.test(call.text)).map(c => c.where)).toEqual([])
+    for (const call of calls) expect(call.text).toContain('DISCORD_PLACE_API_KEY: ${{ secrets.')
+    const [call] = calls
+    const misnamed = call!.text.replace('DISCORD_PLACE_API_KEY:', 'DISCORD_PLACE_KEY:')
+    expect(await workflowErrors('misnamed.yml', misnamed, CALLED)).toEqual([
+      'misnamed.yml (Line: 14, Col: 26): Invalid secret, DISCORD_PLACE_KEY is not defined in the referenced workflow.'
+    ])
+    const noBot = call!.text.replace(/^ *bot-id: .*\n/m, '')
+    expect(await workflowErrors('no-bot.yml', noBot, CALLED)).toEqual([
+      expect.stringMatching(/Input bot-id is required, but not provided while calling\.$/)
+    ])
   })
 
   it("reports an unknown context and an unknown key at the file's own line and column (the parser is live)", async () => {
@@ -166,6 +214,7 @@ interface Workflow {
  */
 const ACTION = /^[\w.-]+\/discord-place-bot-stats@/
 const REUSABLE = /^[\w.-]+\/discord-place-bot-stats\/\.github\/workflows\/stats\.yml@/
+const REUSABLE_CALL = /uses: [\w.-]+\/discord-place-bot-stats\/\.github\/workflows\/stats\.yml@/
 /** The group every workflow puts a bot's stats job in (as .github/workflows/stats.yml does). */
 const GROUP = /^discord-place-stats-(\d{17,20}|\$\{\{ matrix\.id \}\})$/
 const isStatsStep = (step: Uses): boolean =>

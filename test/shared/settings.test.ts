@@ -683,4 +683,11 @@ describe('every refusal, word for word', () => {
   it.each(Object.entries(MESSAGES))('%s', (message, change) => {
     expect(refuse(change, /^Inputs? '([^']+)'/.exec(message)![1]!).error.message).toBe(message)
   })
+
+  it('an empty api-key in the reusable workflow: the caller passes the secret by name', () => {
+    const env = { DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true' }
+    expect(refuse({ 'api-key': '' }, 'api-key', [], env).error.message).toBe(
+      "Input 'api-key' is empty. The calling workflow passes it by name: secrets: DISCORD_PLACE_API_KEY: ${{ secrets.DISCORD_PLACE_API_KEY }} (secrets: inherit passes nothing to a workflow of another owner). Secrets are not given to workflows run from forks."
+    )
+  })
 })

@@ -19,6 +19,7 @@ import {
   type ActionTemplate,
   convertActionTemplate
 } from '@actions/workflow-parser/actions/action-template'
+import type { FileProvider } from '@actions/workflow-parser/workflows/file-provider'
 
 /**
  * Parses an action's metadata as the runner loads it: the errors (with file, line and column), and
@@ -36,17 +37,31 @@ export function parseActionFile(
   return { errors: more, template: more.length > 0 ? undefined : template }
 }
 
-/** Parses and converts a workflow file as GitHub does when it starts a run; returns its errors. */
-export async function workflowErrors(name: string, content: string): Promise<string[]> {
+/**
+ * Parses and converts a workflow file as GitHub does when it starts a run; returns its errors.
+ * With `called`, a job that calls a reusable workflow is checked against that workflow as GitHub
+ * fetches it: every input and secret passed is declared there, and every required one is passed.
+ */
+export async function workflowErrors(
+  name: string,
+  content: string,
+  called?: FileProvider
+): Promise<string[]> {
   const parsed = parseWorkflow({ name, content }, new NoOperationTraceWriter())
   const errors = parsed.context.errors.getErrors().map(error => error.message)
   if (errors.length > 0 || parsed.value === undefined)
     return errors.length > 0 ? errors : [`${name}: not a workflow`]
-  const template = await convertWorkflowTemplate(parsed.context, parsed.value)
+  const template = await convertWorkflowTemplate(
+    parsed.context,
+    parsed.value,
+    called,
+    called === undefined ? undefined : { fetchReusableWorkflowDepth: 1 }
+  )
   const converted = parsed.context.errors.getErrors().map(error => error.message)
   return [
     ...converted,
-    ...(template.errors ?? []).map(error => `${name}: ${error.Message}`)
+    // The template repeats the context's errors, most already naming the file.
+    ...(template.errors ?? []).map(({ Message: m }) => (m.startsWith(name) ? m : `${name}: ${m}`))
   ].filter((m, i, all) => all.indexOf(m) === i)
 }
 

@@ -429,7 +429,7 @@ describe('runVotes', () => {
       0,
       401,
       [],
-      /api-key secret/
+      /secret passed as api-key/
     ],
     [
       'a 410 (a key revoked for strikes)',
