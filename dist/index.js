@@ -1119,6 +1119,18 @@ function headline(outcome) {
         ];
     return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))];
 }
+/** The heading of the counts' last column: what became of the counts this run sent, or would. */
+function sentColumn(outcome, dryRun) {
+    if (outcome.result === 'updated')
+        return 'Now';
+    if (outcome.delivery === 'no-answer')
+        return 'Sent, no answer';
+    if (outcome.delivery !== 'not-sent')
+        return 'Sent, not stored';
+    if (outcome.result === 'failed' && !dryRun)
+        return 'Was to be sent';
+    return 'Would be sent';
+}
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 function renderSummary(settings, outcome, outputsFailure) {
     const record = outcome.record?.ok ? outcome.record.record : undefined;
@@ -1142,15 +1154,7 @@ function renderSummary(settings, outcome, outputsFailure) {
             countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
             countRow('Servers', counts?.server, record?.servers, applied, unread, withSource)
         ].filter(row => row !== undefined);
-        const column = applied
-            ? 'Now'
-            : outcome.delivery === 'no-answer'
-                ? 'Sent, no answer'
-                : outcome.delivery !== 'not-sent'
-                    ? 'Sent, not stored'
-                    : outcome.result === 'failed' && !settings.dryRun
-                        ? 'Was to be sent'
-                        : 'Would be sent';
+        const column = sentColumn(outcome, settings.dryRun);
         parts.push(`<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`);
     }
     // The error before the warnings: it says why the step failed, and no number of warnings hides it.
@@ -1571,14 +1575,21 @@ async function afterRefusal(settings, deps, first) {
     const before = first?.ok ? lastUpdate(first.record) : undefined;
     const after = fresh?.ok ? lastUpdate(fresh.record) : undefined;
     const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
-    const strikeCause = overlap !== undefined
-        ? 'overlap'
-        : fresh?.ok === false && fresh.problem === 'unverified'
-            ? 'unverified'
-            : first === undefined
-                ? 'unchecked'
-                : 'unknown';
+    const strikeCause = causeOfStrike(overlap, first, fresh);
     return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped };
+}
+/**
+ * Why the update came early, most telling first: another run's update, a record the service does
+ * not show yet, a run that did not read the record first, or nothing this run can tell.
+ */
+function causeOfStrike(overlap, first, fresh) {
+    if (overlap !== undefined)
+        return 'overlap';
+    if (fresh?.ok === false && fresh.problem === 'unverified')
+        return 'unverified';
+    if (first === undefined)
+        return 'unchecked';
+    return 'unknown';
 }
 /**
  * For a stopped run: exactly what reached the service. A stop that cut off the answer after its
@@ -3252,6 +3263,15 @@ function utc(date, now) {
     const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
     return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`;
 }
+/** A span under two days: `42 min`, `5 h`, `5 h 3 min`. */
+function hoursAndMinutes(minutes) {
+    const hours = Math.floor(minutes / 60);
+    if (hours === 0)
+        return `${minutes} min`;
+    if (minutes % 60 === 0)
+        return `${hours} h`;
+    return `${hours} h ${minutes % 60} min`;
+}
 /**
  * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to
  * the reader, because a summary is read later: "in 6 h" read the next morning would be untrue.
@@ -3264,13 +3284,7 @@ function relative(date, now) {
     const hours = Math.floor(minutes / 60);
     const days = Math.round(hours / 24);
     // Past two days, hours and minutes are noise: "30 days", not "720 h".
-    const span = hours >= 48
-        ? `${days} days`
-        : hours === 0
-            ? `${minutes} min`
-            : minutes % 60 === 0
-                ? `${hours} h`
-                : `${hours} h ${minutes % 60} min`;
+    const span = hours >= 48 ? `${days} days` : hoursAndMinutes(minutes);
     return `${span} ${ms >= 0 ? 'after' : 'before'} this run`;
 }
 /**
