@@ -36,7 +36,8 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }
       ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
-      'no-console': 'off'
+      'no-console': 'off',
+      'no-nested-ternary': 'error'
     }
   },
   {

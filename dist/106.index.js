@@ -159,8 +159,7 @@ const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
  * Counts the manifest that commands-file names, from the workspace or, failing that, the
  * repository.
  */
-async function manifestCount(inputs, deps) {
-    const file = inputs.commandsFile;
+async function manifestCount(file, inputs, deps) {
     const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github;
     const canFallBack = token !== undefined && repository !== undefined && sha !== undefined;
     const label = canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined;
@@ -181,8 +180,8 @@ async function manifestCount(inputs, deps) {
     });
 }
 /**
- * Reads a command manifest from the workspace or, when a workflow has no checkout, the repository
- * at the run's commit.
+ * Reads a command manifest and counts it. The file comes from the workspace; when a scheduled
+ * workflow has no checkout, from the repository at the run's commit.
  */
 async function countManifest(plan) {
     const origin = `Input 'commands-file' (${plan.given})`;
@@ -192,9 +191,9 @@ async function countManifest(plan) {
     const inRepository = (0,node_path__WEBPACK_IMPORTED_MODULE_2__.relative)(plan.workspace, plan.path);
     const outside = isOutside(plan.workspace, plan.path);
     const notFound = `${origin}: no file at ${plan.path}`;
-    // A checked-out workspace holds the repository already: a typo, or a build step that did not
-    // write the file.
-    if (!outside && (await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(plan.workspace, '.git')).then(Boolean, () => false))) {
+    // A checked-out workspace holds the repository already: the file is missing because of a typo or
+    // a build step that did not write it, and the repository would not have it either.
+    if (!outside && (await isCheckedOut(plan.workspace))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
             'Check the path for a typo, and that the step that writes the file runs before this one.', { headline: NOT_FOUND });
     }
@@ -229,9 +228,11 @@ async function countManifest(plan) {
     };
 }
 /**
- * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the
- * workspace once links are resolved (or a link could make the action quote a file elsewhere),
- * without blocking (a FIFO would wait), up to the size limit.
+ * The file's text, or undefined when there is no such file. The file is untrusted: it is read only
+ * if it is a regular file inside the workspace once links are resolved (a link must not lead the
+ * action to read, and quote, a file elsewhere on the runner), it is opened without blocking
+ * (opening a FIFO would otherwise wait forever for a writer), and no more than the size limit is
+ * ever read, whatever size the file claims.
  */
 async function readLocal(plan, origin) {
     const real = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.realpath)(plan.path).catch(({ code }) => {
@@ -283,6 +284,10 @@ async function readAtMost(handle, limit) {
     }
     return buffer.subarray(0, length);
 }
+/** Whether a checkout put the repository in the workspace: it then holds a `.git`. */
+async function isCheckedOut(workspace) {
+    return (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_2__.join)(workspace, '.git')).then(() => true, () => false);
+}
 /** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
 async function nearestFolder(workspace, path) {
     const SHOWN = 10;
@@ -310,8 +315,10 @@ function isOutside(root, path) {
     return /^\.\.(?:[\\/]|$)/.test(inside) || (0,node_path__WEBPACK_IMPORTED_MODULE_2__.isAbsolute)(inside);
 }
 /**
- * A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell
- * 5.1's `>`); else refused by name.
+ * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
+ * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE with
+ * a BOM). Anything else is refused, naming the encoding and the fix, rather than read as garbage
+ * and quoted in an error.
  */
 function decodeManifest(bytes, origin) {
     const fix = 'Write the file as UTF-8: in PowerShell, Out-File -Encoding utf8 or Set-Content -Encoding utf8 instead of >.';
@@ -363,7 +370,7 @@ function tooLarge(origin) {
 /** Parses a manifest's text in any of the accepted shapes and counts its commands. */
 function countManifestText(text, origin, countSubcommands) {
     // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call
-    // (counts.ts).
+    // (counts.ts), made once the listing's count is known.
     const json = parseJson(text.replace(/^\uFEFF/, ''), origin);
     try {
         return (0,_commands_js__WEBPACK_IMPORTED_MODULE_5__/* .countCommands */ .e)(manifestEntries(json, origin), countSubcommands);
@@ -395,8 +402,9 @@ function powerShellCut(json, depth = 0) {
     return undefined;
 }
 /**
- * The shapes seen in real projects: an array of commands (as sent to Discord), an object with a
- * `commands` array, or keyed by name.
+ * The accepted shapes, all seen in real projects: an array of command objects (what a deploy script
+ * sends to Discord, or a saved GET of the commands); an object with a `commands` array; an object
+ * keyed by command name whose values are command objects.
  */
 function manifestEntries(json, origin) {
     const list = (items, prefix = '') => ({
@@ -421,12 +429,21 @@ function manifestEntries(json, origin) {
             };
         }
     }
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${json === null ? 'null' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${origin} holds ${unexpectedShape(json)}; ` +
         'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.');
 }
+/** What a manifest that is no accepted shape holds, in words (an array is always accepted). */
+function unexpectedShape(json) {
+    if (json === null)
+        return 'null';
+    if (typeof json === 'object')
+        return 'an object that is neither';
+    return `a ${typeof json}`;
+}
 /**
- * A command manifest is about 12 levels deep (command, group, subcommand, option, choice,
- * localisations): far deeper text is not one.
+ * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
+ * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing built
+ * on it should have to walk that deep.
  */
 const MAX_DEPTH = 100;
 /** JSON.parse, refusing nesting no manifest has before it is walked; a failure in Node's words. */

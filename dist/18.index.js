@@ -66,6 +66,19 @@ const SPAN_START = Date.UTC(2028, 0, 1);
 const SPAN_DAYS = 4 * 365 + 1;
 const DAY_MINUTES = 24 * 60;
 /**
+ * Whether a day matches the two day fields: a `*` field leaves the day to the other one; when both
+ * are restricted, a day matching either fires (cron's rule).
+ */
+function firesOnDay(day, weekday, anyDay, anyWeekday) {
+    if (anyDay && anyWeekday)
+        return true;
+    if (anyDay)
+        return weekday;
+    if (anyWeekday)
+        return day;
+    return day || weekday;
+}
+/**
  * The shortest gap, in minutes, between two firings of a five-field cron expression (as GitHub
  * reads it: `*`, lists, ranges and steps), over four years; undefined for an expression it cannot
  * read or that fires fewer than twice in that time. A day it fires on fires at the same minutes
@@ -99,7 +112,7 @@ function shortestGapMinutes(cron) {
             continue;
         const day = days.has(at.getUTCDate());
         const weekday = weekdays.has(at.getUTCDay());
-        if (!(anyDay && anyWeekday ? true : anyDay ? weekday : anyWeekday ? day : day || weekday))
+        if (!firesOnDay(day, weekday, anyDay, anyWeekday))
             continue;
         // From the last firing of the previous day it fired on to the first of this one.
         if (lastDay !== undefined)

@@ -73,10 +73,18 @@ async function readRepositoryFile(file, requests) {
 }
 const quiet = () => { };
 const SILENT = { debug: quiet, info: quiet, warn: quiet, error: quiet };
+/** The address a `fetch` call names, in any of the forms it accepts. */
+function urlOf(input) {
+    if (typeof input === 'string')
+        return input;
+    if (input instanceof URL)
+        return input.href;
+    return input.url;
+}
 /** A `fetch` for Octokit's one GET (no body) that sends through the request helper. */
 function policyFetch(requests) {
     return async (input, init) => {
-        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        const url = urlOf(input);
         const sent = Object.fromEntries(new Headers(init?.headers).entries());
         const answer = await requests.send({ method: 'GET', url, headers: sent }, GITHUB_POLICY);
         if (answer.truncated)

@@ -163,17 +163,18 @@ const DISCORD_POLICY = {
     maxBodyBytes: 4 * 1024 * 1024
 };
 /**
- * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given)
- * from Discord, with only the calls needed: the server count from `/applications/@me`
+ * Fills in the counts still missing (counts.ts decides whether any is) from Discord, read with the
+ * bot's `token`, with only the calls needed: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), the command
  * count from the global commands.
  */
-async function fillFromDiscord(inputs, counts, deps) {
-    const token = inputs.discordToken;
+async function fillFromDiscord(inputs, token, counts, deps) {
     let { command, server, warnings } = counts;
     deps.log(`Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`);
     const get = (path) => discordGet(`${inputs.discordApiUrl}${path}`, path, token, deps.requests);
     try {
+        // One call serves both counts: it holds the server count, and the application ID that the
+        // route of the global commands needs.
         const app = ((await get('/applications/@me')) ?? {});
         if (server === undefined) {
             const count = app['approximate_guild_count'];

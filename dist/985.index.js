@@ -32,10 +32,15 @@ const VOTE_POLICY = {
     retryStatuses: [429, ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .SERVER_ERRORS */ .Qx]
 };
 /**
- * A 429 is never answered at once; a spent window without a `RateLimit-Reset` is looked at again
- * after this.
+ * The least wait after a 429, whatever the answer asks for (even none): a refused check sent again
+ * at once would only be refused again.
  */
-const MIN_WAIT_MS = 1_000;
+const MIN_429_WAIT_MS = 1_000;
+/**
+ * How long a spent window without a `RateLimit-Reset` is given before the next try: with no end to
+ * wait for, the pacer looks again after this rather than guessing the window's length.
+ */
+const UNKNOWN_RESET_WAIT_MS = 1_000;
 /** The largest time a Date holds (ECMAScript: 8.64e15 ms from 1970). */
 const MAX_DATE_MS = 8.64e15;
 /**
@@ -91,8 +96,8 @@ async function runVotes(plan, deps) {
     if (failure !== undefined && unchecked.length > 0)
         deps.log(`Not checked: ${unchecked.join(', ')}`);
     const missing = [...votes].filter(([, vote]) => !vote.voted).map(([id]) => id);
-    // `voted` and `not-voted` need every user's answer; fail-if-not-voted keeps `not-voted`.
-    const result = failure !== undefined ? 'failed' : missing.length > 0 ? 'not-voted' : 'voted';
+    // fail-if-not-voted fails the run but keeps its result `not-voted`.
+    const result = resultOf(failure, missing);
     if (result === 'not-voted' && plan.failIfNotVoted) {
         failure = new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`Not voted in the last 24 hours: ${missing.join(', ')} (fail-if-not-voted is true).`);
     }
@@ -103,6 +108,14 @@ async function runVotes(plan, deps) {
         unchecked,
         error: failure
     });
+}
+/** `voted` and `not-voted` need every user's answer, so a run that ended early is `failed`. */
+function resultOf(failure, missing) {
+    if (failure !== undefined)
+        return 'failed';
+    if (missing.length > 0)
+        return 'not-voted';
+    return 'voted';
 }
 /**
  * The expected failure a check ended with; anything else is a bug, thrown for main.ts to report as
@@ -152,33 +165,43 @@ function headerNumber(answer, name) {
     return typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
 }
 /**
- * Paces checks by the rate-limit headers of their answers (retries included). After an answer that
+ * Paces checks sent one at a time by the rate-limit headers of their answers: every attempt
+ * (retries included) is admitted by acquire() and its answer read by settle(). After an answer that
  * leaves nothing in the window (`RateLimit-Remaining: 0`, or a 429) the next attempt waits until
- * the window ends; waits add up against `maxWaitMs`.
+ * the window ends; waits add up against `maxWaitMs`, end at the step's deadline, and end at once
+ * when the run is stopped.
  */
 class HeaderPacer {
     requests;
     maxWaitMs;
     /** 429 answers met. */
     rateLimited = 0;
+    /** The status of the last answer, a 429 included. */
     lastStatus;
     /** No attempt goes out before this time. */
     holdUntil = 0;
     /**
-     * When the current window ends: the earliest end its answers gave (a reset in whole seconds is
-     * rounded up, never early).
+     * When the current window ends: the earliest end any of its answers gave. A reset in whole
+     * seconds is rounded up, never early, and is counted from when its answer was read, after the
+     * server sent it; so each answer's end is at or after the real one, and the earliest is the
+     * closest. It is unknown (infinite) until an answer tells.
      */
     windowEndsAt = Number.POSITIVE_INFINITY;
+    /** The last answer's `RateLimit-Remaining`; NaN when it had none. */
     lastRemaining = Number.NaN;
+    /** Time spent waiting for the rate limit, which `maxWaitMs` bounds. */
     waited = 0;
     constructor(requests, maxWaitMs) {
         this.requests = requests;
         this.maxWaitMs = maxWaitMs;
     }
+    /** Waits until the window allows the next attempt. */
     async acquire() {
         const wait = this.holdUntil - this.requests.clock.now();
         if (wait <= 0)
             return;
+        // The bound is checked before the wait starts: a wait that would pass it could not end in a
+        // check, so the run ends at once and reports the users left as not checked.
         if (this.waited + wait > this.maxWaitMs) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ActionError */ .lZ(`The service's rate limit would need a wait of ${Math.ceil(wait / 1000)} s more, beyond the ` +
                 `rate-limit-wait of ${Math.round(this.maxWaitMs / 1000)} s.`);
@@ -186,6 +209,7 @@ class HeaderPacer {
         this.waited += wait;
         await this.requests.sleep(wait, VOTE_POLICY);
     }
+    /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
     settle(_ticket, answer) {
         if (answer === undefined)
             return;
@@ -196,20 +220,27 @@ class HeaderPacer {
             headerNumber(answer, 'ratelimit-reset')
         ];
         // A new window began: the one known has ended, or more checks are left than the last answer
-        // said.
+        // said, which only a reset can do. A comparison with NaN (an answer without the header) is
+        // false, so a missing figure does not start a window by itself.
         if (now >= this.windowEndsAt || remaining > this.lastRemaining)
             this.windowEndsAt = Number.POSITIVE_INFINITY;
         this.lastRemaining = remaining;
+        // `RateLimit-Reset` is seconds from now: the window's end is the earliest any answer gave.
         if (Number.isFinite(reset))
             this.windowEndsAt = Math.min(this.windowEndsAt, now + reset * 1000);
         const refused = answer.status === 429;
+        // Checks left in the window, or no figure at all: the next check goes at once.
         if (!refused && remaining !== 0)
             return;
-        let until = Number.isFinite(this.windowEndsAt) ? this.windowEndsAt : now + MIN_WAIT_MS;
+        // Spent: wait for the window's end, or, without one, look again after a short wait.
+        const known = Number.isFinite(this.windowEndsAt);
+        let until = known ? this.windowEndsAt : now + UNKNOWN_RESET_WAIT_MS;
         if (refused) {
             this.rateLimited += 1;
-            until = Math.max(until, now + Math.max(MIN_WAIT_MS, (0,_http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer) ?? 0));
+            // A 429 also asks for its own wait (see retryAfterMs), which is never under a second.
+            until = Math.max(until, now + Math.max(MIN_429_WAIT_MS, (0,_http_transport_js__WEBPACK_IMPORTED_MODULE_1__/* .retryAfterMs */ .Vs)(answer) ?? 0));
         }
+        // A later answer never shortens a wait an earlier one asked for.
         this.holdUntil = Math.max(this.holdUntil, until);
     }
 }

@@ -79,15 +79,18 @@ class StoppedError extends ActionError {
 
 
 /**
- * The least time the stats update is sent with. Under a second no real request (handshakes, then
- * the exchange) can finish: it would be cut off after the service may have read it, an outcome no
- * one can know, for an update allowed once per 6 hours.
+ * The least time the stats update is sent with. Each attempt gets `request-timeout`, cut to what is
+ * left of the step's `timeout`, so a short `timeout` (at or below `request-timeout`) still sends
+ * the update with whatever the record read left of it. Under a second, though, no real request (a
+ * TCP and a TLS handshake, then the exchange, over the internet) can finish: one sent then would
+ * almost surely be cut off after the service may have read it, an outcome no one can know, for an
+ * update the service allows once per 6 hours. So below this it is not sent at all.
  */
 const MIN_ATTEMPT_MS = 1_000;
 /**
  * The defaults every policy builds on: reads retry any network failure, back off from half a second
  * doubling to five, honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each
- * caller owns its policy, next to its request.
+ * caller owns its policy, next to the request it sends: this client knows no caller by name.
  */
 const READ_DEFAULTS = {
     retryNetwork: 'any',
@@ -171,9 +174,12 @@ class Requests {
                 // status line came.
                 const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
                 this.throwIfStopped(network?.delivered ?? true, network?.answered?.status);
-                if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered))
+                if (network === undefined)
                     throw error;
-                if (++failures >= policy.attempts)
+                // A read may go again after any network failure; a request that must not arrive twice
+                // (the stats update) only when it cannot have reached the server.
+                const retry = policy.retryNetwork === 'any' || !network.delivered;
+                if (!retry || ++failures >= policy.attempts)
                     throw error;
                 await this.sleep(this.backoff(failures, policy), policy);
                 continue;
@@ -217,10 +223,14 @@ class Requests {
         await this.clock.sleep(ms, this.signal);
         this.throwIfStopped();
     }
+    /** Time left before the step's deadline. */
     remainingMs() {
         return this.deadlineAt - this.clock.now();
     }
-    /** One attempt's time: request-timeout, cut to the time left; refused when too little is left. */
+    /**
+     * One attempt's time: `request-timeout`, cut to what is left of `timeout`. It is refused when no
+     * time is left, or less than the policy's least (MIN_ATTEMPT_MS for the stats update).
+     */
     attemptTimeout(policy) {
         const left = this.remainingMs();
         const least = policy.minAttemptMs ?? 0;
@@ -255,8 +265,9 @@ class Requests {
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
 
 /**
- * The request failed without an answer. `delivered`: whether it may have reached the server; false
- * only when the connection could not be made, which decides whether a PATCH may go again.
+ * The request failed without an answer. `delivered` tells whether the request may have reached the
+ * server: it is false only when the connection itself could not be made, and that is what decides
+ * whether a PATCH, which is not idempotent, may be sent again.
  */
 class NetworkError extends Error {
     code;
@@ -264,8 +275,9 @@ class NetworkError extends Error {
     answered;
     constructor(message, code, delivered, 
     /**
-     * The final (not 1xx) status line, and headers when parsed, that came before the failure: the
-     * server answered.
+     * The final status line (and its headers, when they could be parsed) that arrived before the
+     * failure: the server received the request and answered, and only the rest was lost. An interim
+     * 1xx answer is not one, because after it the server's decision is still unknown.
      */
     answered) {
         super(message);
@@ -289,10 +301,13 @@ const CONNECT_ERRORS = new Set([
 ]);
 const directAgents = {};
 /**
- * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only
- * for https, @actions/http-client only when a proxy variable is set. Direct agents keep connections
- * alive, sparing a handshake per request (Node unrefs an idle socket, so it does not hold the
- * process). Through a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
+ * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a run's
+ * start) only for https, and @actions/http-client only when a proxy variable is set. Direct agents
+ * keep connections alive, which spares a TCP and a TLS handshake per request; an idle kept-alive
+ * socket does not hold the process, because Node's agent unrefs it. Through HTTPS_PROXY or
+ * HTTP_PROXY the client is made without keep-alive, so it makes a tunnel agent (the `tunnel`
+ * package) for each request, and each request has its own tunnel. Hosts that NO_PROXY names and
+ * loopback go direct, as self-hosted runners behind a proxy need.
  */
 async function route(url) {
     const secure = url.protocol === 'https:';
@@ -312,10 +327,20 @@ async function route(url) {
     };
 }
 /**
- * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`),
- * kept so that a failed exchange destroys them: the client request has no socket until the proxy
- * answers, so destroying it would leave a CONNECT open, holding the process past the deadline or a
- * stop.
+ * The CONNECT requests a tunnel agent makes, kept so that a failed exchange can end them.
+ *
+ * The `tunnel` package's agent opens a tunnel with a CONNECT request of its own, made with the
+ * `request` function it keeps on the agent (`TunnelingAgent.prototype.createSocket`), and gives the
+ * client request no socket until the proxy has answered that CONNECT. So destroying the client
+ * request does not end a CONNECT the proxy never answers: its socket stays open and keeps the
+ * process alive past the step's deadline and past a stop signal, until the proxy closes it, minutes
+ * or hours later. The agent's `request` is therefore wrapped to keep each CONNECT request it makes,
+ * and the exchange destroys them all when it fails (an error, its deadline, a stop).
+ *
+ * Destroying a CONNECT whose tunnel did open is safe: Node marks a CONNECT request destroyed once
+ * it hands its socket over, so the call does nothing, and the client request, which now holds that
+ * socket, destroys it itself. The agent is this request's own (see route), so no other request's
+ * tunnel is touched.
  */
 function trackTunnels(agent) {
     const made = [];
@@ -402,21 +427,31 @@ async function send(request) {
             abort();
         else
             request.signal?.addEventListener('abort', abort);
-        // Connected: the request may reach the server from then on. A reused socket at once; a fresh
-        // https one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a
-        // fresh http one once it connects, or at once on an open tunnel. A CONNECT that never completes
-        // gives no socket.
+        // Connected: from then on the request may reach the server, so a failure no longer proves that
+        // it was not sent. This is the rule that decides whether a PATCH may go again: one that failed
+        // unconnected may be resent; one that failed connected only when a fresh read of the public
+        // record shows that it did not arrive (stats/delivery.ts).
         req.on('socket', socket => {
+            // A reused connection counts from the start: the server may close it while the request is
+            // under way, and the failure that follows may come after the server read the request.
             if (req.reusedSocket)
                 connected = true;
+            // A fresh https connection counts only once its TLS handshake is done, whatever its TCP
+            // state: through a proxy, the tunnel agent hands over a TLS socket wrapped around the
+            // tunnel's socket, which is not `connecting` although its handshake has not begun.
             else if (url.protocol === 'https:')
                 socket.once('secureConnect', () => (connected = true));
+            // A fresh http connection counts once it connects.
             else if (socket.connecting)
                 socket.once('connect', () => (connected = true));
+            // One that is not connecting is a proxy's open tunnel, through which the request goes at
+            // once. (Through a proxy the request gets no socket until the tunnel is open, so a CONNECT
+            // that never completes leaves the request unconnected: nothing was sent.)
             else
                 connected = true;
-            // The final status line as it arrives: when the headers after it overflow the parser, the
-            // request fails, yet the server answered.
+            // The final status line, read from the bytes as they arrive: when the headers after it
+            // overflow Node's parser, the request fails without a response object, yet the server did
+            // answer, and the failure must say so (a PATCH that was answered is never sent again).
             const sniff = statusSniffer(status => {
                 socket.off('data', sniff);
                 answered ??= { status, headers: {} };
@@ -432,17 +467,23 @@ async function send(request) {
 /** Enough of a line to read `HTTP/1.1 200`. */
 const STATUS_LINE_START = 16;
 /**
- * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive:
- * after an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere
- * across chunks.
+ * Reads the status lines of an answer from its bytes as they arrive, and calls `final` with the
+ * first final one (200 and up). An interim answer (`100 Continue`, `103 Early Hints`) is not the
+ * answer: the request may still fail before the final one, and then the server's decision is
+ * unknown. Interim answers, their headers and the final status line may come in one chunk or be cut
+ * anywhere across several, so the start of every line is read, whatever the chunks.
  */
 function statusSniffer(final) {
+    /** The start of the current line, up to STATUS_LINE_START characters, carried across chunks. */
     let line = '';
     return chunk => {
+        // Each piece but the last ends a line; the last continues into the next chunk.
         const pieces = chunk.toString('latin1').split('\n');
         for (const [i, piece] of pieces.entries()) {
             line = (line + piece).slice(0, STATUS_LINE_START);
             const ended = i < pieces.length - 1;
+            // A line is read once it has ended or is long enough to hold a status; a shorter start may
+            // still be completed by the next chunk.
             const status = ended || line.length === STATUS_LINE_START
                 ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1])
                 : NaN;
@@ -464,13 +505,14 @@ function parseJson(text, truncated) {
     }
 }
 /**
- * A short message of our own for a failed exchange: a library's may quote request options, which
- * may hold a secret.
+ * A short message of our own for a failed exchange. Library errors are not passed on as they are:
+ * some quote the request's options, and an option may hold a secret.
  */
 function toNetworkError(error, where, connected, timeoutMs) {
     const given = error?.code;
     const code = given === undefined ? undefined : String(given);
-    // The proxy agent's words when the proxy refuses the tunnel: only the status is taken.
+    // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not 200):
+    // the request never reached the service. Only the status is taken from them.
     const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(error instanceof Error ? error.message : '');
     if (refused) {
         const advice = refused[1] === '407'
@@ -484,21 +526,25 @@ function toNetworkError(error, where, connected, timeoutMs) {
         return new NetworkError(`no complete answer from ${where} within ${Math.round(timeoutMs / 100) / 10} s`, code, connected);
     }
     if (CONNECT_ERRORS.has(code)) {
-        const reason = code === 'ECONNREFUSED'
-            ? 'the connection was refused'
-            : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-                ? 'the host name could not be resolved'
-                : `its TLS certificate was not accepted (${code})`;
-        return new NetworkError(`could not connect to ${where}: ${reason}`, code, false);
+        return new NetworkError(`could not connect to ${where}: ${connectFailure(code)}`, code, false);
     }
     if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
         return new NetworkError(`could not reach ${where} (${code})`, code, connected);
     return new NetworkError(`the connection to ${where} failed (${code ?? 'unknown error'})`, code, connected);
 }
+/** Why a connection could not be made, from one of CONNECT_ERRORS. */
+function connectFailure(code) {
+    if (code === 'ECONNREFUSED')
+        return 'the connection was refused';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+        return 'the host name could not be resolved';
+    return `its TLS certificate was not accepted (${code})`;
+}
 /**
  * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
  * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
- * `RateLimit-Remaining: 0`): otherwise it only describes the window.
+ * `RateLimit-Remaining: 0`). On any other answer `RateLimit-Reset` only describes the limiter's
+ * window, not a wait: a 5xx carrying it is retried after a backoff, not held back for the window.
  */
 function retryAfterMs(answer, options = {}) {
     const body = answer.json;
@@ -1073,6 +1119,18 @@ function headline(outcome) {
         ];
     return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))];
 }
+/** The heading of the counts' last column: what became of the counts this run sent, or would. */
+function sentColumn(outcome, dryRun) {
+    if (outcome.result === 'updated')
+        return 'Now';
+    if (outcome.delivery === 'no-answer')
+        return 'Sent, no answer';
+    if (outcome.delivery !== 'not-sent')
+        return 'Sent, not stored';
+    if (outcome.result === 'failed' && !dryRun)
+        return 'Was to be sent';
+    return 'Would be sent';
+}
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 function renderSummary(settings, outcome, outputsFailure) {
     const record = outcome.record?.ok ? outcome.record.record : undefined;
@@ -1096,15 +1154,7 @@ function renderSummary(settings, outcome, outputsFailure) {
             countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
             countRow('Servers', counts?.server, record?.servers, applied, unread, withSource)
         ].filter(row => row !== undefined);
-        const column = applied
-            ? 'Now'
-            : outcome.delivery === 'no-answer'
-                ? 'Sent, no answer'
-                : outcome.delivery !== 'not-sent'
-                    ? 'Sent, not stored'
-                    : outcome.result === 'failed' && !settings.dryRun
-                        ? 'Was to be sent'
-                        : 'Would be sent';
+        const column = sentColumn(outcome, settings.dryRun);
         parts.push(`<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`);
     }
     // The error before the warnings: it says why the step failed, and no number of warnings hides it.
@@ -1525,14 +1575,21 @@ async function afterRefusal(settings, deps, first) {
     const before = first?.ok ? lastUpdate(first.record) : undefined;
     const after = fresh?.ok ? lastUpdate(fresh.record) : undefined;
     const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
-    const strikeCause = overlap !== undefined
-        ? 'overlap'
-        : fresh?.ok === false && fresh.problem === 'unverified'
-            ? 'unverified'
-            : first === undefined
-                ? 'unchecked'
-                : 'unknown';
+    const strikeCause = causeOfStrike(overlap, first, fresh);
     return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped };
+}
+/**
+ * Why the update came early, most telling first: another run's update, a record the service does
+ * not show yet, a run that did not read the record first, or nothing this run can tell.
+ */
+function causeOfStrike(overlap, first, fresh) {
+    if (overlap !== undefined)
+        return 'overlap';
+    if (fresh?.ok === false && fresh.problem === 'unverified')
+        return 'unverified';
+    if (first === undefined)
+        return 'unchecked';
+    return 'unknown';
 }
 /**
  * For a stopped run: exactly what reached the service. A stop that cut off the answer after its
@@ -1567,22 +1624,23 @@ async function localCounts(inputs, deps) {
     const fromInput = (value, input) => value === undefined ? undefined : { value, source: `input ${input}`, read: false };
     const command = fromInput(inputs.commandCount, 'command-count');
     const server = fromInput(inputs.serverCount, 'server-count');
-    if (command !== undefined || inputs.commandsFile === undefined)
+    const file = inputs.commandsFile;
+    if (command !== undefined || file === undefined)
         return { command, server, warnings: [] };
     const { manifestCount } = await __nccwpck_require__.e(/* import() */ 106).then(__nccwpck_require__.bind(__nccwpck_require__, 3106));
-    const manifest = await manifestCount(inputs, deps).catch((error) => {
+    const manifest = await manifestCount(file, inputs, deps).catch((error) => {
         if (error instanceof errors/* ActionError */.lZ)
             error.headline ??= 'commands-file rejected';
         throw error;
     });
-    const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`;
+    const source = `commands-file ${file.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`;
     return {
         command: { value: manifest.count, source, read: true },
         server,
         warnings: manifest.warnings
     };
 }
-/** Whether Discord has a count to fill in. */
+/** Whether Discord has a count to fill in: a count is missing, and a token is given to read it. */
 function needsDiscord(inputs, counts) {
     return (inputs.discordToken !== undefined &&
         (counts.command === undefined || counts.server === undefined));
@@ -1593,7 +1651,7 @@ function needsDiscord(inputs, counts) {
  */
 async function withDiscordCounts(inputs, counts, deps) {
     const { fillFromDiscord } = await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 5943));
-    return fillFromDiscord(inputs, counts, deps);
+    return fillFromDiscord(inputs, inputs.discordToken, counts, deps);
 }
 /**
  * Leaves out a command count of 0 that a source read while the listing shows commands (or is
@@ -2173,7 +2231,13 @@ function redact(text) {
     };
     find(asIs, text, mark);
     const reading = read(text);
+    // A span found in the text as read is mapped back to the original: it starts where its first
+    // character was read from and ends where its last one was read from (`to` is past the span, so
+    // its last character is `to - 1`). An escape, or a lower case of two characters, is thus
+    // replaced whole however little of it the span takes, and cuts inside the span go with it.
     find(asRead, reading.text, (from, to) => mark(reading.start[from], reading.end[to - 1]));
+    // Where the running sum of the marks turns positive a replaced stretch starts, and where it falls
+    // back to zero the stretch ends: overlapping spans make one `***`.
     let out = '';
     let depth = 0;
     let from = 0;
@@ -2246,12 +2310,7 @@ function read(text) {
         const [token, percent, hexReference, decimalReference, braced, u, x] = match;
         plain(text.slice(next, match.index), next);
         next = match.index + token.length;
-        const hex = percent ?? hexReference ?? braced ?? u ?? x;
-        const point = hex !== undefined
-            ? parseInt(hex, 16)
-            : decimalReference !== undefined
-                ? Number(decimalReference)
-                : -1;
+        const point = codePoint(percent ?? hexReference ?? braced ?? u ?? x, decimalReference);
         if (point >= 0 && point <= 0x10ffff)
             add(String.fromCodePoint(point), match.index, next);
         // Not a cut, and no escape (a run of backslashes alone, a reference past U+10FFFF): as it is.
@@ -2260,6 +2319,14 @@ function read(text) {
     }
     plain(text.slice(next), next);
     return { text: out, start, end };
+}
+/** The code point an escape names, in hex or in decimal; -1 for a token that is no escape. */
+function codePoint(hex, decimal) {
+    if (hex !== undefined)
+        return parseInt(hex, 16);
+    if (decimal !== undefined)
+        return Number(decimal);
+    return -1;
 }
 /**
  * A secret as people paste it, taken apart: `NAME=` in front (a `.env` line), quotes around it, a
@@ -3207,6 +3274,15 @@ function utc(date, now) {
     const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
     return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`;
 }
+/** A span under two days: `42 min`, `5 h`, `5 h 3 min`. */
+function hoursAndMinutes(minutes) {
+    const hours = Math.floor(minutes / 60);
+    if (hours === 0)
+        return `${minutes} min`;
+    if (minutes % 60 === 0)
+        return `${hours} h`;
+    return `${hours} h ${minutes % 60} min`;
+}
 /**
  * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to
  * the reader, because a summary is read later: "in 6 h" read the next morning would be untrue.
@@ -3219,13 +3295,7 @@ function relative(date, now) {
     const hours = Math.floor(minutes / 60);
     const days = Math.round(hours / 24);
     // Past two days, hours and minutes are noise: "30 days", not "720 h".
-    const span = hours >= 48
-        ? `${days} days`
-        : hours === 0
-            ? `${minutes} min`
-            : minutes % 60 === 0
-                ? `${hours} h`
-                : `${hours} h ${minutes % 60} min`;
+    const span = hours >= 48 ? `${days} days` : hoursAndMinutes(minutes);
     return `${span} ${ms >= 0 ? 'after' : 'before'} this run`;
 }
 /**

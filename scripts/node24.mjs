@@ -39,12 +39,14 @@ export function packageNames() {
 
 export function cacheDir() {
   if (process.env['NODE24_CACHE']) return process.env['NODE24_CACHE']
-  const base = WINDOWS
-    ? (process.env['LOCALAPPDATA'] ?? join(homedir(), 'AppData', 'Local'))
-    : process.platform === 'darwin'
-      ? join(homedir(), 'Library', 'Caches')
-      : (process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'))
-  return join(base, 'discord-place-bot-stats', `node${MAJOR}`)
+  return join(userCacheDir(), 'discord-place-bot-stats', `node${MAJOR}`)
+}
+
+/** The user's cache folder, where each system keeps it. */
+function userCacheDir() {
+  if (WINDOWS) return process.env['LOCALAPPDATA'] ?? join(homedir(), 'AppData', 'Local')
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches')
+  return process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache')
 }
 
 /** Where a package's binary lands in the cache. */

@@ -101,7 +101,13 @@ export function redact(text: string): string {
   }
   find(asIs, text, mark)
   const reading = read(text)
+  // A span found in the text as read is mapped back to the original: it starts where its first
+  // character was read from and ends where its last one was read from (`to` is past the span, so
+  // its last character is `to - 1`). An escape, or a lower case of two characters, is thus
+  // replaced whole however little of it the span takes, and cuts inside the span go with it.
   find(asRead, reading.text, (from, to) => mark(reading.start[from]!, reading.end[to - 1]!))
+  // Where the running sum of the marks turns positive a replaced stretch starts, and where it falls
+  // back to zero the stretch ends: overlapping spans make one `***`.
   let out = ''
   let depth = 0
   let from = 0
@@ -176,19 +182,20 @@ function read(text: string): { text: string; start: Int32Array; end: Int32Array 
     const [token, percent, hexReference, decimalReference, braced, u, x] = match
     plain(text.slice(next, match.index), next)
     next = match.index + token.length
-    const hex = percent ?? hexReference ?? braced ?? u ?? x
-    const point =
-      hex !== undefined
-        ? parseInt(hex, 16)
-        : decimalReference !== undefined
-          ? Number(decimalReference)
-          : -1
+    const point = codePoint(percent ?? hexReference ?? braced ?? u ?? x, decimalReference)
     if (point >= 0 && point <= 0x10ffff) add(String.fromCodePoint(point), match.index, next)
     // Not a cut, and no escape (a run of backslashes alone, a reference past U+10FFFF): as it is.
     else if (!CUT.test(token)) plain(token, match.index)
   }
   plain(text.slice(next), next)
   return { text: out, start, end }
+}
+
+/** The code point an escape names, in hex or in decimal; -1 for a token that is no escape. */
+function codePoint(hex: string | undefined, decimal: string | undefined): number {
+  if (hex !== undefined) return parseInt(hex, 16)
+  if (decimal !== undefined) return Number(decimal)
+  return -1
 }
 
 /**

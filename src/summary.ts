@@ -123,6 +123,14 @@ export function utc(date: Date, now: Date): string {
   return `${sameDay ? iso.slice(11, 16) : `${iso.slice(0, 10)} ${iso.slice(11, 16)}`} UTC`
 }
 
+/** A span under two days: `42 min`, `5 h`, `5 h 3 min`. */
+function hoursAndMinutes(minutes: number): string {
+  const hours = Math.floor(minutes / 60)
+  if (hours === 0) return `${minutes} min`
+  if (minutes % 60 === 0) return `${hours} h`
+  return `${hours} h ${minutes % 60} min`
+}
+
 /**
  * `5 h 3 min after this run`, `under a minute before this run`: relative to the run (`now`), not to
  * the reader, because a summary is read later: "in 6 h" read the next morning would be untrue.
@@ -135,14 +143,7 @@ export function relative(date: Date, now: Date): string {
   const hours = Math.floor(minutes / 60)
   const days = Math.round(hours / 24)
   // Past two days, hours and minutes are noise: "30 days", not "720 h".
-  const span =
-    hours >= 48
-      ? `${days} days`
-      : hours === 0
-        ? `${minutes} min`
-        : minutes % 60 === 0
-          ? `${hours} h`
-          : `${hours} h ${minutes % 60} min`
+  const span = hours >= 48 ? `${days} days` : hoursAndMinutes(minutes)
   return `${span} ${ms >= 0 ? 'after' : 'before'} this run`
 }
 

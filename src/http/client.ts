@@ -22,23 +22,26 @@ export interface Policy {
   /** Bytes of an answer kept; the rest is not read. */
   readonly maxBodyBytes: number
   /**
-   * Sent only with at least this much of the step's time left (cut to it, like every attempt); else
-   * with any.
+   * Sent only with at least this much of the step's time left (MIN_ATTEMPT_MS); like every attempt,
+   * it is cut to the time left. Without it, an attempt goes with any time left.
    */
   readonly minAttemptMs?: number
 }
 
 /**
- * The least time the stats update is sent with. Under a second no real request (handshakes, then
- * the exchange) can finish: it would be cut off after the service may have read it, an outcome no
- * one can know, for an update allowed once per 6 hours.
+ * The least time the stats update is sent with. Each attempt gets `request-timeout`, cut to what is
+ * left of the step's `timeout`, so a short `timeout` (at or below `request-timeout`) still sends
+ * the update with whatever the record read left of it. Under a second, though, no real request (a
+ * TCP and a TLS handshake, then the exchange, over the internet) can finish: one sent then would
+ * almost surely be cut off after the service may have read it, an outcome no one can know, for an
+ * update the service allows once per 6 hours. So below this it is not sent at all.
  */
 export const MIN_ATTEMPT_MS = 1_000
 
 /**
  * The defaults every policy builds on: reads retry any network failure, back off from half a second
  * doubling to five, honour a Retry-After of up to a minute, and keep 64 KB of an answer. Each
- * caller owns its policy, next to its request.
+ * caller owns its policy, next to the request it sends: this client knows no caller by name.
  */
 export const READ_DEFAULTS = {
   retryNetwork: 'any',
@@ -162,9 +165,11 @@ export class Requests {
         // status line came.
         const network = error instanceof NetworkError ? error : undefined
         this.throwIfStopped(network?.delivered ?? true, network?.answered?.status)
-        if (network === undefined || (policy.retryNetwork !== 'any' && network.delivered))
-          throw error
-        if (++failures >= policy.attempts) throw error
+        if (network === undefined) throw error
+        // A read may go again after any network failure; a request that must not arrive twice
+        // (the stats update) only when it cannot have reached the server.
+        const retry = policy.retryNetwork === 'any' || !network.delivered
+        if (!retry || ++failures >= policy.attempts) throw error
         await this.sleep(this.backoff(failures, policy), policy)
         continue
       }
@@ -203,11 +208,15 @@ export class Requests {
     this.throwIfStopped()
   }
 
+  /** Time left before the step's deadline. */
   remainingMs(): number {
     return this.deadlineAt - this.clock.now()
   }
 
-  /** One attempt's time: request-timeout, cut to the time left; refused when too little is left. */
+  /**
+   * One attempt's time: `request-timeout`, cut to what is left of `timeout`. It is refused when no
+   * time is left, or less than the policy's least (MIN_ATTEMPT_MS for the stats update).
+   */
   private attemptTimeout(policy: Policy): number {
     const left = this.remainingMs()
     const least = policy.minAttemptMs ?? 0

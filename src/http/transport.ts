@@ -28,8 +28,9 @@ export interface HttpAnswer {
 }
 
 /**
- * The request failed without an answer. `delivered`: whether it may have reached the server; false
- * only when the connection could not be made, which decides whether a PATCH may go again.
+ * The request failed without an answer. `delivered` tells whether the request may have reached the
+ * server: it is false only when the connection itself could not be made, and that is what decides
+ * whether a PATCH, which is not idempotent, may be sent again.
  */
 export class NetworkError extends Error {
   constructor(
@@ -37,8 +38,9 @@ export class NetworkError extends Error {
     readonly code: string | undefined,
     readonly delivered: boolean,
     /**
-     * The final (not 1xx) status line, and headers when parsed, that came before the failure: the
-     * server answered.
+     * The final status line (and its headers, when they could be parsed) that arrived before the
+     * failure: the server received the request and answered, and only the rest was lost. An interim
+     * 1xx answer is not one, because after it the server's decision is still unknown.
      */
     readonly answered?: { readonly status: number; readonly headers: http.IncomingHttpHeaders }
   ) {
@@ -64,10 +66,13 @@ const CONNECT_ERRORS: ReadonlySet<string | undefined> = new Set([
 const directAgents: Record<string, http.Agent> = {}
 
 /**
- * The module and agent for a URL, loaded on first use: node:https (a fifth of a run's start) only
- * for https, @actions/http-client only when a proxy variable is set. Direct agents keep connections
- * alive, sparing a handshake per request (Node unrefs an idle socket, so it does not hold the
- * process). Through a proxy, a tunnel agent per request; NO_PROXY hosts and loopback go direct.
+ * The module and agent for a URL, loaded on first use: node:https (with TLS, a fifth of a run's
+ * start) only for https, and @actions/http-client only when a proxy variable is set. Direct agents
+ * keep connections alive, which spares a TCP and a TLS handshake per request; an idle kept-alive
+ * socket does not hold the process, because Node's agent unrefs it. Through HTTPS_PROXY or
+ * HTTP_PROXY the client is made without keep-alive, so it makes a tunnel agent (the `tunnel`
+ * package) for each request, and each request has its own tunnel. Hosts that NO_PROXY names and
+ * loopback go direct, as self-hosted runners behind a proxy need.
  */
 async function route(
   url: URL
@@ -90,10 +95,20 @@ async function route(
 }
 
 /**
- * The CONNECT requests a tunnel agent makes (the `tunnel` package calls the agent's `request`),
- * kept so that a failed exchange destroys them: the client request has no socket until the proxy
- * answers, so destroying it would leave a CONNECT open, holding the process past the deadline or a
- * stop.
+ * The CONNECT requests a tunnel agent makes, kept so that a failed exchange can end them.
+ *
+ * The `tunnel` package's agent opens a tunnel with a CONNECT request of its own, made with the
+ * `request` function it keeps on the agent (`TunnelingAgent.prototype.createSocket`), and gives the
+ * client request no socket until the proxy has answered that CONNECT. So destroying the client
+ * request does not end a CONNECT the proxy never answers: its socket stays open and keeps the
+ * process alive past the step's deadline and past a stop signal, until the proxy closes it, minutes
+ * or hours later. The agent's `request` is therefore wrapped to keep each CONNECT request it makes,
+ * and the exchange destroys them all when it fails (an error, its deadline, a stop).
+ *
+ * Destroying a CONNECT whose tunnel did open is safe: Node marks a CONNECT request destroyed once
+ * it hands its socket over, so the call does nothing, and the client request, which now holds that
+ * socket, destroys it itself. The agent is this request's own (see route), so no other request's
+ * tunnel is touched.
  */
 function trackTunnels(agent: http.Agent & { request: typeof http.request }): http.ClientRequest[] {
   const made: http.ClientRequest[] = []
@@ -178,17 +193,27 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
     const abort = (): void => cut('ABORT_ERR')
     if (request.signal?.aborted) abort()
     else request.signal?.addEventListener('abort', abort)
-    // Connected: the request may reach the server from then on. A reused socket at once; a fresh
-    // https one after its TLS handshake (a tunnel's TLS socket is not `connecting` before it); a
-    // fresh http one once it connects, or at once on an open tunnel. A CONNECT that never completes
-    // gives no socket.
+    // Connected: from then on the request may reach the server, so a failure no longer proves that
+    // it was not sent. This is the rule that decides whether a PATCH may go again: one that failed
+    // unconnected may be resent; one that failed connected only when a fresh read of the public
+    // record shows that it did not arrive (stats/delivery.ts).
     req.on('socket', socket => {
+      // A reused connection counts from the start: the server may close it while the request is
+      // under way, and the failure that follows may come after the server read the request.
       if (req.reusedSocket) connected = true
+      // A fresh https connection counts only once its TLS handshake is done, whatever its TCP
+      // state: through a proxy, the tunnel agent hands over a TLS socket wrapped around the
+      // tunnel's socket, which is not `connecting` although its handshake has not begun.
       else if (url.protocol === 'https:') socket.once('secureConnect', () => (connected = true))
+      // A fresh http connection counts once it connects.
       else if (socket.connecting) socket.once('connect', () => (connected = true))
+      // One that is not connecting is a proxy's open tunnel, through which the request goes at
+      // once. (Through a proxy the request gets no socket until the tunnel is open, so a CONNECT
+      // that never completes leaves the request unconnected: nothing was sent.)
       else connected = true
-      // The final status line as it arrives: when the headers after it overflow the parser, the
-      // request fails, yet the server answered.
+      // The final status line, read from the bytes as they arrive: when the headers after it
+      // overflow Node's parser, the request fails without a response object, yet the server did
+      // answer, and the failure must say so (a PATCH that was answered is never sent again).
       const sniff = statusSniffer(status => {
         socket.off('data', sniff)
         answered ??= { status, headers: {} }
@@ -206,17 +231,23 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
 const STATUS_LINE_START = 16
 
 /**
- * Calls `final` with the first final status line (200 and up) of an answer's bytes as they arrive:
- * after an interim one (100, 103) the server's decision is unknown. Lines may be cut anywhere
- * across chunks.
+ * Reads the status lines of an answer from its bytes as they arrive, and calls `final` with the
+ * first final one (200 and up). An interim answer (`100 Continue`, `103 Early Hints`) is not the
+ * answer: the request may still fail before the final one, and then the server's decision is
+ * unknown. Interim answers, their headers and the final status line may come in one chunk or be cut
+ * anywhere across several, so the start of every line is read, whatever the chunks.
  */
 function statusSniffer(final: (status: number) => void): (chunk: Buffer) => void {
+  /** The start of the current line, up to STATUS_LINE_START characters, carried across chunks. */
   let line = ''
   return chunk => {
+    // Each piece but the last ends a line; the last continues into the next chunk.
     const pieces = chunk.toString('latin1').split('\n')
     for (const [i, piece] of pieces.entries()) {
       line = (line + piece).slice(0, STATUS_LINE_START)
       const ended = i < pieces.length - 1
+      // A line is read once it has ended or is long enough to hold a status; a shorter start may
+      // still be completed by the next chunk.
       const status =
         ended || line.length === STATUS_LINE_START
           ? Number(/^HTTP\/\d(?:\.\d)? (\d{3})/.exec(line)?.[1])
@@ -237,8 +268,8 @@ function parseJson(text: string, truncated: boolean): unknown {
 }
 
 /**
- * A short message of our own for a failed exchange: a library's may quote request options, which
- * may hold a secret.
+ * A short message of our own for a failed exchange. Library errors are not passed on as they are:
+ * some quote the request's options, and an option may hold a secret.
  */
 function toNetworkError(
   error: unknown,
@@ -248,7 +279,8 @@ function toNetworkError(
 ): NetworkError {
   const given = (error as { code?: unknown } | null | undefined)?.code
   const code = given === undefined ? undefined : String(given)
-  // The proxy agent's words when the proxy refuses the tunnel: only the status is taken.
+  // The proxy agent's own words when the proxy refuses the tunnel (its CONNECT answer was not 200):
+  // the request never reached the service. Only the status is taken from them.
   const refused = /tunneling socket could not be established, statusCode=(\d{3})/.exec(
     error instanceof Error ? error.message : ''
   )
@@ -273,13 +305,7 @@ function toNetworkError(
     )
   }
   if (CONNECT_ERRORS.has(code)) {
-    const reason =
-      code === 'ECONNREFUSED'
-        ? 'the connection was refused'
-        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-          ? 'the host name could not be resolved'
-          : `its TLS certificate was not accepted (${code})`
-    return new NetworkError(`could not connect to ${where}: ${reason}`, code, false)
+    return new NetworkError(`could not connect to ${where}: ${connectFailure(code)}`, code, false)
   }
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
     return new NetworkError(`could not reach ${where} (${code})`, code, connected)
@@ -290,10 +316,18 @@ function toNetworkError(
   )
 }
 
+/** Why a connection could not be made, from one of CONNECT_ERRORS. */
+function connectFailure(code: string | undefined): string {
+  if (code === 'ECONNREFUSED') return 'the connection was refused'
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name could not be resolved'
+  return `its TLS certificate was not accepted (${code})`
+}
+
 /**
  * The wait an answer asks for: `retry_after` in the body, else `Retry-After`, else (unless
  * `limiterReset: false`) `RateLimit-Reset` when the limiter is spent (a 429, or
- * `RateLimit-Remaining: 0`): otherwise it only describes the window.
+ * `RateLimit-Remaining: 0`). On any other answer `RateLimit-Reset` only describes the limiter's
+ * window, not a wait: a 5xx carrying it is retried after a backoff, not held back for the window.
  */
 export function retryAfterMs(
   answer: HttpAnswer,

@@ -73,15 +73,23 @@ export async function afterRefusal(
   const after = fresh?.ok ? lastUpdate(fresh.record) : undefined
   const overlap =
     first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined
-  const strikeCause: StrikeCause =
-    overlap !== undefined
-      ? 'overlap'
-      : fresh?.ok === false && fresh.problem === 'unverified'
-        ? 'unverified'
-        : first === undefined
-          ? 'unchecked'
-          : 'unknown'
+  const strikeCause = causeOfStrike(overlap, first, fresh)
   return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped }
+}
+
+/**
+ * Why the update came early, most telling first: another run's update, a record the service does
+ * not show yet, a run that did not read the record first, or nothing this run can tell.
+ */
+function causeOfStrike(
+  overlap: Date | undefined,
+  first: RecordRead | undefined,
+  fresh: RecordRead | undefined
+): StrikeCause {
+  if (overlap !== undefined) return 'overlap'
+  if (fresh?.ok === false && fresh.problem === 'unverified') return 'unverified'
+  if (first === undefined) return 'unchecked'
+  return 'unknown'
 }
 
 /**

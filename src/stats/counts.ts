@@ -12,14 +12,14 @@ export async function localCounts(inputs: CountInputs, deps: Deps): Promise<Coun
     value === undefined ? undefined : { value, source: `input ${input}`, read: false }
   const command = fromInput(inputs.commandCount, 'command-count')
   const server = fromInput(inputs.serverCount, 'server-count')
-  if (command !== undefined || inputs.commandsFile === undefined)
-    return { command, server, warnings: [] }
+  const file = inputs.commandsFile
+  if (command !== undefined || file === undefined) return { command, server, warnings: [] }
   const { manifestCount } = await import('./manifest.js')
-  const manifest = await manifestCount(inputs, deps).catch((error: unknown) => {
+  const manifest = await manifestCount(file, inputs, deps).catch((error: unknown) => {
     if (error instanceof ActionError) error.headline ??= 'commands-file rejected'
     throw error
   })
-  const source = `commands-file ${inputs.commandsFile.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
+  const source = `commands-file ${file.given}${manifest.readFrom === 'repository' ? ' (from the repository)' : ''}`
   return {
     command: { value: manifest.count, source, read: true },
     server,
@@ -27,8 +27,11 @@ export async function localCounts(inputs: CountInputs, deps: Deps): Promise<Coun
   }
 }
 
-/** Whether Discord has a count to fill in. */
-export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
+/** Count inputs with a discord-token: what Discord is read with. */
+export type DiscordInputs = CountInputs & { readonly discordToken: string }
+
+/** Whether Discord has a count to fill in: a count is missing, and a token is given to read it. */
+export function needsDiscord(inputs: CountInputs, counts: Counts): inputs is DiscordInputs {
   return (
     inputs.discordToken !== undefined &&
     (counts.command === undefined || counts.server === undefined)
@@ -40,12 +43,12 @@ export function needsDiscord(inputs: CountInputs, counts: Counts): boolean {
  * skip never depends on Discord.
  */
 export async function withDiscordCounts(
-  inputs: CountInputs,
+  inputs: DiscordInputs,
   counts: Counts,
   deps: Deps
 ): Promise<Counts> {
   const { fillFromDiscord } = await import('./discord.js')
-  return fillFromDiscord(inputs, counts, deps)
+  return fillFromDiscord(inputs, inputs.discordToken, counts, deps)
 }
 
 /**

@@ -26,17 +26,17 @@ export const DISCORD_POLICY: Policy = {
 }
 
 /**
- * Fills in the counts still missing (counts.ts decides whether any is, and that a token is given)
- * from Discord, with only the calls needed: the server count from `/applications/@me`
+ * Fills in the counts still missing (counts.ts decides whether any is) from Discord, read with the
+ * bot's `token`, with only the calls needed: the server count from `/applications/@me`
  * (`approximate_guild_count`, the figure the service checks server counts against), the command
  * count from the global commands.
  */
 export async function fillFromDiscord(
   inputs: CountInputs,
+  token: string,
   counts: Counts,
   deps: Deps
 ): Promise<Counts> {
-  const token = inputs.discordToken!
   let { command, server, warnings } = counts
   deps.log(
     `Reading ${[server ? '' : 'the server count', command ? '' : 'the command count'].filter(Boolean).join(' and ')} from Discord.`
@@ -44,6 +44,8 @@ export async function fillFromDiscord(
   const get = (path: string): Promise<unknown> =>
     discordGet(`${inputs.discordApiUrl}${path}`, path, token, deps.requests)
   try {
+    // One call serves both counts: it holds the server count, and the application ID that the
+    // route of the global commands needs.
     const app = ((await get('/applications/@me')) ?? {}) as Record<string, unknown>
     if (server === undefined) {
       const count = app['approximate_guild_count']

@@ -29,12 +29,18 @@ export interface ManifestCount extends CommandCount {
   readonly readFrom: 'workspace' | 'repository'
 }
 
+/** The commands-file input: as given, and resolved against the workspace. */
+type CommandsFile = NonNullable<CountInputs['commandsFile']>
+
 /**
  * Counts the manifest that commands-file names, from the workspace or, failing that, the
  * repository.
  */
-export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<ManifestCount> {
-  const file = inputs.commandsFile!
+export async function manifestCount(
+  file: CommandsFile,
+  inputs: CountInputs,
+  deps: Deps
+): Promise<ManifestCount> {
   const { token, repository, sha, workspace, apiUrl, inReusableWorkflow } = inputs.github
   const canFallBack = token !== undefined && repository !== undefined && sha !== undefined
   const label = canFallBack ? `${repository} at ${sha.slice(0, 12)}` : undefined
@@ -58,8 +64,8 @@ export async function manifestCount(inputs: CountInputs, deps: Deps): Promise<Ma
 }
 
 /**
- * Reads a command manifest from the workspace or, when a workflow has no checkout, the repository
- * at the run's commit.
+ * Reads a command manifest and counts it. The file comes from the workspace; when a scheduled
+ * workflow has no checkout, from the repository at the run's commit.
  */
 export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> {
   const origin = `Input 'commands-file' (${plan.given})`
@@ -70,9 +76,9 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
   const inRepository = relative(plan.workspace, plan.path)
   const outside = isOutside(plan.workspace, plan.path)
   const notFound = `${origin}: no file at ${plan.path}`
-  // A checked-out workspace holds the repository already: a typo, or a build step that did not
-  // write the file.
-  if (!outside && (await stat(join(plan.workspace, '.git')).then(Boolean, () => false))) {
+  // A checked-out workspace holds the repository already: the file is missing because of a typo or
+  // a build step that did not write it, and the repository would not have it either.
+  if (!outside && (await isCheckedOut(plan.workspace))) {
     throw new ActionError(
       `${notFound}. The workspace is checked out; ${await nearestFolder(plan.workspace, plan.path)}. ` +
         'Check the path for a typo, and that the step that writes the file runs before this one.',
@@ -118,9 +124,11 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
 }
 
 /**
- * The file's text, or undefined when there is none. Untrusted: read only as a regular file in the
- * workspace once links are resolved (or a link could make the action quote a file elsewhere),
- * without blocking (a FIFO would wait), up to the size limit.
+ * The file's text, or undefined when there is no such file. The file is untrusted: it is read only
+ * if it is a regular file inside the workspace once links are resolved (a link must not lead the
+ * action to read, and quote, a file elsewhere on the runner), it is opened without blocking
+ * (opening a FIFO would otherwise wait forever for a writer), and no more than the size limit is
+ * ever read, whatever size the file claims.
  */
 async function readLocal(plan: ManifestPlan, origin: string): Promise<string | undefined> {
   const real = await realpath(plan.path).catch(({ code }: NodeJS.ErrnoException) => {
@@ -173,6 +181,14 @@ async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
   return buffer.subarray(0, length)
 }
 
+/** Whether a checkout put the repository in the workspace: it then holds a `.git`. */
+async function isCheckedOut(workspace: string): Promise<boolean> {
+  return stat(join(workspace, '.git')).then(
+    () => true,
+    () => false
+  )
+}
+
 /** The nearest folder of `path` that exists in the workspace, and what it holds (a few names). */
 async function nearestFolder(workspace: string, path: string): Promise<string> {
   const SHOWN = 10
@@ -201,8 +217,10 @@ function isOutside(root: string, path: string): boolean {
 }
 
 /**
- * A manifest's bytes as text: UTF-8 with or without a BOM, UTF-16 with one (Windows PowerShell
- * 5.1's `>`); else refused by name.
+ * A manifest's bytes as text, as the tools people use write them: UTF-8, with or without a byte
+ * order mark, and UTF-16 with one (Windows PowerShell 5.1's `>` and `Out-File` write UTF-16 LE with
+ * a BOM). Anything else is refused, naming the encoding and the fix, rather than read as garbage
+ * and quoted in an error.
  */
 export function decodeManifest(bytes: Buffer, origin: string): string {
   const fix =
@@ -266,7 +284,7 @@ export function countManifestText(
   countSubcommands: boolean
 ): CommandCount {
   // A manifest that lists no commands is valid: whether its 0 is sent is withoutErasure's call
-  // (counts.ts).
+  // (counts.ts), made once the listing's count is known.
   const json = parseJson(text.replace(/^\uFEFF/, ''), origin)
   try {
     return countCommands(manifestEntries(json, origin), countSubcommands)
@@ -299,8 +317,9 @@ function powerShellCut(json: unknown, depth = 0): string | undefined {
 }
 
 /**
- * The shapes seen in real projects: an array of commands (as sent to Discord), an object with a
- * `commands` array, or keyed by name.
+ * The accepted shapes, all seen in real projects: an array of command objects (what a deploy script
+ * sends to Discord, or a saved GET of the commands); an object with a `commands` array; an object
+ * keyed by command name whose values are command objects.
  */
 function manifestEntries(json: unknown, origin: string): CommandList {
   const list = (items: unknown[], prefix = ''): CommandList => ({
@@ -328,14 +347,22 @@ function manifestEntries(json: unknown, origin: string): CommandList {
     }
   }
   throw new ActionError(
-    `${origin} holds ${json === null ? 'null' : typeof json === 'object' ? 'an object that is neither' : `a ${typeof json}`}; ` +
+    `${origin} holds ${unexpectedShape(json)}; ` +
       'expected a JSON array of commands, an object with a "commands" array, or an object keyed by command name.'
   )
 }
 
+/** What a manifest that is no accepted shape holds, in words (an array is always accepted). */
+function unexpectedShape(json: unknown): string {
+  if (json === null) return 'null'
+  if (typeof json === 'object') return 'an object that is neither'
+  return `a ${typeof json}`
+}
+
 /**
- * A command manifest is about 12 levels deep (command, group, subcommand, option, choice,
- * localisations): far deeper text is not one.
+ * Nesting allowed in a manifest. A command manifest is about 12 levels deep at most (command,
+ * group, subcommand, option, choice, localisations); far deeper text is not one, and nothing built
+ * on it should have to walk that deep.
  */
 const MAX_DEPTH = 100
 

@@ -152,6 +152,15 @@ function headline(outcome: StatsOutcome): [mark: string, words: string] {
   return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))]
 }
 
+/** The heading of the counts' last column: what became of the counts this run sent, or would. */
+function sentColumn(outcome: StatsOutcome, dryRun: boolean): string {
+  if (outcome.result === 'updated') return 'Now'
+  if (outcome.delivery === 'no-answer') return 'Sent, no answer'
+  if (outcome.delivery !== 'not-sent') return 'Sent, not stored'
+  if (outcome.result === 'failed' && !dryRun) return 'Was to be sent'
+  return 'Would be sent'
+}
+
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 export function renderSummary(
   settings: StatsSettings,
@@ -182,15 +191,7 @@ export function renderSummary(
       countRow('Commands', counts?.command, record?.commands, applied, unread, withSource),
       countRow('Servers', counts?.server, record?.servers, applied, unread, withSource)
     ].filter(row => row !== undefined)
-    const column = applied
-      ? 'Now'
-      : outcome.delivery === 'no-answer'
-        ? 'Sent, no answer'
-        : outcome.delivery !== 'not-sent'
-          ? 'Sent, not stored'
-          : outcome.result === 'failed' && !settings.dryRun
-            ? 'Was to be sent'
-            : 'Would be sent'
+    const column = sentColumn(outcome, settings.dryRun)
     parts.push(
       `<table>\n<tr><th>Count</th><th>Listed before</th><th>${column}</th>${withSource ? '<th>Source</th>' : ''}</tr>\n${rows.join('\n')}\n</table>\n`
     )

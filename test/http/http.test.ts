@@ -97,13 +97,11 @@ function lookups(error?: { code?: string }): void {
     callback
   ) {
     const lookup: net.LookupFunction = (_host, { all }, done) =>
-      process.nextTick(() =>
-        error
-          ? done(Object.assign(new Error('lookup failed'), error), '', 4)
-          : all
-            ? done(null, [{ address: '127.0.0.1', family: 4 }])
-            : done(null, '127.0.0.1', 4)
-      )
+      process.nextTick(() => {
+        if (error) done(Object.assign(new Error('lookup failed'), error), '', 4)
+        else if (all) done(null, [{ address: '127.0.0.1', family: 4 }])
+        else done(null, '127.0.0.1', 4)
+      })
     return original.call(this, { ...options, lookup } as typeof options, callback)
   })
   afterTest(() => spy.mockRestore())
@@ -505,7 +503,8 @@ describe('send: a failure says whether the request may have been read', () => {
         message: said
       })
       if (signal) await send(get(url))
-      const expected = seen ?? (signal ? [''] : delivered ? [PATCH_BODY] : [])
+      const sentBody = delivered ? [PATCH_BODY] : []
+      const expected = seen ?? (signal ? [''] : sentBody)
       expect(
         read,
         'what the server read (after a stop, only the request after it), or the CONNECTs the proxy saw'

@@ -110,11 +110,9 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
     expect(ours.default === undefined ? undefined : String(ours.default)).toBe(theirs.default)
     expect(ours.required ?? false).toBe(theirs.required ?? false)
     expect(ours.description).toBe(theirs.description)
-    const kind = ['true', 'false'].includes(theirs.default ?? '')
-      ? 'boolean'
-      : /^\d+$/.test(theirs.default ?? '')
-        ? 'number'
-        : 'string'
+    let kind = 'string'
+    if (['true', 'false'].includes(theirs.default ?? '')) kind = 'boolean'
+    else if (/^\d+$/.test(theirs.default ?? '')) kind = 'number'
     expect(ours.type).toBe(kind)
   })
 

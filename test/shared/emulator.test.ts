@@ -384,7 +384,9 @@ function conforms(path: string, method: string, reply: Reply): void {
   )) {
     if (!(field in reply.json)) continue
     const value = reply.json[field]
-    const actual = value === null ? 'null' : Number.isInteger(value) ? 'integer' : typeof value
+    let actual: string = typeof value
+    if (value === null) actual = 'null'
+    else if (Number.isInteger(value)) actual = 'integer'
     const types = ([] as string[]).concat(type ?? [])
     expect(
       types.includes(actual) || (actual === 'integer' && types.includes('number')),

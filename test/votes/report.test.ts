@@ -43,8 +43,8 @@ const settings = (users = [A], more: Record<string, string> = {}): VoteSettings 
  */
 function outcome(fields: Partial<VoteOutcome>, ...votes: [string, Vote][]): VoteOutcome {
   const error = fields.error
-  const result =
-    error !== undefined ? 'failed' : votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
+  let result: VoteOutcome['result'] = votes.every(([, vote]) => vote.voted) ? 'voted' : 'not-voted'
+  if (error !== undefined) result = 'failed'
   return {
     result,
     votes: new Map(votes),
