@@ -108,7 +108,8 @@ function octokitFor(
 function apiFailure(error: unknown): Error {
   const cause = (error as { cause?: unknown }).cause
   if (cause instanceof ActionError) return cause
-  if (cause instanceof NetworkError) return Object.assign(new Error(cause.message), { network: true })
+  if (cause instanceof NetworkError)
+    return Object.assign(new Error(cause.message), { network: true })
   const status = (error as { status?: unknown }).status
   const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)
   const message = /^\s*</.test(raw) ? 'an HTML error page' : excerpt(raw)
@@ -124,7 +125,8 @@ function policyFetch(requests: Requests, policy: Policy): typeof fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     const sent = Object.fromEntries(new Headers(init?.headers).entries())
     const answer = await requests.send({ method: 'GET', url, headers: sent }, policy)
-    if (answer.truncated) throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`)
+    if (answer.truncated)
+      throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`)
     const headers = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)

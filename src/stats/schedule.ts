@@ -66,7 +66,7 @@ export async function withScheduleCheck(
  * What the repository's last push says about the schedule, or undefined when there is nothing to
  * say (a private repository, a push under 45 days ago, a run that was stopped).
  */
-export async function checkSchedule(
+async function checkSchedule(
   settings: StatsSettings,
   deps: Deps,
   now: Date
@@ -84,7 +84,7 @@ export async function checkSchedule(
 }
 
 /** The stage the last push puts the schedule at `now`; undefined under 45 days. */
-export function stageOf(
+function stageOf(
   lastPush: Date,
   now: Date,
   staleAfter: number | undefined
@@ -103,7 +103,7 @@ export function stageOf(
  * `repository.pushed_at` as GitHub writes it: ISO text in a schedule's payload and the REST API,
  * seconds since 1970 in a push's. Undefined for anything else.
  */
-export function pushDate(value: unknown): Date | undefined {
+function pushDate(value: unknown): Date | undefined {
   const ms =
     typeof value === 'number' ? value * 1000 : typeof value === 'string' ? Date.parse(value) : NaN
   return Number.isFinite(ms) ? new Date(ms) : undefined
