@@ -28,7 +28,7 @@ export const modules = {
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** GitHub's rule: a public repository's schedules stop after 60 days without activity. */
 const DISABLED_AFTER_DAYS = 60;
-/** From then on a run warns: two weeks for a push, and a scheduled run or more to see it. */
+/** From then on a run warns: 15 days before the date, time for a push even on a weekly schedule. */
 const WARN_FROM_DAYS = 45;
 /** From then on, with stale-after set, the step fails: GitHub's failure e-mail comes in time. */
 const FAIL_FROM_DAYS = 55;
@@ -100,7 +100,11 @@ function stageOf(lastPush, now, staleAfter) {
  * seconds since 1970 in a push's. Undefined for anything else.
  */
 function pushDate(value) {
-    const ms = typeof value === 'number' ? value * 1000 : typeof value === 'string' ? Date.parse(value) : NaN;
+    let ms = NaN;
+    if (typeof value === 'number')
+        ms = value * 1000;
+    if (typeof value === 'string')
+        ms = Date.parse(value);
     return Number.isFinite(ms) ? new Date(ms) : undefined;
 }
 /**

@@ -851,8 +851,8 @@ function scheduleNote(outcome) {
     return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome)) };
 }
 /**
- * The headline's mark and words. A step failed by its schedule alone keeps the stats run's words,
- * marked as failed, and names the date.
+ * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
+ * failed, and names the date.
  */
 function headline(outcome) {
     const [mark, words] = statsHeadline(outcome);

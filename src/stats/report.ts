@@ -154,7 +154,7 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
  * What a scheduled run says about GitHub disabling its schedule, beside its outcome: a warning,
  * or the notice that it could not tell. A failure says it in its error instead.
  */
-export function scheduleNote(outcome: StatsOutcome): OutcomeLine | undefined {
+function scheduleNote(outcome: StatsOutcome): OutcomeLine | undefined {
   const stage = outcome.schedule?.stage
   if (stage === undefined || stage === 'failing') return undefined
   const { kind, title, says } = SCHEDULE_WORDS[stage]
@@ -162,8 +162,8 @@ export function scheduleNote(outcome: StatsOutcome): OutcomeLine | undefined {
 }
 
 /**
- * The headline's mark and words. A step failed by its schedule alone keeps the stats run's words,
- * marked as failed, and names the date.
+ * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
+ * failed, and names the date.
  */
 function headline(outcome: StatsOutcome): [mark: string, words: string] {
   const [mark, words] = statsHeadline(outcome)
