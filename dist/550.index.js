@@ -8,8 +8,8 @@ export const modules = {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   withScheduleCheck: () => (/* binding */ withScheduleCheck)
 /* harmony export */ });
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
 /* harmony import */ var _outcome_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8391);
@@ -68,7 +68,7 @@ async function withScheduleCheck(settings, deps, outcome) {
  * say (a private repository, a push under 45 days ago, a run that was stopped).
  */
 async function checkSchedule(settings, deps, now) {
-    const event = await eventRepository(settings.github.eventPath);
+    const event = eventRepository(settings.github.eventPath);
     // Only a public repository's schedules stop; the event says which it is.
     if (event.private === true)
         return undefined;
@@ -109,16 +109,18 @@ function pushDate(value) {
 }
 /**
  * The event payload's `repository`: empty when the runner gave no payload, or one that is not a
- * regular file of JSON within its size.
+ * regular file of JSON within its size. Read synchronously, as the runner's own small file: the
+ * promise API would load eight more of Node's modules and start its thread pool, on every
+ * scheduled run, for one read.
  */
-async function eventRepository(path) {
+function eventRepository(path) {
     if (path === undefined)
         return {};
     try {
-        const found = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.stat)(path);
+        const found = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.statSync)(path);
         if (!found.isFile() || found.size > MAX_EVENT_BYTES)
             return {};
-        const event = JSON.parse(await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.readFile)(path, 'utf8'));
+        const event = JSON.parse((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(path, 'utf8'));
         const repository = isObject(event) ? event['repository'] : undefined;
         return isObject(repository) ? repository : {};
     }

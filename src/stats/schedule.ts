@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readFileSync, statSync } from 'node:fs'
 import { ActionError, StoppedError } from '../errors.js'
 import { type Deps, type Policy, READ_DEFAULTS } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
@@ -71,7 +71,7 @@ async function checkSchedule(
   deps: Deps,
   now: Date
 ): Promise<ScheduleCheck | undefined> {
-  const event = await eventRepository(settings.github.eventPath)
+  const event = eventRepository(settings.github.eventPath)
   // Only a public repository's schedules stop; the event says which it is.
   if (event.private === true) return undefined
   const fromEvent = pushDate(event.pushed_at)
@@ -112,16 +112,16 @@ function pushDate(value: unknown): Date | undefined {
 
 /**
  * The event payload's `repository`: empty when the runner gave no payload, or one that is not a
- * regular file of JSON within its size.
+ * regular file of JSON within its size. Read synchronously, as the runner's own small file: the
+ * promise API would load eight more of Node's modules and start its thread pool, on every
+ * scheduled run, for one read.
  */
-async function eventRepository(
-  path: string | undefined
-): Promise<{ private?: unknown; pushed_at?: unknown }> {
+function eventRepository(path: string | undefined): { private?: unknown; pushed_at?: unknown } {
   if (path === undefined) return {}
   try {
-    const found = await stat(path)
+    const found = statSync(path)
     if (!found.isFile() || found.size > MAX_EVENT_BYTES) return {}
-    const event: unknown = JSON.parse(await readFile(path, 'utf8'))
+    const event: unknown = JSON.parse(readFileSync(path, 'utf8'))
     const repository = isObject(event) ? event['repository'] : undefined
     return isObject(repository) ? repository : {}
   } catch {
