@@ -6,6 +6,7 @@ export const modules = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   readRepository: () => (/* binding */ readRepository),
 /* harmony export */   readRepositoryFile: () => (/* binding */ readRepositoryFile)
 /* harmony export */ });
 /* unused harmony export GITHUB_POLICY */
@@ -37,11 +38,7 @@ const GITHUB_POLICY = {
  */
 async function readRepositoryFile(file, requests) {
     const [owner, repo] = file.repository.split('/');
-    // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would
-    // read a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins.
-    // Both silent.
-    const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false };
-    const octokit = (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(file.token, { baseUrl: file.apiUrl, log: SILENT, request });
+    const octokit = octokitFor(file, requests, GITHUB_POLICY, { parseSuccessResponseBody: false });
     try {
         const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
             owner: owner ?? '',
@@ -56,20 +53,52 @@ async function readRepositoryFile(file, requests) {
         return Buffer.from(await new Response(response.data).arrayBuffer());
     }
     catch (error) {
-        // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own
-        // end.
-        const cause = error.cause;
-        if (cause instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
-            throw cause;
-        // GitHub's API could not be reached at all: network advice, not repository advice.
-        if (cause instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr)
-            throw Object.assign(new Error(cause.message), { network: true });
-        // Octokit's errors carry the request; only the status and GitHub's words are passed on.
-        const status = error.status;
-        const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
-        const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(raw);
-        throw new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
+        throw apiFailure(error);
     }
+}
+/**
+ * The repository's own record (`GET /repos/{owner}/{repo}`: its visibility, its last push), under
+ * the caller's policy. Fails as readRepositoryFile does.
+ */
+async function readRepository(access, requests, policy) {
+    const [owner, repo] = access.repository.split('/');
+    const octokit = octokitFor(access, requests, policy, {});
+    try {
+        const response = await octokit.request('GET /repos/{owner}/{repo}', {
+            owner: owner ?? '',
+            repo: repo ?? ''
+        });
+        return response.data;
+    }
+    catch (error) {
+        throw apiFailure(error);
+    }
+}
+/**
+ * Octokit, sending through the action's request helper. Its request prints a deprecation notice
+ * quoting GitHub's headers raw (the runner would read a command in it) with `request.log`, else
+ * console.warn; `log` is for Octokit's plugins. Both silent.
+ */
+function octokitFor(access, requests, policy, options) {
+    const request = { fetch: policyFetch(requests, policy), log: SILENT, ...options };
+    return (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(access.token, { baseUrl: access.apiUrl, log: SILENT, request });
+}
+/**
+ * What a failed read of GitHub's API throws. A stop or the step's deadline, met inside Octokit's
+ * fetch, comes back wrapped: the run's own end, thrown as it is. Otherwise an Error whose message
+ * holds only the status and GitHub's words (Octokit's errors carry the request), with `network`
+ * set when GitHub's API could not be reached at all: network advice, not repository advice.
+ */
+function apiFailure(error) {
+    const cause = error.cause;
+    if (cause instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
+        return cause;
+    if (cause instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr)
+        return Object.assign(new Error(cause.message), { network: true });
+    const status = error.status;
+    const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
+    const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(raw);
+    return new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message);
 }
 const quiet = () => { };
 const SILENT = { debug: quiet, info: quiet, warn: quiet, error: quiet };
@@ -81,14 +110,14 @@ function urlOf(input) {
         return input.href;
     return input.url;
 }
-/** A `fetch` for Octokit's one GET (no body) that sends through the request helper. */
-function policyFetch(requests) {
+/** A `fetch` for Octokit's GETs (no body) that sends through the request helper. */
+function policyFetch(requests, policy) {
     return async (input, init) => {
         const url = urlOf(input);
         const sent = Object.fromEntries(new Headers(init?.headers).entries());
-        const answer = await requests.send({ method: 'GET', url, headers: sent }, GITHUB_POLICY);
+        const answer = await requests.send({ method: 'GET', url, headers: sent }, policy);
         if (answer.truncated)
-            throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`);
+            throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`);
         const headers = new Headers();
         for (const [name, value] of Object.entries(answer.headers)) {
             if (value !== undefined)

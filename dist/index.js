@@ -568,7 +568,7 @@ function retryAfterMs(answer, options = {}) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9614);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3951);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // The run is over once run() resolves (outputs written synchronously, the summary awaited). Ending
@@ -740,7 +740,7 @@ const SERVER_COUNT_MAX = 10_000_000;
 
 /***/ }),
 
-/***/ 9614:
+/***/ 3951:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -761,242 +761,10 @@ var src_settings = __nccwpck_require__(8750);
 var src_summary = __nccwpck_require__(1577);
 // EXTERNAL MODULE: ./src/text.ts
 var src_text = __nccwpck_require__(8992);
-// EXTERNAL MODULE: ./src/keys.ts
-var keys = __nccwpck_require__(7847);
-;// CONCATENATED MODULE: ./src/stats/window.ts
-/**
- * The service's 6-hour window and what a public record says of it: the arithmetic every stats
- * run needs (the next update's time), apart from reading the record (record.ts).
- */
-/** The service accepts one stats update per bot per 6 hours. */
-const COOLDOWN_MS = 6 * 60 * 60 * 1000;
-/**
- * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
- * update the service sees as a second early is a strike. Covers the `Date` header's whole
- * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
- */
-const CLOCK_MARGIN_MS = 60_000;
-/** The latest update time the record shows, if any. */
-function lastUpdate(record) {
-    const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d) => d !== undefined);
-    return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())));
-}
-/** When the 6-hour window that the latest update opened closes, by the service's clock. */
-function cooldownEnds(record) {
-    const last = lastUpdate(record);
-    return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS);
-}
-/**
- * From when, by the runner's clock, an update is safe: the window's end, plus how far the
- * service's clock was seen behind ours, plus the margin.
- */
-function acceptsFrom(read) {
-    const end = cooldownEnds(read.record);
-    return end === undefined
-        ? undefined
-        : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
-}
-
-;// CONCATENATED MODULE: ./src/stats/outcome.ts
-
-
-
-const HOUR = 60 * 60 * 1000;
-const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
-const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
-const then = (f, lead) => (f.next === undefined ? '' : `${lead}${f.next}`);
-const young = (f) => f.age === undefined
-    ? ''
-    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
-/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
-const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
-function failure(headline, advice) {
-    return {
-        result: 'failed',
-        mark: '❌',
-        headline: () => headline,
-        says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
-    };
-}
-function strike(cause, overlap = false) {
-    return {
-        result: 'cooldown',
-        mark: '🛑',
-        headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
-        says: f => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
-            `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
-            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
-            `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
-    };
-}
-function skipped(mark, headline, reason) {
-    return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` };
-}
-/**
- * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
- * a dry run.
- */
-const REASONS = {
-    recent: f => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
-        `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
-    unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
-        'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
-        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
-    unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
-    nothing: () => 'no count was left to send (see the warning).'
-};
-const KEYS = Object.fromEntries(Object.entries(keys/* KEY_ANSWERS */.KM).map(([answer, { headline, advice }]) => [
-    `key-${answer}`,
-    failure(headline, advice)
-]));
-const STATS_OUTCOMES = {
-    updated: {
-        result: 'updated',
-        mark: '✅',
-        headline: f => `updated${then(f, ', next update from ')}`,
-        says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
-    },
-    'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
-    'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
-    'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
-    'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
-    'rate-limited': {
-        result: 'rate-limited',
-        mark: '⏸️',
-        headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
-        says: f => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
-            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
-    },
-    deferred: {
-        result: 'deferred',
-        mark: '⏸️',
-        headline: f => `deferred, the listing ${f.age} old`,
-        says: f => `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
-    },
-    stale: {
-        result: 'failed',
-        mark: '❌',
-        headline: f => `no update for ${f.age}`,
-        says: f => `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
-            `failed too: ${f.failure}. It is not sent again; the next run will try.`
-    },
-    'dry-run': {
-        result: 'dry-run',
-        mark: '🧪',
-        headline: () => 'dry run: nothing sent, a real run would send',
-        says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
-    },
-    'dry-run-not-due': {
-        result: 'dry-run',
-        mark: '🧪',
-        headline: () => 'dry run: nothing sent, a real run would not send',
-        says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
-    },
-    'strike-overlap': strike(f => `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
-        'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
-        `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
-    'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
-        '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
-    'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
-        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
-    'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
-        `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
-    'server-count-refused': failure('count refused by discord.place', f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
-        `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
-        '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'),
-    'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
-    ...KEYS,
-    redirect: failure('redirect not followed', () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."),
-    'service-failed': failure('discord.place failed on its side', () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
-        'could count as an early one); the next run will try again.'),
-    unexpected: {
-        ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
-        headline: f => `unexpected answer (${f.status})`
-    },
-    unreachable: {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'discord.place unreachable',
-        says: f => `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
-    },
-    'no-answer': {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'no answer to the update',
-        says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
-            "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
-    },
-    'no-answer-twice': {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'no answer to the update',
-        says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
-    }
-};
-/**
- * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
- * for a 400 whether a server count was refused) or else the error's own.
- */
-function outcomeOf(outcome) {
-    switch (outcome.result) {
-        case 'skipped':
-            return {
-                recent: 'too-soon',
-                unverified: 'not-verified',
-                unchecked: 'record-unchecked',
-                nothing: 'no-count'
-            }[outcome.skip];
-        case 'dry-run':
-            return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
-        case 'cooldown':
-            return `strike-${outcome.strikeCause ?? 'unknown'}`;
-        case 'failed':
-            return undefined;
-        default:
-            return outcome.result;
-    }
-}
-/** Which outcome the service's failing answer to the update is. */
-function failureOf(status, said, withServerCount) {
-    if (status === 400)
-        return withServerCount && !/command/i.test(said ?? '')
-            ? 'server-count-refused'
-            : 'count-refused';
-    const key = (0,keys/* keyAnswerOf */.$K)(status, said);
-    if (key !== undefined)
-        return `key-${key}`;
-    if (status >= 300 && status < 400)
-        return 'redirect';
-    return status >= 500 ? 'service-failed' : 'unexpected';
-}
-/**
- * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
- * sentence names it.
- */
-function factsOf(outcome, more = {}) {
-    const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
-    const facts = {
-        botId: '',
-        body: JSON.stringify(outcome.body),
-        withCommands: outcome.body.command_count !== undefined,
-        next: outcome.nextUpdateAt === undefined ? undefined : (0,src_summary/* when */.z7)(outcome.nextUpdateAt, outcome.at),
-        last: last === undefined ? undefined : (0,src_summary/* when */.z7)(last, outcome.at),
-        status: String(outcome.status),
-        said: outcome.answer,
-        overlap: outcome.overlap === undefined ? undefined : (0,src_summary/* utc */.n$)(outcome.overlap, outcome.at),
-        age: outcome.staleAfter === undefined || last === undefined
-            ? undefined
-            : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
-        staleAfter: String(outcome.staleAfter),
-        failure: outcome.failure ?? '',
-        reason: '',
-        workflow: undefined,
-        stopped: undefined,
-        ...more
-    };
-    return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) };
-}
-
+// EXTERNAL MODULE: ./src/stats/outcome.ts
+var stats_outcome = __nccwpck_require__(8391);
+// EXTERNAL MODULE: ./src/stats/window.ts
+var stats_window = __nccwpck_require__(7743);
 ;// CONCATENATED MODULE: ./src/stats/report.ts
 
 
@@ -1051,9 +819,12 @@ function writeOutputs(outcome) {
         core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
     const last = outcome.result === 'updated'
         ? outcome.at
-        : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined));
+        : (outcome.overlap ?? (outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined));
     if (last !== undefined)
         core/* setOutput */.uH('last-updated-at', last.toISOString());
+    const schedule = outcome.schedule;
+    if (schedule !== undefined && schedule.stage !== 'unread')
+        core/* setOutput */.uH('schedule-disabled-around', schedule.disabledAround.toISOString().slice(0, 10));
 }
 /**
  * The annotation that explains the outcome, first among its kind, then the other warnings:
@@ -1067,8 +838,13 @@ function announce(outcome) {
         notice(line.text, line.title);
     else
         warning(line.text, line.title);
+    const note = scheduleNote(outcome);
+    if (note?.kind === 'notice')
+        notice(note.text, note.title);
+    if (note?.kind === 'warning')
+        warning(note.text, note.title);
     const warnings = [...outcome.warnings, ...(outcome.counts?.warnings ?? [])];
-    const room = SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0);
+    const room = SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0) - (note?.kind === 'warning' ? 1 : 0);
     const shown = warnings.length > room ? warnings.slice(0, room - 1) : warnings;
     for (const text of shown)
         warning(text);
@@ -1082,8 +858,8 @@ function announce(outcome) {
  * error.
  */
 function outcomeLine(outcome) {
-    const id = outcomeOf(outcome);
-    const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome));
+    const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
+    const text = id === undefined ? '' : stats_outcome/* STATS_OUTCOMES */.sN[id].says((0,stats_outcome/* factsOf */.xS)(outcome));
     switch (outcome.result) {
         case 'skipped':
             return { kind: 'notice', title: 'Stats not sent', text };
@@ -1109,15 +885,35 @@ function outcomeLine(outcome) {
             return { kind: 'info', title: '', text };
     }
 }
-/** The headline's mark and words. */
+/**
+ * What a scheduled run says about GitHub disabling its schedule, beside its outcome: a warning,
+ * or the notice that it could not tell. A failure says it in its error instead.
+ */
+function scheduleNote(outcome) {
+    const stage = outcome.schedule?.stage;
+    if (stage === undefined || stage === 'failing')
+        return undefined;
+    const { kind, title, says } = stats_outcome/* SCHEDULE_WORDS */.Od[stage];
+    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome)) };
+}
+/**
+ * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
+ * failed, and names the date.
+ */
 function headline(outcome) {
-    const id = outcomeOf(outcome);
+    const [mark, words] = statsHeadline(outcome);
+    if (outcome.schedule?.stage !== 'failing')
+        return [mark, words];
+    return ['❌', `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome))}`];
+}
+function statsHeadline(outcome) {
+    const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
     if (id === undefined)
         return [
             '❌',
             outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
         ];
-    return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))];
+    return [stats_outcome/* STATS_OUTCOMES */.sN[id].mark, stats_outcome/* STATS_OUTCOMES */.sN[id].headline((0,stats_outcome/* factsOf */.xS)(outcome))];
 }
 /** The heading of the counts' last column: what became of the counts this run sent, or would. */
 function sentColumn(outcome, dryRun) {
@@ -1165,6 +961,9 @@ function renderSummary(settings, outcome, outputsFailure) {
     if (outcome.error === undefined && outcome.result !== 'updated') {
         parts.push(`<p>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcomeLine(outcome).text, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`);
     }
+    const note = scheduleNote(outcome);
+    if (note?.kind === 'warning')
+        parts.push((0,src_summary/* markedParagraph */.V4)('⚠️', 'Warning:', note.text));
     const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])];
     for (const text of warnings.slice(0, 20))
         parts.push((0,src_summary/* markedParagraph */.V4)('⚠️', 'Warning:', (0,src_text/* bounded */.Mm)(text, SUMMARY_WARNING_CHARS)));
@@ -1240,7 +1039,7 @@ function recordLine(settings, outcome) {
             return 'no such bot (404)';
         return `could not be read: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(read.reason, QUOTE_CHARS))}`;
     }
-    const last = lastUpdate(read.record);
+    const last = (0,stats_window/* lastUpdate */.q8)(read.record);
     return `read; last update ${last === undefined ? 'unknown' : (0,src_text/* html */.qy)((0,src_summary/* when */.z7)(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`;
 }
 /**
@@ -1268,6 +1067,8 @@ function signed(delta) {
 
 // EXTERNAL MODULE: ./src/http/transport.ts
 var transport = __nccwpck_require__(1517);
+// EXTERNAL MODULE: ./src/keys.ts
+var keys = __nccwpck_require__(7847);
 // EXTERNAL MODULE: ./src/service.ts
 var service = __nccwpck_require__(448);
 // EXTERNAL MODULE: ./src/version.ts + 1 modules
@@ -1392,7 +1193,7 @@ function holdBack(read, botId, now) {
                     "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.", { headline: 'bot not listed on discord.place' });
         }
     }
-    const from = acceptsFrom(read);
+    const from = (0,stats_window/* acceptsFrom */.g8)(read);
     if (from !== undefined && from > now)
         return { skip: 'recent', nextUpdateAt: from };
     // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
@@ -1569,11 +1370,11 @@ async function afterRefusal(settings, deps, first) {
             throw error;
     }
     const future = (read) => {
-        const from = read?.ok ? acceptsFrom(read) : undefined;
+        const from = read?.ok ? (0,stats_window/* acceptsFrom */.g8)(read) : undefined;
         return from !== undefined && from.getTime() > deps.requests.clock.now() ? from : undefined;
     };
-    const before = first?.ok ? lastUpdate(first.record) : undefined;
-    const after = fresh?.ok ? lastUpdate(fresh.record) : undefined;
+    const before = first?.ok ? (0,stats_window/* lastUpdate */.q8)(first.record) : undefined;
+    const after = fresh?.ok ? (0,stats_window/* lastUpdate */.q8)(fresh.record) : undefined;
     const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
     const strikeCause = causeOfStrike(overlap, first, fresh);
     return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped };
@@ -1724,7 +1525,7 @@ async function confirmDelivery(plan, deps, error, sentAt) {
             deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
         return 'unknown';
     }
-    const from = acceptsFrom(fresh);
+    const from = (0,stats_window/* acceptsFrom */.g8)(fresh);
     return from !== undefined && from.getTime() <= deps.requests.clock.now() ? 'resend' : 'unknown';
 }
 
@@ -1767,6 +1568,16 @@ const STATS_POLICY = {
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 async function runStats(settings, deps) {
+    const outcome = await statsRun(settings, deps);
+    // A run started by the schedule warns before GitHub disables the schedule (interface.md, "A
+    // schedule that never goes quiet"): after the run's own requests, never in front of the update.
+    if (settings.github.eventName !== 'schedule')
+        return outcome;
+    const { withScheduleCheck } = await __nccwpck_require__.e(/* import() */ 550).then(__nccwpck_require__.bind(__nccwpck_require__, 550));
+    return withScheduleCheck(settings, deps, outcome);
+}
+/** The stats run itself: an outcome for every expected end. */
+async function statsRun(settings, deps) {
     const progress = {
         counts: undefined,
         record: undefined,
@@ -1814,7 +1625,7 @@ async function decide(settings, deps, progress) {
     }
     // A dry run of a due update still says from when the record accepts one (already passed).
     if (settings.dryRun)
-        return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined);
+        return notSent(settings, deps, progress, undefined, record?.ok ? (0,stats_window/* acceptsFrom */.g8)(record) : undefined);
     return send(settings, deps, progress);
 }
 /**
@@ -1878,7 +1689,7 @@ async function send(settings, deps, progress) {
                 const judged = judgedByAge(settings, lost);
                 if (judged !== undefined)
                     return judged;
-                throw update_failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message);
+                throw failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message);
             }
             progress.delivery = 'no-answer';
             const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt);
@@ -1891,7 +1702,7 @@ async function send(settings, deps, progress) {
                 progress.delivery = 'arrived';
                 return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
             }
-            throw update_failure(settings.botId, base(deps, progress), 'no-answer', error.message);
+            throw failure(settings.botId, base(deps, progress), 'no-answer', error.message);
         }
         return settle(settings, deps, progress, answer);
     }
@@ -1923,7 +1734,7 @@ async function settle(settings, deps, progress, answer) {
         // about when an update is accepted (interface.md: never next-update-at's source).
         const wait = (0,transport/* retryAfterMs */.Vs)(answer, { limiterReset: false });
         const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait);
-        const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined;
+        const fromRecord = progress.record?.ok ? (0,stats_window/* acceptsFrom */.g8)(progress.record) : undefined;
         const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
         const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
         const limited = { ...answered, result: 'rate-limited', nextUpdateAt };
@@ -1937,25 +1748,25 @@ async function settle(settings, deps, progress, answer) {
         const read = refusal.stopped === undefined && strikeCause !== 'unverified'
             ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
             : {};
-        const facts = factsOf(outcome, {
+        const facts = (0,stats_outcome/* factsOf */.xS)(outcome, {
             botId: settings.botId,
             stopped: refusal.stopped ?? read.cut,
             workflow: read.shown
         });
         return {
             ...outcome,
-            error: new errors/* ActionError */.lZ(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts))
+            error: new errors/* ActionError */.lZ(stats_outcome/* STATS_OUTCOMES */.sN[`strike-${strikeCause}`].says(facts))
         };
     }
-    const id = failureOf(answer.status, text, progress.body.server_count !== undefined);
+    const id = (0,stats_outcome/* failureOf */.g5)(answer.status, text, progress.body.server_count !== undefined);
     const judged = id === 'service-failed'
         ? judgedByAge(settings, {
             ...answered,
             result: 'failed',
-            failure: answeredWith(answer.status, text)
+            failure: (0,stats_outcome/* answeredWith */.iX)(answer.status, text)
         })
         : undefined;
-    return judged ?? { ...answered, result: 'failed', error: update_failure(settings.botId, answered, id) };
+    return judged ?? { ...answered, result: 'failed', error: failure(settings.botId, answered, id) };
 }
 /**
  * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
@@ -1966,26 +1777,26 @@ async function settle(settings, deps, progress, answer) {
  * or the listing's age unknown: undefined, and the run ends as it would without.
  */
 function judgedByAge(settings, outcome) {
-    const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
+    const last = outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined;
     if (settings.staleAfter === undefined || last === undefined)
         return undefined;
     const judged = { ...outcome, staleAfter: settings.staleAfter };
     if (outcome.at.getTime() - last.getTime() < settings.staleAfter * HOUR_MS) {
         return outcome.result === 'rate-limited' ? judged : { ...judged, result: 'deferred' };
     }
-    const facts = factsOf(judged);
+    const facts = (0,stats_outcome/* factsOf */.xS)(judged);
     return {
         ...judged,
         result: 'failed',
-        error: new errors/* ActionError */.lZ(STATS_OUTCOMES.stale.says(facts), {
-            headline: STATS_OUTCOMES.stale.headline(facts)
+        error: new errors/* ActionError */.lZ(stats_outcome/* STATS_OUTCOMES */.sN.stale.says(facts), {
+            headline: stats_outcome/* STATS_OUTCOMES */.sN.stale.headline(facts)
         })
     };
 }
 /** The error of a failing outcome, in the table's words: its message and its headline's. */
-function update_failure(botId, outcome, id, why = '') {
-    const facts = factsOf(outcome, { botId, failure: why });
-    const { says, headline } = STATS_OUTCOMES[id];
+function failure(botId, outcome, id, why = '') {
+    const facts = (0,stats_outcome/* factsOf */.xS)(outcome, { botId, failure: why });
+    const { says, headline } = stats_outcome/* STATS_OUTCOMES */.sN[id];
     return new errors/* ActionError */.lZ(says(facts), { headline: headline(facts) });
 }
 /**
@@ -2047,7 +1858,7 @@ function now(deps) {
 }
 /** After an update: 6 hours, and the clock margin, from now. */
 function sixHoursFromNow(deps) {
-    return new Date(deps.requests.clock.now() + COOLDOWN_MS + CLOCK_MARGIN_MS);
+    return new Date(deps.requests.clock.now() + stats_window/* COOLDOWN_MS */.Bm + stats_window/* CLOCK_MARGIN_MS */.li);
 }
 
 // EXTERNAL MODULE: ./src/secrets.ts
@@ -2656,7 +2467,9 @@ function parseStatsInputs(get, env, githubToken) {
             inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
             workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
             workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
-            job: env['GITHUB_JOB'] || undefined
+            job: env['GITHUB_JOB'] || undefined,
+            eventName: env['GITHUB_EVENT_NAME'] || undefined,
+            eventPath: env['GITHUB_EVENT_PATH'] || undefined
         })
     };
 }
@@ -2862,6 +2675,329 @@ function isLoopback(hostname) {
  */
 function show(raw) {
     return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+}
+
+
+/***/ }),
+
+/***/ 8391:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Od: () => (/* binding */ SCHEDULE_WORDS),
+/* harmony export */   g5: () => (/* binding */ failureOf),
+/* harmony export */   iX: () => (/* binding */ answeredWith),
+/* harmony export */   qh: () => (/* binding */ scheduleFactsOf),
+/* harmony export */   sG: () => (/* binding */ outcomeOf),
+/* harmony export */   sN: () => (/* binding */ STATS_OUTCOMES),
+/* harmony export */   xS: () => (/* binding */ factsOf)
+/* harmony export */ });
+/* harmony import */ var _keys_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7847);
+/* harmony import */ var _summary_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1577);
+/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7743);
+
+
+
+const HOUR = 60 * 60 * 1000;
+const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
+const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
+const then = (f, lead) => (f.next === undefined ? '' : `${lead}${f.next}`);
+const young = (f) => f.age === undefined
+    ? ''
+    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
+/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
+const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
+function failure(headline, advice) {
+    return {
+        result: 'failed',
+        mark: '❌',
+        headline: () => headline,
+        says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
+    };
+}
+function strike(cause, overlap = false) {
+    return {
+        result: 'cooldown',
+        mark: '🛑',
+        headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
+        says: f => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
+            `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
+            `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
+    };
+}
+function skipped(mark, headline, reason) {
+    return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` };
+}
+/**
+ * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
+ * a dry run.
+ */
+const REASONS = {
+    recent: f => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
+        `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
+    unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
+        'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
+    unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
+    nothing: () => 'no count was left to send (see the warning).'
+};
+const KEYS = Object.fromEntries(Object.entries(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM).map(([answer, { headline, advice }]) => [
+    `key-${answer}`,
+    failure(headline, advice)
+]));
+const STATS_OUTCOMES = {
+    updated: {
+        result: 'updated',
+        mark: '✅',
+        headline: f => `updated${then(f, ', next update from ')}`,
+        says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
+    },
+    'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
+    'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
+    'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
+    'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
+    'rate-limited': {
+        result: 'rate-limited',
+        mark: '⏸️',
+        headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
+        says: f => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
+            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
+    },
+    deferred: {
+        result: 'deferred',
+        mark: '⏸️',
+        headline: f => `deferred, the listing ${f.age} old`,
+        says: f => `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
+    },
+    stale: {
+        result: 'failed',
+        mark: '❌',
+        headline: f => `no update for ${f.age}`,
+        says: f => `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
+            `failed too: ${f.failure}. It is not sent again; the next run will try.`
+    },
+    'dry-run': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would send',
+        says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
+    },
+    'dry-run-not-due': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would not send',
+        says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
+    },
+    'strike-overlap': strike(f => `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
+        'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
+        `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
+    'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
+        '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
+    'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
+        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
+    'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
+        `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
+    'server-count-refused': failure('count refused by discord.place', f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+        `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
+        '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'),
+    'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
+    ...KEYS,
+    redirect: failure('redirect not followed', () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."),
+    'service-failed': failure('discord.place failed on its side', () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
+        'could count as an early one); the next run will try again.'),
+    unexpected: {
+        ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
+        headline: f => `unexpected answer (${f.status})`
+    },
+    unreachable: {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'discord.place unreachable',
+        says: f => `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+    },
+    'no-answer': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
+            "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+    },
+    'no-answer-twice': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
+    }
+};
+/**
+ * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
+ * for a 400 whether a server count was refused) or else the error's own.
+ */
+function outcomeOf(outcome) {
+    switch (outcome.result) {
+        case 'skipped':
+            return {
+                recent: 'too-soon',
+                unverified: 'not-verified',
+                unchecked: 'record-unchecked',
+                nothing: 'no-count'
+            }[outcome.skip];
+        case 'dry-run':
+            return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
+        case 'cooldown':
+            return `strike-${outcome.strikeCause ?? 'unknown'}`;
+        case 'failed':
+            return undefined;
+        default:
+            return outcome.result;
+    }
+}
+/** Which outcome the service's failing answer to the update is. */
+function failureOf(status, said, withServerCount) {
+    if (status === 400)
+        return withServerCount && !/command/i.test(said ?? '')
+            ? 'server-count-refused'
+            : 'count-refused';
+    const key = (0,_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .keyAnswerOf */ .$K)(status, said);
+    if (key !== undefined)
+        return `key-${key}`;
+    if (status >= 300 && status < 400)
+        return 'redirect';
+    return status >= 500 ? 'service-failed' : 'unexpected';
+}
+/**
+ * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
+ * sentence names it.
+ */
+function factsOf(outcome, more = {}) {
+    const last = outcome.record?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_2__/* .lastUpdate */ .q8)(outcome.record.record) : undefined;
+    const facts = {
+        botId: '',
+        body: JSON.stringify(outcome.body),
+        withCommands: outcome.body.command_count !== undefined,
+        next: outcome.nextUpdateAt === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(outcome.nextUpdateAt, outcome.at),
+        last: last === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(last, outcome.at),
+        status: String(outcome.status),
+        said: outcome.answer,
+        overlap: outcome.overlap === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(outcome.overlap, outcome.at),
+        age: outcome.staleAfter === undefined || last === undefined
+            ? undefined
+            : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
+        staleAfter: String(outcome.staleAfter),
+        failure: outcome.failure ?? '',
+        reason: '',
+        workflow: undefined,
+        stopped: undefined,
+        ...more
+    };
+    return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) };
+}
+const disables = (f) => `GitHub disables this workflow's schedule around ${f.disabledAround}, 60 days after the last push to the repository ` +
+    `(${f.lastPush}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
+    'keeps it running.';
+/**
+ * A scheduled run's words about GitHub disabling its schedule, by stage: when it applies, the
+ * annotation's kind and title, and what it says (for the failure, its error, which also says how
+ * the stats run went, and the end of its headline). `npm run docs` writes them into
+ * docs/troubleshooting.md.
+ */
+const SCHEDULE_WORDS = {
+    soon: {
+        when: '45 days or more since the last push',
+        kind: 'warning',
+        title: 'Schedule disabled soon',
+        says: disables
+    },
+    failing: {
+        when: '55 days or more, with stale-after set',
+        kind: 'error',
+        title: '',
+        headline: (f) => `GitHub disables the schedule around ${f.disabledAround}`,
+        says: (f) => `${disables(f)} ${f.stats}`
+    },
+    past: {
+        when: 'the date has passed, and the schedule still runs',
+        kind: 'warning',
+        title: 'Schedule past 60 days without a push',
+        says: (f) => `The last push to the repository was on ${f.lastPush}, and a public repository's schedules stop after 60 days ` +
+            `without activity (around ${f.disabledAround}); this run still came, so the schedule was enabled again or there ` +
+            'was activity the action cannot see. A push (a commit to main) keeps it running.'
+    },
+    unread: {
+        when: 'no pushed_at in the event, and the read of the repository failed',
+        kind: 'notice',
+        title: 'Schedule not checked',
+        says: (f) => `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
+            "workflow's schedule: a public repository's schedules stop after 60 days without activity."
+    }
+};
+/** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
+function scheduleFactsOf(outcome) {
+    const check = outcome.schedule;
+    const dated = check !== undefined && check.stage !== 'unread' ? check : undefined;
+    return {
+        disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
+        lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
+        stats: statsWords(outcome),
+        reason: check?.stage === 'unread' ? check.reason : ''
+    };
+}
+/** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
+function statsWords(outcome) {
+    if (outcome.error !== undefined)
+        return outcome.error.message;
+    // The contract's words for an update, shorter than the outcome's own line.
+    if (outcome.result === 'updated')
+        return 'The counts were updated.';
+    const id = outcomeOf(outcome);
+    return id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome));
+}
+
+
+/***/ }),
+
+/***/ 7743:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Bm: () => (/* binding */ COOLDOWN_MS),
+/* harmony export */   g8: () => (/* binding */ acceptsFrom),
+/* harmony export */   li: () => (/* binding */ CLOCK_MARGIN_MS),
+/* harmony export */   q8: () => (/* binding */ lastUpdate)
+/* harmony export */ });
+/* unused harmony export cooldownEnds */
+/**
+ * The service's 6-hour window and what a public record says of it: the arithmetic every stats
+ * run needs (the next update's time), apart from reading the record (record.ts).
+ */
+/** The service accepts one stats update per bot per 6 hours. */
+const COOLDOWN_MS = 6 * 60 * 60 * 1000;
+/**
+ * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
+ * update the service sees as a second early is a strike. Covers the `Date` header's whole
+ * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
+ */
+const CLOCK_MARGIN_MS = 60_000;
+/** The latest update time the record shows, if any. */
+function lastUpdate(record) {
+    const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d) => d !== undefined);
+    return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())));
+}
+/** When the 6-hour window that the latest update opened closes, by the service's clock. */
+function cooldownEnds(record) {
+    const last = lastUpdate(record);
+    return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS);
+}
+/**
+ * From when, by the runner's clock, an update is safe: the window's end, plus how far the
+ * service's clock was seen behind ours, plus the margin.
+ */
+function acceptsFrom(read) {
+    const end = cooldownEnds(read.record);
+    return end === undefined
+        ? undefined
+        : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
 }
 
 

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { KEY_ANSWERS } from '../src/keys.js'
-import { type Facts, STATS_OUTCOMES } from '../src/stats/outcome.js'
+import { type Facts, SCHEDULE_WORDS, STATS_OUTCOMES } from '../src/stats/outcome.js'
 import { VOTE_OUTCOMES } from '../src/votes/report.js'
 
 export const PAGE = fileURLToPath(new URL('../docs/troubleshooting.md', import.meta.url))
@@ -69,6 +69,20 @@ const SECTIONS: Record<string, () => string> = {
             elided(says(facts), row === 0 ? '' : rows[row - 1]![1].says(PLACEHOLDERS))
           ]
         })
+    ),
+  schedule: () =>
+    table(
+      ['When', 'Annotation', 'What the run says'],
+      Object.values(SCHEDULE_WORDS).map(({ when, kind, title, says }) => {
+        const facts = {
+          disabledAround: '<date>',
+          lastPush: '<date of the last push>',
+          stats: '<"The counts were updated.", or how the stats run ended>',
+          reason: '<why>'
+        }
+        const annotation = kind === 'error' ? 'error: the step fails' : `${kind}: ${title}`
+        return [when, annotation, says(facts)]
+      })
     ),
   keys: () =>
     table(

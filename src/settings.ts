@@ -79,6 +79,13 @@ export interface GitHubContext {
   readonly workflowRef?: string | undefined
   readonly workflowSha?: string | undefined
   readonly job?: string | undefined
+  /**
+   * The event that started the run (GITHUB_EVENT_NAME; in a reusable workflow, its caller's) and
+   * the file holding its payload (GITHUB_EVENT_PATH): a scheduled run warns before GitHub disables
+   * its schedule.
+   */
+  readonly eventName?: string | undefined
+  readonly eventPath?: string | undefined
 }
 
 /** Reads one input by name, trimmed; `''` when unset. */
@@ -309,7 +316,9 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
       inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
       workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
       workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
-      job: env['GITHUB_JOB'] || undefined
+      job: env['GITHUB_JOB'] || undefined,
+      eventName: env['GITHUB_EVENT_NAME'] || undefined,
+      eventPath: env['GITHUB_EVENT_PATH'] || undefined
     })
   }
 }

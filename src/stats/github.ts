@@ -16,14 +16,18 @@ export const GITHUB_POLICY: Policy = {
   maxBodyBytes: 5 * 1024 * 1024 + 1
 }
 
-export interface RepositoryFile {
+/** A repository on GitHub's REST API (the run's GITHUB_API_URL), with the token that reads it. */
+export interface RepositoryAccess {
   readonly token: string
   /** `owner/name`. */
   readonly repository: string
-  readonly ref: string
-  readonly path: string
   /** GitHub's REST API, from the run's GITHUB_API_URL. */
   readonly apiUrl: string
+}
+
+export interface RepositoryFile extends RepositoryAccess {
+  readonly ref: string
+  readonly path: string
 }
 
 /**
@@ -36,11 +40,7 @@ export async function readRepositoryFile(
   requests: Requests
 ): Promise<Buffer> {
   const [owner, repo] = file.repository.split('/')
-  // Octokit's request prints a deprecation notice quoting GitHub's headers raw (the runner would
-  // read a command in it) with `request.log`, else console.warn; `log` is for Octokit's plugins.
-  // Both silent.
-  const request = { fetch: policyFetch(requests), log: SILENT, parseSuccessResponseBody: false }
-  const octokit = getOctokit(file.token, { baseUrl: file.apiUrl, log: SILENT, request })
+  const octokit = octokitFor(file, requests, GITHUB_POLICY, { parseSuccessResponseBody: false })
   try {
     const response = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
       owner: owner ?? '',
@@ -58,21 +58,62 @@ export async function readRepositoryFile(
       ).arrayBuffer()
     )
   } catch (error) {
-    // A stop or the step's deadline, met inside Octokit's fetch, comes back wrapped: the run's own
-    // end.
-    const cause = (error as { cause?: unknown }).cause
-    if (cause instanceof ActionError) throw cause
-    // GitHub's API could not be reached at all: network advice, not repository advice.
-    if (cause instanceof NetworkError)
-      throw Object.assign(new Error(cause.message), { network: true })
-    // Octokit's errors carry the request; only the status and GitHub's words are passed on.
-    const status = (error as { status?: unknown }).status
-    const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)
-    const message = /^\s*</.test(raw) ? 'an HTML error page' : excerpt(raw)
-    throw new Error(
-      typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message
-    )
+    throw apiFailure(error)
   }
+}
+
+/**
+ * The repository's own record (`GET /repos/{owner}/{repo}`: its visibility, its last push), under
+ * the caller's policy. Fails as readRepositoryFile does.
+ */
+export async function readRepository(
+  access: RepositoryAccess,
+  requests: Requests,
+  policy: Policy
+): Promise<{ readonly private?: unknown; readonly pushed_at?: unknown }> {
+  const [owner, repo] = access.repository.split('/')
+  const octokit = octokitFor(access, requests, policy, {})
+  try {
+    const response = await octokit.request('GET /repos/{owner}/{repo}', {
+      owner: owner ?? '',
+      repo: repo ?? ''
+    })
+    return response.data
+  } catch (error) {
+    throw apiFailure(error)
+  }
+}
+
+/**
+ * Octokit, sending through the action's request helper. Its request prints a deprecation notice
+ * quoting GitHub's headers raw (the runner would read a command in it) with `request.log`, else
+ * console.warn; `log` is for Octokit's plugins. Both silent.
+ */
+function octokitFor(
+  access: RepositoryAccess,
+  requests: Requests,
+  policy: Policy,
+  options: { parseSuccessResponseBody?: boolean }
+): ReturnType<typeof getOctokit> {
+  const request = { fetch: policyFetch(requests, policy), log: SILENT, ...options }
+  return getOctokit(access.token, { baseUrl: access.apiUrl, log: SILENT, request })
+}
+
+/**
+ * What a failed read of GitHub's API throws. A stop or the step's deadline, met inside Octokit's
+ * fetch, comes back wrapped: the run's own end, thrown as it is. Otherwise an Error whose message
+ * holds only the status and GitHub's words (Octokit's errors carry the request), with `network`
+ * set when GitHub's API could not be reached at all: network advice, not repository advice.
+ */
+function apiFailure(error: unknown): Error {
+  const cause = (error as { cause?: unknown }).cause
+  if (cause instanceof ActionError) return cause
+  if (cause instanceof NetworkError)
+    return Object.assign(new Error(cause.message), { network: true })
+  const status = (error as { status?: unknown }).status
+  const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error)
+  const message = /^\s*</.test(raw) ? 'an HTML error page' : excerpt(raw)
+  return new Error(typeof status === 'number' && status !== 500 ? `${status}: ${message}` : message)
 }
 
 const quiet = (): void => {}
@@ -85,14 +126,14 @@ function urlOf(input: string | URL | Request): string {
   return input.url
 }
 
-/** A `fetch` for Octokit's one GET (no body) that sends through the request helper. */
-function policyFetch(requests: Requests): typeof fetch {
+/** A `fetch` for Octokit's GETs (no body) that sends through the request helper. */
+function policyFetch(requests: Requests, policy: Policy): typeof fetch {
   return async (input, init) => {
     const url = urlOf(input)
     const sent = Object.fromEntries(new Headers(init?.headers).entries())
-    const answer = await requests.send({ method: 'GET', url, headers: sent }, GITHUB_POLICY)
+    const answer = await requests.send({ method: 'GET', url, headers: sent }, policy)
     if (answer.truncated)
-      throw new Error(`the file is larger than ${GITHUB_POLICY.maxBodyBytes - 1} bytes`)
+      throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`)
     const headers = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)

@@ -110,7 +110,27 @@ export interface StatsOutcome {
   readonly error: ActionError | undefined
   /** When the outcome was decided, by the runner's clock: times are shown relative to it. */
   readonly at: Date
+  /**
+   * A run started by the schedule: what it found about GitHub disabling the schedule, when there
+   * is something to say.
+   */
+  readonly schedule?: ScheduleCheck
 }
+
+/**
+ * What a run started by the schedule found (interface.md, "A schedule that never goes quiet"):
+ * `soon`, 45 days or more since the repository's last push; `failing`, 55 or more with
+ * stale-after set, so the step fails; `past`, the date has passed and the schedule still runs;
+ * `unread`, the last push could not be read.
+ */
+export type ScheduleCheck =
+  | {
+      readonly stage: 'soon' | 'failing' | 'past'
+      /** 60 days after the last push: when GitHub disables the schedule, as far as one can tell. */
+      readonly disabledAround: Date
+      readonly lastPush: Date
+    }
+  | { readonly stage: 'unread'; readonly reason: string }
 
 const HOUR = 60 * 60 * 1000
 
@@ -426,4 +446,80 @@ export function factsOf(outcome: Omit<StatsOutcome, 'result'>, more: Partial<Fac
     ...more
   }
   return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) }
+}
+
+/** What a sentence about the schedule names, already in words; the docs pass placeholders. */
+export interface ScheduleFacts {
+  /** `YYYY-MM-DD`, in UTC. */
+  readonly disabledAround: string
+  readonly lastPush: string
+  /** How the stats run itself went, in its own words. */
+  readonly stats: string
+  /** Why the last push could not be read. */
+  readonly reason: string
+}
+
+const disables = (f: ScheduleFacts): string =>
+  `GitHub disables this workflow's schedule around ${f.disabledAround}, 60 days after the last push to the repository ` +
+  `(${f.lastPush}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
+  'keeps it running.'
+
+/**
+ * A scheduled run's words about GitHub disabling its schedule, by stage: when it applies, the
+ * annotation's kind and title, and what it says (for the failure, its error, which also says how
+ * the stats run went, and the end of its headline). `npm run docs` writes them into
+ * docs/troubleshooting.md.
+ */
+export const SCHEDULE_WORDS = {
+  soon: {
+    when: '45 days or more since the last push',
+    kind: 'warning',
+    title: 'Schedule disabled soon',
+    says: disables
+  },
+  failing: {
+    when: '55 days or more, with stale-after set',
+    kind: 'error',
+    title: '',
+    headline: (f: ScheduleFacts) => `GitHub disables the schedule around ${f.disabledAround}`,
+    says: (f: ScheduleFacts) => `${disables(f)} ${f.stats}`
+  },
+  past: {
+    when: 'the date has passed, and the schedule still runs',
+    kind: 'warning',
+    title: 'Schedule past 60 days without a push',
+    says: (f: ScheduleFacts) =>
+      `The last push to the repository was on ${f.lastPush}, and a public repository's schedules stop after 60 days ` +
+      `without activity (around ${f.disabledAround}); this run still came, so the schedule was enabled again or there ` +
+      'was activity the action cannot see. A push (a commit to main) keeps it running.'
+  },
+  unread: {
+    when: 'no pushed_at in the event, and the read of the repository failed',
+    kind: 'notice',
+    title: 'Schedule not checked',
+    says: (f: ScheduleFacts) =>
+      `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
+      "workflow's schedule: a public repository's schedules stop after 60 days without activity."
+  }
+} as const
+
+/** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
+export function scheduleFactsOf(outcome: StatsOutcome): ScheduleFacts {
+  const check = outcome.schedule
+  const dated = check !== undefined && check.stage !== 'unread' ? check : undefined
+  return {
+    disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
+    lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
+    stats: statsWords(outcome),
+    reason: check?.stage === 'unread' ? check.reason : ''
+  }
+}
+
+/** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
+function statsWords(outcome: StatsOutcome): string {
+  if (outcome.error !== undefined) return outcome.error.message
+  // The contract's words for an update, shorter than the outcome's own line.
+  if (outcome.result === 'updated') return 'The counts were updated.'
+  const id = outcomeOf(outcome)
+  return id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
 }

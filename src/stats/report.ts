@@ -14,6 +14,8 @@ import {
   factsOf,
   outcomeOf,
   type ResolvedCount,
+  SCHEDULE_WORDS,
+  scheduleFactsOf,
   STATS_OUTCOMES,
   type StatsOutcome
 } from './outcome.js'
@@ -80,6 +82,9 @@ export function writeOutputs(outcome: StatsOutcome): void {
       ? outcome.at
       : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined))
   if (last !== undefined) core.setOutput('last-updated-at', last.toISOString())
+  const schedule = outcome.schedule
+  if (schedule !== undefined && schedule.stage !== 'unread')
+    core.setOutput('schedule-disabled-around', schedule.disabledAround.toISOString().slice(0, 10))
 }
 
 /**
@@ -91,8 +96,12 @@ export function announce(outcome: StatsOutcome): void {
   if (line.kind === 'info') info(line.text)
   else if (line.kind === 'notice') notice(line.text, line.title)
   else warning(line.text, line.title)
+  const note = scheduleNote(outcome)
+  if (note?.kind === 'notice') notice(note.text, note.title)
+  if (note?.kind === 'warning') warning(note.text, note.title)
   const warnings = [...outcome.warnings, ...(outcome.counts?.warnings ?? [])]
-  const room = SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0)
+  const room =
+    SHOWN_ANNOTATIONS - (line.kind === 'warning' ? 1 : 0) - (note?.kind === 'warning' ? 1 : 0)
   const shown = warnings.length > room ? warnings.slice(0, room - 1) : warnings
   for (const text of shown) warning(text)
   if (shown.length < warnings.length) {
@@ -141,8 +150,28 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
   }
 }
 
-/** The headline's mark and words. */
+/**
+ * What a scheduled run says about GitHub disabling its schedule, beside its outcome: a warning,
+ * or the notice that it could not tell. A failure says it in its error instead.
+ */
+function scheduleNote(outcome: StatsOutcome): OutcomeLine | undefined {
+  const stage = outcome.schedule?.stage
+  if (stage === undefined || stage === 'failing') return undefined
+  const { kind, title, says } = SCHEDULE_WORDS[stage]
+  return { kind, title, text: says(scheduleFactsOf(outcome)) }
+}
+
+/**
+ * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
+ * failed, and names the date.
+ */
 function headline(outcome: StatsOutcome): [mark: string, words: string] {
+  const [mark, words] = statsHeadline(outcome)
+  if (outcome.schedule?.stage !== 'failing') return [mark, words]
+  return ['❌', `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome))}`]
+}
+
+function statsHeadline(outcome: StatsOutcome): [mark: string, words: string] {
   const id = outcomeOf(outcome)
   if (id === undefined)
     return [
@@ -203,6 +232,8 @@ export function renderSummary(
   if (outcome.error === undefined && outcome.result !== 'updated') {
     parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
   }
+  const note = scheduleNote(outcome)
+  if (note?.kind === 'warning') parts.push(markedParagraph('⚠️', 'Warning:', note.text))
   const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
   for (const text of warnings.slice(0, 20))
     parts.push(markedParagraph('⚠️', 'Warning:', bounded(text, SUMMARY_WARNING_CHARS)))

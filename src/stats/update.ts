@@ -59,6 +59,16 @@ interface Progress {
  * Returns an outcome for every expected end, a stop included; throws only for a bug.
  */
 export async function runStats(settings: StatsSettings, deps: Deps): Promise<StatsOutcome> {
+  const outcome = await statsRun(settings, deps)
+  // A run started by the schedule warns before GitHub disables the schedule (interface.md, "A
+  // schedule that never goes quiet"): after the run's own requests, never in front of the update.
+  if (settings.github.eventName !== 'schedule') return outcome
+  const { withScheduleCheck } = await import('./schedule.js')
+  return withScheduleCheck(settings, deps, outcome)
+}
+
+/** The stats run itself: an outcome for every expected end. */
+async function statsRun(settings: StatsSettings, deps: Deps): Promise<StatsOutcome> {
   const progress: Progress = {
     counts: undefined,
     record: undefined,

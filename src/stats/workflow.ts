@@ -53,7 +53,8 @@ function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
   if (!Array.isArray(schedule)) return undefined
   for (const entry of schedule) {
     if (!isObject(entry) || typeof entry['cron'] !== 'string') continue
-    const gap = shortestGapMinutes(entry['cron'])
+    const zone = typeof entry['timezone'] === 'string' ? entry['timezone'] : undefined
+    const gap = shortestGapMinutes(entry['cron'], zone)
     if (gap !== undefined && gap <= 6 * 60) return { cron: entry['cron'], gapMinutes: gap }
   }
   return undefined
@@ -83,9 +84,11 @@ function firesOnDay(day: boolean, weekday: boolean, anyDay: boolean, anyWeekday:
  * The shortest gap, in minutes, between two firings of a five-field cron expression (as GitHub
  * reads it: `*`, lists, ranges and steps), over four years; undefined for an expression it cannot
  * read or that fires fewer than twice in that time. A day it fires on fires at the same minutes
- * (hours × minutes), so the day fields are read day by day, and the minutes once.
+ * (hours × minutes), so the day fields are read day by day, and the minutes once. With a
+ * `timezone:` (an IANA name), the minutes are that zone's wall clock, and the gaps are measured
+ * in real time, across its daylight-saving changes; a zone Intl does not know gives undefined.
  */
-export function shortestGapMinutes(cron: string): number | undefined {
+export function shortestGapMinutes(cron: string, timeZone?: string): number | undefined {
   const fields = cron.trim().split(/\s+/)
   if (fields.length !== 5) return undefined
   // Each field's range: minute, hour, day of month, month, day of week (7 is Sunday too).
@@ -99,28 +102,110 @@ export function shortestGapMinutes(cron: string): number | undefined {
   const times = ascending(hours!).flatMap(hour =>
     ascending(minutes!).map(minute => hour * 60 + minute)
   )
+  const clock = timeZone === undefined ? utcClock : zoneClock(timeZone)
+  if (clock === undefined) return undefined
   let shortest = Infinity
   for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, times[i]! - times[i - 1]!)
   // cron's rule: when both day fields are restricted, a day matching either fires.
   const anyDay = fields[2] === '*'
   const anyWeekday = fields[4] === '*'
-  let lastDay: number | undefined
+  let lastFiring: number | undefined
   for (let d = 0; d < SPAN_DAYS; d++) {
     const at = new Date(SPAN_START + d * DAY_MINUTES * 60_000)
     if (!months!.has(at.getUTCMonth() + 1)) continue
     const day = days!.has(at.getUTCDate())
     const weekday = weekdays!.has(at.getUTCDay())
     if (!firesOnDay(day, weekday, anyDay, anyWeekday)) continue
+    const first = clock(at.getTime(), times[0]!)
+    const last = clock(at.getTime(), times[times.length - 1]!)
+    // A daylight-saving change between the day's first and last firing moves the gaps around
+    // it: that day's firings are measured one by one.
+    if (last - first !== times[times.length - 1]! - times[0]!)
+      shortest = Math.min(shortest, shortestOnTheDay(at.getTime(), times, clock))
     // From the last firing of the previous day it fired on to the first of this one.
-    if (lastDay !== undefined)
-      shortest = Math.min(
-        shortest,
-        (d - lastDay) * DAY_MINUTES + times[0]! - times[times.length - 1]!
-      )
-    lastDay = d
+    if (lastFiring !== undefined) shortest = Math.min(shortest, first - lastFiring)
+    lastFiring = last
   }
   // Never fires (31 February), so no gap between the minutes of its day either.
-  return lastDay === undefined || shortest === Infinity ? undefined : shortest
+  return lastFiring === undefined || shortest === Infinity ? undefined : shortest
+}
+
+/**
+ * When a firing happens, in minutes since 1970: the day (its midnight, read as UTC) and the
+ * minute of that day on the schedule's wall clock.
+ */
+type WallClock = (day: number, minute: number) => number
+
+const utcClock: WallClock = (day, minute) => day / 60_000 + minute
+
+/** The shortest gap between the firings of one day, each measured in real time. */
+function shortestOnTheDay(day: number, times: readonly number[], clock: WallClock): number {
+  const instants = [...new Set(times.map(minute => clock(day, minute)))].sort((a, b) => a - b)
+  let shortest = Infinity
+  for (let i = 1; i < instants.length; i++)
+    shortest = Math.min(shortest, instants[i]! - instants[i - 1]!)
+  return shortest
+}
+
+/**
+ * The wall clock of an IANA time zone, as GitHub's scheduler keeps it: a time that the change to
+ * summer time skips runs at the change itself ("a 2:30 AM schedule advances to 3:00 AM", GitHub's
+ * documentation), and a time that the change back repeats runs once, at its first occurrence (as
+ * cron does; GitHub does not say). Undefined for a zone Intl does not know.
+ */
+function zoneClock(timeZone: string): WallClock | undefined {
+  let format: Intl.DateTimeFormat
+  try {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric'
+    })
+  } catch {
+    return undefined
+  }
+  /** The zone's offset from UTC at an instant, in minutes (both in minutes since 1970). */
+  const offset = (at: number): number => {
+    const part: Record<string, number> = {}
+    for (const { type, value } of format.formatToParts(at * 60_000)) part[type] = Number(value)
+    const wall = Date.UTC(
+      part['year']!,
+      part['month']! - 1,
+      part['day'],
+      part['hour'],
+      part['minute']
+    )
+    return wall / 60_000 - at
+  }
+  return (day, minute) => {
+    const wall = day / 60_000 + minute
+    // The offsets a day either side: daylight-saving changes are months apart, so at most one
+    // lies between them, and when they agree the wall time is neither skipped nor repeated.
+    const before = offset(wall - DAY_MINUTES)
+    const after = offset(wall + DAY_MINUTES)
+    if (before === after) return wall - before
+    // The wall time read with the offset before the change, and with the one after it: each
+    // reading is real when the zone has that offset at the instant it gives.
+    const withBefore = wall - before
+    const withAfter = wall - after
+    const realBefore = offset(withBefore) === before
+    const realAfter = offset(withAfter) === after
+    if (realBefore && realAfter) return Math.min(withBefore, withAfter)
+    if (realBefore) return withBefore
+    if (realAfter) return withAfter
+    // Skipped: the change came between the two readings; find its minute.
+    let [from, to] = [Math.min(withBefore, withAfter), Math.max(withBefore, withAfter)]
+    while (to - from > 1) {
+      const middle = Math.floor((from + to) / 2)
+      if (offset(middle) === before) from = middle
+      else to = middle
+    }
+    return to
+  }
 }
 
 /** One cron field as the set of values it allows, or undefined when it cannot be read. */

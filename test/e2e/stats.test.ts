@@ -58,6 +58,45 @@ describe.concurrent('a stats update as the runner runs it', () => {
     expect(result.summary).toMatch(/^<h3>⏸️ Example Bot: deferred, the listing 7 h old<\/h3>/)
   })
 
+  // interface.md, "A schedule that never goes quiet": the one e2e run (its decisions are
+  // schedule.test.ts's).
+  it('on a schedule, 57 days after the last push, with stale-after: the counts updated, the step failed with one error naming the date', async () => {
+    const api = await service()
+    const repo = await github()
+    const pushed = new Date(Date.now() - 57 * 24 * HOUR)
+    const around = new Date(pushed.getTime() + 60 * 24 * HOUR).toISOString().slice(0, 10)
+    const event = join(await tempWorkspace(), 'event.json')
+    const payload = { schedule: '17 */8 * * *', repository: { private: false, pushed_at: pushed } }
+    await writeFile(event, JSON.stringify(payload))
+    const env = {
+      GITHUB_EVENT_NAME: 'schedule',
+      GITHUB_EVENT_PATH: event,
+      GITHUB_API_URL: repo.url
+    }
+    const result = await run({ inputs: statsInputs(api, { 'stale-after': '24' }), env })
+
+    expect(result.code, result.stdout + result.stderr).toBe(1)
+    expect(routes(api), 'the stats run as it would be').toEqual(['GET ', 'PATCH /stats'])
+    expect(repo.requests, 'the event names the last push: no read').toEqual([])
+    expect(result.outputs).toMatchObject({
+      result: 'updated',
+      status: '200',
+      'schedule-disabled-around': around
+    })
+    expect(errorsOf(result)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^GitHub disables this workflow's schedule around ${around},.* The counts were updated\\.$`
+        )
+      )
+    ])
+    expect(result.summary).toMatch(
+      new RegExp(
+        `^<h3>❌ Example Bot: updated, [^<]*; GitHub disables the schedule around ${around}</h3>`
+      )
+    )
+  })
+
   it('reads the record, PATCHes on the same connection, reports in outputs, summary and log, exits at once, loading no optional chunk', async () => {
     // A copy of the bundle without its optional chunks, and Node's own list of what the process
     // loaded, written at exit by a module preloaded through NODE_OPTIONS (the runner sets no such

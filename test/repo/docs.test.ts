@@ -10,6 +10,7 @@ it('docs/troubleshooting.md holds the outcome tables as npm run docs writes them
   const page = readFileSync(PAGE, 'utf8')
   expect(page.match(/<!-- generated: \w+ -->/g)).toEqual([
     '<!-- generated: stats -->',
+    '<!-- generated: schedule -->',
     '<!-- generated: keys -->',
     '<!-- generated: votes -->'
   ])

@@ -291,7 +291,9 @@ describe('parseSettings accepts', () => {
       'API_URL',
       'WORKFLOW_REF',
       'WORKFLOW_SHA',
-      'JOB'
+      'JOB',
+      'EVENT_NAME',
+      'EVENT_PATH'
     ].map(name => [`GITHUB_${name}`, ''])
     // The reusable workflow is marked only by "true".
     expect(
@@ -333,6 +335,8 @@ describe('parseSettings accepts', () => {
         GITHUB_WORKFLOW_REF: workflowRef,
         GITHUB_WORKFLOW_SHA: 'def456',
         GITHUB_JOB: 'stats',
+        GITHUB_EVENT_NAME: 'schedule',
+        GITHUB_EVENT_PATH: '/runner/event.json',
         DISCORD_PLACE_STATS_REUSABLE_WORKFLOW: 'true'
       }
     )
@@ -349,7 +353,9 @@ describe('parseSettings accepts', () => {
       inReusableWorkflow: true,
       workflowRef,
       workflowSha: 'def456',
-      job: 'stats'
+      job: 'stats',
+      eventName: 'schedule',
+      eventPath: '/runner/event.json'
     })
   })
 

@@ -93,6 +93,36 @@ describe('shortestGapMinutes: the closest two firings of a cron, over four years
   })
 })
 
+describe("shortestGapMinutes in a schedule's timezone: real time, across daylight-saving changes", () => {
+  // New York: summer time from the second Sunday in March (2:00 EST becomes 3:00 EDT), winter
+  // time from the first Sunday in November (2:00 EDT becomes 1:00 EST). Sydney: the other way
+  // round, summer time from October, winter time from April.
+  it.each([
+    // 7 hours apart by the wall clock; the spring night brings midnight and 7:00 6 hours apart.
+    ['0 0,7,14 * * *', 'America/New_York', 360],
+    ['0 0,7,14 * 3 *', 'America/New_York', 360],
+    ['0 0,7,14 * 10 *', 'Australia/Sydney', 360],
+    // The autumn night moves them 8 hours apart: never closer than the wall clock's 7.
+    ['0 0,7,14 * 11 *', 'America/New_York', 420],
+    ['0 0,7,14 * 4 *', 'Australia/Sydney', 420],
+    // A zone without summer time, and UTC itself: the wall clock's gaps.
+    ['0 0,7,14 * * *', 'Asia/Tokyo', 420],
+    ['0 0,7,14 * * *', 'UTC', 420],
+    // A time the spring night skips runs at the change (GitHub: "a 2:30 AM schedule advances to
+    // 3:00 AM"), 23 h 30 min after the day before; one the autumn night repeats runs once.
+    ['30 2 * * *', 'America/New_York', 1410],
+    ['30 1 * 11 0', 'America/New_York', 7 * 1440],
+    ['0 22 * * *', 'America/New_York', 1380],
+    ['30 1,7 * * *', 'America/New_York', 300]
+  ])('%j in %s: every %d minutes at the closest', (cron, zone, gap) => {
+    expect(shortestGapMinutes(cron, zone)).toBe(gap)
+  })
+
+  it('a zone Intl does not know: undefined, as for a cron it cannot read', () => {
+    expect(shortestGapMinutes('0 */2 * * *', 'Mars/Olympus_Mons')).toBeUndefined()
+  })
+})
+
 describe('inspectWorkflow: the concurrency group and the schedule of the job that ran the step', () => {
   const GROUP = 'jobs: { stats: { concurrency: g } }'
   const UNGROUPED = 'jobs:\n  stats:\n    runs-on: ubuntu-latest\n'
@@ -125,6 +155,18 @@ describe('inspectWorkflow: the concurrency group and the schedule of the job tha
     // Scheduled runs start late, unevenly: every 6 h is too often.
     ['every 6 h', crons('0 */6 * * *'), false, often('0 */6 * * *', 360)],
     ['every 7 h at the closest', crons('0 0,7,14 * * *'), false, fine],
+    [
+      "every 7 h by New York's clock: 6 h apart on the spring night",
+      `on: { schedule: [{ cron: '0 0,7,14 * * *', timezone: America/New_York }] }\n${GROUP}`,
+      false,
+      often('0 0,7,14 * * *', 360)
+    ],
+    [
+      "every 7 h by Tokyo's clock, which has no summer time",
+      `on: { schedule: [{ cron: '0 0,7,14 * * *', timezone: Asia/Tokyo }] }\n${GROUP}`,
+      false,
+      fine
+    ],
     [
       'a daily cron, then a frequent one',
       crons('0 0 * * *', '0,59 0,6,12,18 * * *'),

@@ -148,9 +148,12 @@ function withRateLimitHeaders(answer: Answer): Answer {
   }
 }
 
-export type GitHubRoute = 'contents'
+export type GitHubRoute = 'contents' | 'repository'
 
-/** GitHub's `GET /repos/{owner}/{repo}/contents/{path}` for one repository at one commit. */
+/**
+ * GitHub's `GET /repos/{owner}/{repo}/contents/{path}` for one repository at one commit, and its
+ * `GET /repos/{owner}/{repo}` (the repository's visibility and last push).
+ */
 export class GitHubFake {
   private readonly server: FakeServer<GitHubRoute>
 
@@ -160,6 +163,8 @@ export class GitHubFake {
       sha: string
       token: string
       files: Record<string, string>
+      /** The repository's record: public, last pushed to a day ago, unless told. */
+      record?: { private?: boolean; pushed_at?: string | null }
     }
   ) {
     this.server = new FakeServer<GitHubRoute>((method, path) => this.route(method, path))
@@ -187,28 +192,60 @@ export class GitHubFake {
     return this.server.close()
   }
 
+  private authorized(headers: Record<string, string | string[] | undefined>): boolean {
+    const { token } = this.options
+    return (
+      headers['authorization'] === `token ${token}` ||
+      headers['authorization'] === `Bearer ${token}`
+    )
+  }
+
+  /** The repository's record, in the shape of GitHub's answer (the fields the action reads). */
+  private record(
+    req: { headers: Record<string, string | string[] | undefined> },
+    name: string
+  ): Answer {
+    if (!this.authorized(req.headers)) return BAD_CREDENTIALS
+    if (name !== this.options.repository)
+      return {
+        status: 404,
+        json: {
+          message: 'Not Found',
+          documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
+          status: '404'
+        }
+      }
+    const { private: hidden = false, pushed_at = new Date(Date.now() - 86_400_000).toISOString() } =
+      this.options.record ?? {}
+    return {
+      status: 200,
+      json: {
+        id: 1,
+        name: name.split('/')[1],
+        full_name: name,
+        private: hidden,
+        visibility: hidden ? 'private' : 'public',
+        default_branch: 'main',
+        pushed_at,
+        created_at: '2025-01-01T00:00:00Z',
+        updated_at: pushed_at
+      }
+    }
+  }
+
   private route(method: string, rawPath: string): ReturnType<Router<GitHubRoute>> {
+    const own = /^\/repos\/([^/]+\/[^/?]+)(?:\?.*)?$/.exec(rawPath)
+    if (method === 'GET' && own)
+      return { route: 'repository', reply: req => this.record(req, own[1]!) }
     const m = /^\/repos\/([^/]+)\/([^/]+)\/contents\/(.+)$/.exec(rawPath)
     if (method !== 'GET' || !m)
       return { route: 'other', reply: () => ({ status: 404, json: { message: 'Not Found' } }) }
     return {
       route: 'contents',
       reply: req => {
-        const { repository, sha, token, files } = this.options
+        const { repository, sha, files } = this.options
         const url = new URL(req.url ?? '/', 'http://fake')
-        if (
-          req.headers['authorization'] !== `token ${token}` &&
-          req.headers['authorization'] !== `Bearer ${token}`
-        ) {
-          return {
-            status: 401,
-            json: {
-              message: 'Bad credentials',
-              documentation_url: 'https://docs.github.com/rest',
-              status: '401'
-            }
-          }
-        }
+        if (!this.authorized(req.headers)) return BAD_CREDENTIALS
         const path = decodeURIComponent(m[3]!)
         const file = files[path]
         if (
@@ -244,5 +281,14 @@ export class GitHubFake {
         }
       }
     }
+  }
+}
+
+const BAD_CREDENTIALS: Answer = {
+  status: 401,
+  json: {
+    message: 'Bad credentials',
+    documentation_url: 'https://docs.github.com/rest',
+    status: '401'
   }
 }

@@ -102,14 +102,15 @@ export interface StatsStep {
 }
 
 /**
- * Runs the stats mode with these inputs, then writes its report (reportStats) as the step does, and
- * reads it back.
+ * Runs the stats mode with these inputs (and the runner's variables in `env`), then writes its
+ * report (reportStats) as the step does, and reads it back.
  */
 export async function statsStep(
   given: Record<string, string>,
-  clock: TestClock
+  clock: TestClock,
+  env: Record<string, string> = {}
 ): Promise<StatsStep> {
-  const { outcome, log } = await statsRun(given, { clock })
+  const { outcome, log } = await statsRun(given, { clock, env })
   const files = runnerFiles()
   const printed = capturedStdout()
   let failure: string | undefined

@@ -1,0 +1,166 @@
+export const id = 550;
+export const ids = [550];
+export const modules = {
+
+/***/ 550:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   withScheduleCheck: () => (/* binding */ withScheduleCheck)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3329);
+/* harmony import */ var _outcome_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8391);
+
+
+
+
+/**
+ * A schedule that never goes quiet (interface.md, 2026-11-29). In a public repository, GitHub
+ * disables a workflow's schedule after 60 days without activity; no run then means no
+ * stale-after and no error, and the listing's counts freeze. A run started by the schedule is
+ * the one thing that can say so in time, so it does: loaded only on such a run, after the stats
+ * run's own requests. It never writes to the repository: keeping a schedule alive artificially
+ * is against GitHub's terms.
+ */
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** GitHub's rule: a public repository's schedules stop after 60 days without activity. */
+const DISABLED_AFTER_DAYS = 60;
+/** From then on a run warns: 15 days before the date, time for a push even on a weekly schedule. */
+const WARN_FROM_DAYS = 45;
+/** From then on, with stale-after set, the step fails: GitHub's failure e-mail comes in time. */
+const FAIL_FROM_DAYS = 55;
+/** The largest event payload read; a schedule's is a few kilobytes. */
+const MAX_EVENT_BYTES = 1024 * 1024;
+/**
+ * The repository read, when the event names no last push: one try, since the next scheduled run
+ * reads again days before the date matters, and a warning is not worth more of the step's time.
+ */
+const LAST_PUSH_POLICY = {
+    ..._http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .READ_DEFAULTS */ .qW,
+    name: "GitHub's API (the repository's last push)",
+    attempts: 1,
+    retryStatuses: []
+};
+/**
+ * The stats run's outcome with what the schedule shows. From 55 days with stale-after set, the
+ * step fails with the warning's sentence and how the stats run went as its one error; `result`
+ * and the other outputs stay the stats run's.
+ */
+async function withScheduleCheck(settings, deps, outcome) {
+    const schedule = await checkSchedule(settings, deps, outcome.at);
+    if (schedule === undefined)
+        return outcome;
+    if (schedule.stage !== 'failing')
+        return { ...outcome, schedule };
+    const says = _outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .SCHEDULE_WORDS */ .Od.failing.says((0,_outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .scheduleFactsOf */ .qh)({ ...outcome, schedule }));
+    // A run that failed on its own keeps its headline; one that did not is headed by the schedule.
+    return {
+        ...outcome,
+        schedule,
+        error: new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(says, { headline: outcome.error?.headline })
+    };
+}
+/**
+ * What the repository's last push says about the schedule, or undefined when there is nothing to
+ * say (a private repository, a push under 45 days ago, a run that was stopped).
+ */
+async function checkSchedule(settings, deps, now) {
+    const event = eventRepository(settings.github.eventPath);
+    // Only a public repository's schedules stop; the event says which it is.
+    if (event.private === true)
+        return undefined;
+    const fromEvent = pushDate(event.pushed_at);
+    if (fromEvent !== undefined)
+        return event.private === false ? stageOf(fromEvent, now, settings.staleAfter) : undefined;
+    const read = await readLastPush(settings, deps);
+    if (read === undefined || 'reason' in read)
+        return read;
+    if ((event.private ?? read.private) !== false)
+        return undefined;
+    return stageOf(read.lastPush, now, settings.staleAfter);
+}
+/** The stage the last push puts the schedule at `now`; undefined under 45 days. */
+function stageOf(lastPush, now, staleAfter) {
+    const disabledAround = new Date(lastPush.getTime() + DISABLED_AFTER_DAYS * DAY_MS);
+    const days = (now.getTime() - lastPush.getTime()) / DAY_MS;
+    if (now >= disabledAround)
+        return { stage: 'past', disabledAround, lastPush };
+    // stale-after is the owner's word that a listing which stops updating should be loud.
+    if (days >= FAIL_FROM_DAYS && staleAfter !== undefined)
+        return { stage: 'failing', disabledAround, lastPush };
+    if (days >= WARN_FROM_DAYS)
+        return { stage: 'soon', disabledAround, lastPush };
+    return undefined;
+}
+/**
+ * `repository.pushed_at` as GitHub writes it: ISO text in a schedule's payload and the REST API,
+ * seconds since 1970 in a push's. Undefined for anything else.
+ */
+function pushDate(value) {
+    let ms = NaN;
+    if (typeof value === 'number')
+        ms = value * 1000;
+    if (typeof value === 'string')
+        ms = Date.parse(value);
+    return Number.isFinite(ms) ? new Date(ms) : undefined;
+}
+/**
+ * The event payload's `repository`: empty when the runner gave no payload, or one that is not a
+ * regular file of JSON within its size. Read synchronously, as the runner's own small file: the
+ * promise API would load eight more of Node's modules and start its thread pool, on every
+ * scheduled run, for one read.
+ */
+function eventRepository(path) {
+    if (path === undefined)
+        return {};
+    try {
+        const found = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.statSync)(path);
+        if (!found.isFile() || found.size > MAX_EVENT_BYTES)
+            return {};
+        const event = JSON.parse((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(path, 'utf8'));
+        const repository = isObject(event) ? event['repository'] : undefined;
+        return isObject(repository) ? repository : {};
+    }
+    catch {
+        return {};
+    }
+}
+/**
+ * The one read of the repository (`GET /repos/{owner}/{repo}` with github-token), for an event
+ * that names no last push. Refused, failed or cut off by the step's deadline: the reason, for
+ * one notice. Stopped: undefined, and nothing is said.
+ */
+async function readLastPush(settings, deps) {
+    const { token, repository, apiUrl } = settings.github;
+    const unread = (reason) => ({ stage: 'unread', reason });
+    if (token === undefined)
+        return unread('no github-token');
+    if (repository === undefined)
+        return unread('GITHUB_REPOSITORY is not set');
+    const { readRepository } = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(413), __webpack_require__.e(584)]).then(__webpack_require__.bind(__webpack_require__, 4584));
+    try {
+        const found = await readRepository({ token, repository, apiUrl }, deps.requests, LAST_PUSH_POLICY);
+        const lastPush = pushDate(found.pushed_at);
+        if (lastPush === undefined)
+            return unread("GitHub's answer names no last push");
+        return { lastPush, private: found.private };
+    }
+    catch (error) {
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .StoppedError */ .Ko)
+            return undefined;
+        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
+            return unread("the step's timeout left no time for it");
+        return unread(error instanceof Error ? error.message : String(error));
+    }
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+
+/***/ })
+
+};
