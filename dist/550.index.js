@@ -151,7 +151,7 @@ async function readLastPush(settings, deps) {
     catch (error) {
         if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .StoppedError */ .Ko)
             return undefined;
-        if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ)
+        if (error instanceof _http_client_js__WEBPACK_IMPORTED_MODULE_2__/* .DeadlineError */ .j3)
             return unread("the step's timeout left no time for it");
         return unread(error instanceof Error ? error.message : String(error));
     }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { ActionError, StoppedError } from '../errors.js'
-import { type Deps, type Policy, READ_DEFAULTS } from '../http/client.js'
+import { DeadlineError, type Deps, type Policy, READ_DEFAULTS } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
 import {
   type ScheduleCheck,
@@ -154,7 +154,7 @@ async function readLastPush(
     return { lastPush, private: found.private }
   } catch (error) {
     if (error instanceof StoppedError) return undefined
-    if (error instanceof ActionError) return unread("the step's timeout left no time for it")
+    if (error instanceof DeadlineError) return unread("the step's timeout left no time for it")
     return unread(error instanceof Error ? error.message : String(error))
   }
 }
