@@ -14,6 +14,7 @@ import {
   factsOf,
   outcomeOf,
   type ResolvedCount,
+  runWording,
   STATS_OUTCOMES,
   type StatsOutcome
 } from './outcome.js'
@@ -52,7 +53,7 @@ export async function reportStats(
   outcome: StatsOutcome
 ): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
-  announce(outcome)
+  announce(outcome, settings.botId)
   if (outputsFailure !== undefined && outcome.error !== undefined)
     core.warning(annotationText(outputsFailure))
   await writeSection(summary =>
@@ -86,8 +87,8 @@ export function writeOutputs(outcome: StatsOutcome): void {
  * The annotation that explains the outcome, first among its kind, then the other warnings:
  * those beyond what GitHub shows are folded into one.
  */
-export function announce(outcome: StatsOutcome): void {
-  const line = outcomeLine(outcome)
+export function announce(outcome: StatsOutcome, botId: string): void {
+  const line = outcomeLine(outcome, botId)
   if (line.kind === 'info') info(line.text)
   else if (line.kind === 'notice') notice(line.text, line.title)
   else warning(line.text, line.title)
@@ -111,9 +112,10 @@ interface OutcomeLine {
  * The one line (log line or annotation) that says how the run ended; a failure says so in its
  * error.
  */
-export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
+export function outcomeLine(outcome: StatsOutcome, botId: string): OutcomeLine {
   const id = outcomeOf(outcome)
-  const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
+  const text =
+    id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at))
   switch (outcome.result) {
     case 'skipped':
       return { kind: 'notice', title: 'Stats not sent', text }
@@ -142,14 +144,15 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
 }
 
 /** The headline's mark and words. */
-function headline(outcome: StatsOutcome): [mark: string, words: string] {
+function headline(outcome: StatsOutcome, botId: string): [mark: string, words: string] {
   const id = outcomeOf(outcome)
   if (id === undefined)
     return [
       '❌',
       outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
     ]
-  return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))]
+  const { mark, headline: words } = STATS_OUTCOMES[id]
+  return [mark, words(factsOf(outcome, botId), runWording(outcome.at))]
 }
 
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
@@ -159,7 +162,7 @@ export function renderSummary(
   outputsFailure?: string
 ): string {
   const record = outcome.record?.ok ? outcome.record.record : undefined
-  const [mark, words] = headlineWith(outputsFailure, headline(outcome))
+  const [mark, words] = headlineWith(outputsFailure, headline(outcome, settings.botId))
   const name = record?.username === undefined ? undefined : bounded(record.username, NAME_CHARS)
   const parts = [
     `<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`
@@ -200,7 +203,9 @@ export function renderSummary(
     parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
   if (outcome.error === undefined && outcome.result !== 'updated') {
-    parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
+    parts.push(
+      `<p>${html(bounded(outcomeLine(outcome, settings.botId).text, MAX_MESSAGE_CHARS))}</p>\n`
+    )
   }
   const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
   for (const text of warnings.slice(0, 20))
