@@ -186,7 +186,7 @@ class HeaderPacer {
         this.waited += wait;
         await this.requests.sleep(wait, VOTE_POLICY);
     }
-    settle(_ticket, answer) {
+    release(_ticket, answer) {
         if (answer === undefined)
             return;
         this.lastStatus = answer.status;

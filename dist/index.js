@@ -166,7 +166,7 @@ class Requests {
                 });
             }
             catch (error) {
-                gate?.settle(ticket, undefined);
+                gate?.release(ticket, undefined);
                 // Cut off by a stop: in flight when it may have reached the server, answered when its
                 // status line came.
                 const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
@@ -178,7 +178,7 @@ class Requests {
                 await this.sleep(this.backoff(failures, policy), policy);
                 continue;
             }
-            gate?.settle(ticket, answer);
+            gate?.release(ticket, answer);
             if (!policy.retryStatuses.includes(answer.status))
                 return answer;
             const refused = refuse?.(answer);

@@ -237,7 +237,7 @@ class HeaderPacer implements Gate<void> {
     await this.requests.sleep(wait, VOTE_POLICY)
   }
 
-  settle(_ticket: void, answer: HttpAnswer | undefined): void {
+  release(_ticket: void, answer: HttpAnswer | undefined): void {
     if (answer === undefined) return
     this.lastStatus = answer.status
     const now = this.requests.clock.now()
