@@ -565,7 +565,10 @@ __webpack_async_result__();
  * stats API. ...`
  */
 const FIFTH_STRIKE = /revoked due to spamming/i;
-/** Whether a 410's text is the service's answer to the fifth strike, the update that revoked the key. */
+/**
+ * Whether a 410's text is the service's answer to the fifth strike: the update that revoked the
+ * key.
+ */
 const isFifthStrike = (serviceText) => serviceText !== undefined && FIFTH_STRIKE.test(serviceText);
 const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start). ` +
     'Then keep updates 6 hours apart: keep cooldown-check: true, schedule runs every 8 hours, and put every stats job ' +

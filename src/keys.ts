@@ -14,7 +14,10 @@ import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
  */
 const FIFTH_STRIKE = /revoked due to spamming/i
 
-/** Whether a 410's text is the service's answer to the fifth strike, the update that revoked the key. */
+/**
+ * Whether a 410's text is the service's answer to the fifth strike: the update that revoked the
+ * key.
+ */
 export const isFifthStrike = (serviceText: string | undefined): boolean =>
   serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
 
