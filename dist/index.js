@@ -830,7 +830,7 @@ const STATS_OUTCOMES = {
         result: 'updated',
         mark: '✅',
         headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
-        says: (f, say) => `Stats updated (${say.body(f.body)}).${f.next === undefined ? '' : ` The next update is accepted from ${say.time(f.next)}.`}`
+        says: (f, say) => `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
     },
     'too-soon': skipped('⏭️', (f, say) => `not sent: too soon${then(f, say, ', next update from ')}`, REASONS.recent),
     'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),

@@ -265,7 +265,7 @@ export const STATS_OUTCOMES = {
     mark: '✅',
     headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
     says: (f, say) =>
-      `Stats updated (${say.body(f.body)}).${f.next === undefined ? '' : ` The next update is accepted from ${say.time(f.next)}.`}`
+      `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
   },
   'too-soon': skipped(
     '⏭️',
