@@ -1774,7 +1774,7 @@ async function decide(settings, deps, progress) {
     // A dry run of a due update still says from when the record accepts one (already passed).
     if (settings.dryRun)
         return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined);
-    return send(settings, deps, progress);
+    return sendUpdate(settings, deps, progress);
 }
 /**
  * A run that sends no update: skipped (or a dry run). The key is still checked when there is
@@ -1808,7 +1808,7 @@ async function notSent(settings, deps, progress, skip, nextUpdateAt) {
  * Sends the update and ends the run by how it went: the service's answer, by its status, or a
  * connection that failed.
  */
-async function send(settings, deps, progress) {
+async function sendUpdate(settings, deps, progress) {
     const sent = await deliver(settings, deps, progress);
     const ending = 'id' in sent ? sent : await judgeAnswer(settings, deps, progress, sent);
     return ended(settings, deps, progress, ending);

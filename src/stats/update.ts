@@ -120,7 +120,7 @@ async function decide(
       undefined,
       record?.ok ? acceptsFrom(record) : undefined
     )
-  return send(settings, deps, progress)
+  return sendUpdate(settings, deps, progress)
 }
 
 /**
@@ -177,7 +177,7 @@ interface Ending extends Partial<
  * Sends the update and ends the run by how it went: the service's answer, by its status, or a
  * connection that failed.
  */
-async function send(
+async function sendUpdate(
   settings: StatsSettings,
   deps: Deps,
   progress: Progress
