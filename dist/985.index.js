@@ -210,7 +210,7 @@ class HeaderPacer {
         await this.requests.sleep(wait, VOTE_POLICY);
     }
     /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
-    settle(_ticket, answer) {
+    release(_ticket, answer) {
         if (answer === undefined)
             return;
         this.lastStatus = answer.status;

@@ -169,7 +169,7 @@ class Requests {
                 });
             }
             catch (error) {
-                gate?.settle(ticket, undefined);
+                gate?.release(ticket, undefined);
                 // Cut off by a stop: in flight when it may have reached the server, answered when its
                 // status line came.
                 const network = error instanceof _transport_js__WEBPACK_IMPORTED_MODULE_1__/* .NetworkError */ .Dr ? error : undefined;
@@ -184,7 +184,7 @@ class Requests {
                 await this.sleep(this.backoff(failures, policy), policy);
                 continue;
             }
-            gate?.settle(ticket, answer);
+            gate?.release(ticket, answer);
             if (!policy.retryStatuses.includes(answer.status))
                 return answer;
             const refused = refuse?.(answer);
@@ -587,13 +587,13 @@ __webpack_async_result__();
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $K: () => (/* binding */ keyAnswerOf),
 /* harmony export */   KM: () => (/* binding */ KEY_ANSWERS),
 /* harmony export */   Ku: () => (/* binding */ keyHeadline),
+/* harmony export */   YF: () => (/* binding */ isFifthStrike),
 /* harmony export */   YH: () => (/* binding */ keyAdvice),
 /* harmony export */   yR: () => (/* binding */ checkKey)
 /* harmony export */ });
-/* unused harmony export KEY_CHECK_POLICY */
+/* unused harmony exports keyAnswerOf, KEY_CHECK_POLICY */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1517);
@@ -611,6 +611,11 @@ __webpack_async_result__();
  * stats API. ...`
  */
 const FIFTH_STRIKE = /revoked due to spamming/i;
+/**
+ * Whether a 410's text is the service's answer to the fifth strike: the update that revoked the
+ * key.
+ */
+const isFifthStrike = (serviceText) => serviceText !== undefined && FIFTH_STRIKE.test(serviceText);
 const revoked = (when, botId) => `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start). ` +
     'Then keep updates 6 hours apart: keep cooldown-check: true, schedule runs every 8 hours, and put every stats job ' +
     `for this bot in one concurrency group (discord-place-stats-${botId}).`;
@@ -647,7 +652,7 @@ const KEY_ANSWERS = {
 };
 /** Which answer about the key or the bot a status is (401, 404, 410), else undefined. */
 function keyAnswerOf(status, serviceText) {
-    if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText))
+    if (status === 410 && isFifthStrike(serviceText))
         return '410-fifth';
     return status === 401 || status === 404 || status === 410 ? status : undefined;
 }
@@ -796,7 +801,7 @@ const notice = (text, title) => core/* notice */.lm((0,src_text/* annotationText
  */
 async function reportStats(settings, outcome) {
     const outputsFailure = (0,src_summary/* writeOutputsSafely */.mu)(() => writeOutputs(outcome));
-    announce(outcome);
+    announce(outcome, settings.botId);
     if (outputsFailure !== undefined && outcome.error !== undefined)
         core/* warning */.$e((0,src_text/* annotationText */.xr)(outputsFailure));
     await (0,src_summary/* writeSection */.Zn)(summary => summary.addRaw(renderSummary(settings, outcome, outputsFailure), true));
@@ -830,15 +835,15 @@ function writeOutputs(outcome) {
  * The annotation that explains the outcome, first among its kind, then the other warnings:
  * those beyond what GitHub shows are folded into one.
  */
-function announce(outcome) {
-    const line = outcomeLine(outcome);
+function announce(outcome, botId) {
+    const line = outcomeLine(outcome, botId);
     if (line.kind === 'info')
         info(line.text);
     else if (line.kind === 'notice')
         notice(line.text, line.title);
     else
         warning(line.text, line.title);
-    const note = scheduleNote(outcome);
+    const note = scheduleNote(outcome, botId);
     if (note?.kind === 'notice')
         notice(note.text, note.title);
     if (note?.kind === 'warning')
@@ -857,9 +862,9 @@ function announce(outcome) {
  * The one line (log line or annotation) that says how the run ended; a failure says so in its
  * error.
  */
-function outcomeLine(outcome) {
+function outcomeLine(outcome, botId) {
     const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
-    const text = id === undefined ? '' : stats_outcome/* STATS_OUTCOMES */.sN[id].says((0,stats_outcome/* factsOf */.xS)(outcome));
+    const text = id === undefined ? '' : stats_outcome/* STATS_OUTCOMES */.sN[id].says((0,stats_outcome/* factsOf */.xS)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at));
     switch (outcome.result) {
         case 'skipped':
             return { kind: 'notice', title: 'Stats not sent', text };
@@ -889,31 +894,32 @@ function outcomeLine(outcome) {
  * What a scheduled run says about GitHub disabling its schedule, beside its outcome: a warning,
  * or the notice that it could not tell. A failure says it in its error instead.
  */
-function scheduleNote(outcome) {
+function scheduleNote(outcome, botId) {
     const stage = outcome.schedule?.stage;
     if (stage === undefined || stage === 'failing')
         return undefined;
     const { kind, title, says } = stats_outcome/* SCHEDULE_WORDS */.Od[stage];
-    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome)) };
+    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId)) };
 }
 /**
  * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
  * failed, and names the date.
  */
-function headline(outcome) {
-    const [mark, words] = statsHeadline(outcome);
+function headline(outcome, botId) {
+    const [mark, words] = statsHeadline(outcome, botId);
     if (outcome.schedule?.stage !== 'failing')
         return [mark, words];
-    return ['❌', `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome))}`];
+    return ['❌', `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId))}`];
 }
-function statsHeadline(outcome) {
+function statsHeadline(outcome, botId) {
     const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
     if (id === undefined)
         return [
             '❌',
             outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
         ];
-    return [stats_outcome/* STATS_OUTCOMES */.sN[id].mark, stats_outcome/* STATS_OUTCOMES */.sN[id].headline((0,stats_outcome/* factsOf */.xS)(outcome))];
+    const { mark, headline: words } = stats_outcome/* STATS_OUTCOMES */.sN[id];
+    return [mark, words((0,stats_outcome/* factsOf */.xS)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at))];
 }
 /** The heading of the counts' last column: what became of the counts this run sent, or would. */
 function sentColumn(outcome, dryRun) {
@@ -930,7 +936,7 @@ function sentColumn(outcome, dryRun) {
 /** The summary section, as HTML: headline, counts, warnings and error, then the details folded. */
 function renderSummary(settings, outcome, outputsFailure) {
     const record = outcome.record?.ok ? outcome.record.record : undefined;
-    const [mark, words] = (0,src_summary/* headlineWith */.LB)(outputsFailure, headline(outcome));
+    const [mark, words] = (0,src_summary/* headlineWith */.LB)(outputsFailure, headline(outcome, settings.botId));
     const name = record?.username === undefined ? undefined : (0,src_text/* bounded */.Mm)(record.username, NAME_CHARS);
     const parts = [
         `<h3>${mark} ${(0,src_summary/* botTitle */.Oi)(settings.botId, name, settings.baseUrl)}: ${(0,src_text/* html */.qy)(words)}</h3>\n`
@@ -959,9 +965,9 @@ function renderSummary(settings, outcome, outputsFailure) {
     if (outputsFailure !== undefined)
         parts.push((0,src_summary/* markedParagraph */.V4)('❌', 'Error:', outputsFailure));
     if (outcome.error === undefined && outcome.result !== 'updated') {
-        parts.push(`<p>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcomeLine(outcome).text, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`);
+        parts.push(`<p>${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(outcomeLine(outcome, settings.botId).text, src_text/* MAX_MESSAGE_CHARS */.hP))}</p>\n`);
     }
-    const note = scheduleNote(outcome);
+    const note = scheduleNote(outcome, settings.botId);
     if (note?.kind === 'warning')
         parts.push((0,src_summary/* markedParagraph */.V4)('⚠️', 'Warning:', note.text));
     const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])];
@@ -1541,7 +1547,6 @@ async function confirmDelivery(plan, deps, error, sentAt) {
 
 
 
-const HOUR_MS = 60 * 60 * 1000;
 /**
  * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
  * it refuses as early is a strike, and 5 strikes revoke the key. So the PATCH is sent again only
@@ -1626,7 +1631,7 @@ async function decide(settings, deps, progress) {
     // A dry run of a due update still says from when the record accepts one (already passed).
     if (settings.dryRun)
         return notSent(settings, deps, progress, undefined, record?.ok ? (0,stats_window/* acceptsFrom */.g8)(record) : undefined);
-    return send(settings, deps, progress);
+    return sendUpdate(settings, deps, progress);
 }
 /**
  * A run that sends no update: skipped (or a dry run). The key is still checked when there is
@@ -1657,15 +1662,40 @@ async function notSent(settings, deps, progress, skip, nextUpdateAt) {
     };
 }
 /**
- * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
- * arrive.
+ * Sends the update and ends the run by how it went: the service's answer, by its status, or a
+ * connection that failed.
  */
-async function send(settings, deps, progress) {
+async function sendUpdate(settings, deps, progress) {
+    const sent = await deliver(settings, deps, progress);
+    const ending = 'id' in sent ? sent : await judgeAnswer(settings, deps, progress, sent);
+    return ended(settings, deps, progress, ending);
+}
+/**
+ * The run's outcome from how the update ended. stale-after judges a passing failure of the service
+ * here (`judgedByAge`); then a failure or a strike, which fail the step, carries its row's words
+ * as its error.
+ */
+function ended(settings, deps, progress, { id: decided, workflow, stopped, ...fields }) {
+    const decidedOutcome = { ...base(deps, progress), ...fields };
+    const { id, staleAfter } = judgedByAge(settings, decidedOutcome, decided);
+    const outcome = { ...decidedOutcome, staleAfter };
+    const row = stats_outcome/* STATS_OUTCOMES */.sN[id];
+    if (row.result !== 'failed' && row.result !== 'cooldown')
+        return { ...outcome, result: row.result };
+    const facts = (0,stats_outcome/* factsOf */.xS)(outcome, settings.botId, { workflow, stopped });
+    const say = (0,stats_outcome/* runWording */.GX)(outcome.at);
+    const error = new errors/* ActionError */.lZ(row.says(facts, say), { headline: row.headline(facts, say) });
+    return { ...outcome, result: row.result, error };
+}
+/**
+ * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
+ * arrive: the service's answer, or how the update ended without one.
+ */
+async function deliver(settings, deps, progress) {
     for (let resent = false;; resent = true) {
         const sentAt = deps.requests.clock.now();
-        let answer;
         try {
-            answer = await patch(settings, deps, progress.body);
+            return await patch(settings, deps, progress.body);
         }
         catch (error) {
             // A stop that cut the PATCH off once it was out: it may have reached the service, and
@@ -1679,32 +1709,24 @@ async function send(settings, deps, progress) {
             const cut = answerFromStatusLine(error);
             if (cut !== undefined) {
                 deps.log(`The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`);
-                return settle(settings, deps, progress, cut);
+                return cut;
             }
-            if (!error.delivered || resent) {
-                // Nothing reached the service, or the resend that the record allowed got no answer either.
-                if (error.delivered)
-                    progress.delivery = 'no-answer';
-                const lost = { ...base(deps, progress), result: 'failed', failure: error.message };
-                const judged = judgedByAge(settings, lost);
-                if (judged !== undefined)
-                    return judged;
-                throw failure(settings.botId, lost, error.delivered ? 'no-answer-twice' : 'unreachable', error.message);
-            }
+            // Nothing reached the service (on the first try, or on the resend that the record allowed).
+            if (!error.delivered)
+                return { id: 'unreachable', failure: error.message };
             progress.delivery = 'no-answer';
+            if (resent)
+                return { id: 'no-answer-twice', failure: error.message };
             const delivery = await confirmDelivery({ ...settings, body: progress.body }, deps, error, sentAt);
-            if (delivery === 'resend') {
-                deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.');
-                continue;
-            }
             if (delivery === 'arrived') {
                 deps.log('The connection failed after the update was sent, but the public record shows it arrived.');
                 progress.delivery = 'arrived';
-                return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
+                return { id: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
             }
-            throw failure(settings.botId, base(deps, progress), 'no-answer', error.message);
+            if (delivery === 'unknown')
+                return { id: 'no-answer', failure: error.message };
+            deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.');
         }
-        return settle(settings, deps, progress, answer);
     }
 }
 function patch(settings, deps, body) {
@@ -1718,86 +1740,100 @@ function patch(settings, deps, body) {
         body: JSON.stringify(body)
     }, STATS_POLICY);
 }
-/** The outcome of the service's answer to the PATCH. */
-async function settle(settings, deps, progress, answer) {
+/**
+ * What the service's answer to the PATCH means, by its status: the row of the outcomes' table that
+ * words it.
+ */
+async function judgeAnswer(settings, deps, progress, answer) {
     progress.delivery = 'answered';
     progress.status = answer.status;
-    const text = (0,service/* serviceMessage */.XK)(answer);
-    deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`);
-    const answered = { ...base(deps, progress), status: answer.status, answer: text };
-    if (answer.status >= 200 && answer.status < 300)
-        return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
-    if (answer.status === 429 && kindOf429(answer) === 'limiter') {
-        // Turned away before the service looked at the update: try again once the limiter's
-        // window has passed, or later if the record says the 6-hour window ends later.
-        // Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing
-        // about when an update is accepted (interface.md: never next-update-at's source).
-        const wait = (0,transport/* retryAfterMs */.Vs)(answer, { limiterReset: false });
-        const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait);
-        const fromRecord = progress.record?.ok ? (0,stats_window/* acceptsFrom */.g8)(progress.record) : undefined;
-        const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
-        const nextUpdateAt = next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
-        const limited = { ...answered, result: 'rate-limited', nextUpdateAt };
-        return judgedByAge(settings, limited) ?? limited;
+    const { status } = answer;
+    const said = (0,service/* serviceMessage */.XK)(answer);
+    deps.log(`The service answered ${status}${said === undefined ? '' : `: ${said}`}`);
+    const answered = { status, answer: said };
+    if (status >= 200 && status < 300)
+        return { id: 'updated', ...answered, nextUpdateAt: sixHoursFromNow(deps) };
+    if (status === 429 && kindOf429(answer) === 'limiter') {
+        const nextUpdateAt = afterLimiter(deps, progress.record, answer);
+        return { id: 'rate-limited', ...answered, nextUpdateAt, failure: (0,stats_outcome/* answeredWith */.iX)(status, said) };
     }
-    if (answer.status === 429) {
-        const refusal = await afterRefusal(settings, deps, progress.record);
-        const outcome = { ...answered, result: 'cooldown', ...refusal.found };
-        // The workflow around the step may show the cause, unless the first day does or a stop came.
-        const { strikeCause } = refusal.found;
-        const read = refusal.stopped === undefined && strikeCause !== 'unverified'
-            ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
-            : {};
-        const facts = (0,stats_outcome/* factsOf */.xS)(outcome, {
-            botId: settings.botId,
-            stopped: refusal.stopped ?? read.cut,
-            workflow: read.shown
-        });
-        return {
-            ...outcome,
-            error: new errors/* ActionError */.lZ(stats_outcome/* STATS_OUTCOMES */.sN[`strike-${strikeCause}`].says(facts))
-        };
+    if (status === 429)
+        return { ...answered, ...(await strikeFound(settings, deps, progress)) };
+    if (status === 400) {
+        // The service names the command count when it refuses that; else the server count it checks
+        // against Discord's, when one was sent.
+        const serverCount = progress.body.server_count !== undefined && !/command/i.test(said ?? '');
+        return { id: serverCount ? 'server-count-refused' : 'count-refused', ...answered };
     }
-    const id = (0,stats_outcome/* failureOf */.g5)(answer.status, text, progress.body.server_count !== undefined);
-    const judged = id === 'service-failed'
-        ? judgedByAge(settings, {
-            ...answered,
-            result: 'failed',
-            failure: (0,stats_outcome/* answeredWith */.iX)(answer.status, text)
-        })
-        : undefined;
-    return judged ?? { ...answered, result: 'failed', error: failure(settings.botId, answered, id) };
+    if (status === 401)
+        return { id: 'key-401', ...answered };
+    if (status === 404)
+        return { id: 'key-404', ...answered };
+    if (status === 410)
+        return { id: (0,keys/* isFifthStrike */.YF)(said) ? 'key-410-fifth' : 'key-410', ...answered };
+    if (status >= 300 && status < 400)
+        return { id: 'redirect', ...answered };
+    if (status >= 500)
+        return { id: 'service-failed', ...answered, failure: (0,stats_outcome/* answeredWith */.iX)(status, said) };
+    return { id: 'unexpected', ...answered };
 }
 /**
- * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
- * request limiter, no connection after the record was read, no answer to the resend that a
- * re-read allowed because the update had not arrived) on a listing younger than
- * stale-after hours leaves the step green with its warning (`deferred`, or `rate-limited`); on
- * an older one the step fails, saying how long the listing has gone without an update. Off,
- * or the listing's age unknown: undefined, and the run ends as it would without.
+ * After the request limiter's 429 (turned away before the service looked at the update): try again
+ * once the limiter's window has passed, or later if the record says the 6-hour window ends later.
+ * Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing about
+ * when an update is accepted (interface.md: never next-update-at's source).
  */
-function judgedByAge(settings, outcome) {
-    const last = outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined;
-    if (settings.staleAfter === undefined || last === undefined)
-        return undefined;
-    const judged = { ...outcome, staleAfter: settings.staleAfter };
-    if (outcome.at.getTime() - last.getTime() < settings.staleAfter * HOUR_MS) {
-        return outcome.result === 'rate-limited' ? judged : { ...judged, result: 'deferred' };
-    }
-    const facts = (0,stats_outcome/* factsOf */.xS)(judged);
+function afterLimiter(deps, record, answer) {
+    const wait = (0,transport/* retryAfterMs */.Vs)(answer, { limiterReset: false });
+    const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait);
+    const fromRecord = record?.ok ? (0,stats_window/* acceptsFrom */.g8)(record) : undefined;
+    const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
+    return next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
+}
+/**
+ * After the 6-hour refusal (a strike): what the fresh record read and the workflow around the step
+ * show of its cause, unless the first day does or a stop came.
+ */
+async function strikeFound(settings, deps, progress) {
+    const refusal = await afterRefusal(settings, deps, progress.record);
+    const { strikeCause } = refusal.found;
+    const read = refusal.stopped === undefined && strikeCause !== 'unverified'
+        ? await workflowDiagnosis(settings, deps, strikeCause === 'unchecked' ? 'unchecked' : 'allowed')
+        : {};
     return {
-        ...judged,
-        result: 'failed',
-        error: new errors/* ActionError */.lZ(stats_outcome/* STATS_OUTCOMES */.sN.stale.says(facts), {
-            headline: stats_outcome/* STATS_OUTCOMES */.sN.stale.headline(facts)
-        })
+        id: `strike-${strikeCause}`,
+        ...refusal.found,
+        workflow: read.shown,
+        stopped: refusal.stopped ?? read.cut
     };
 }
-/** The error of a failing outcome, in the table's words: its message and its headline's. */
-function failure(botId, outcome, id, why = '') {
-    const facts = (0,stats_outcome/* factsOf */.xS)(outcome, { botId, failure: why });
-    const { says, headline } = stats_outcome/* STATS_OUTCOMES */.sN[id];
-    return new errors/* ActionError */.lZ(says(facts), { headline: headline(facts) });
+/**
+ * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
+ * connection after the record was read, no answer to the resend that a re-read allowed because
+ * the update had not arrived. The owner's failures (bad input, 400, 401, 404, 410, a strike) are
+ * not among them: they fail at once, whatever stale-after says.
+ */
+const PASSING_FAILURES = new Set([
+    'service-failed',
+    'rate-limited',
+    'unreachable',
+    'no-answer-twice'
+]);
+/**
+ * stale-after's judgement, the one place it judges: a passing failure of the service on a listing
+ * younger than stale-after hours leaves the step green with its warning (`deferred`, or
+ * `rate-limited` for the limiter's); on an older one the step fails, saying how long the listing
+ * has gone without an update (`stale`). Off, the listing's age unknown, or another outcome: the
+ * row stays as decided, and the run ends as it would without.
+ */
+function judgedByAge(settings, outcome, decided) {
+    const last = outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined;
+    const { staleAfter } = settings;
+    if (!PASSING_FAILURES.has(decided) || staleAfter === undefined || last === undefined)
+        return { id: decided };
+    if (outcome.at.getTime() - last.getTime() >= staleAfter * stats_window/* HOUR_MS */.iQ)
+        return { id: 'stale', staleAfter };
+    return { id: decided === 'rate-limited' ? decided : 'deferred', staleAfter };
 }
 /**
  * What the workflow that ran the step shows, with its reader loaded only now; `cut` says why it
@@ -2684,8 +2720,8 @@ function show(raw) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   GX: () => (/* binding */ runWording),
 /* harmony export */   Od: () => (/* binding */ SCHEDULE_WORDS),
-/* harmony export */   g5: () => (/* binding */ failureOf),
 /* harmony export */   iX: () => (/* binding */ answeredWith),
 /* harmony export */   qh: () => (/* binding */ scheduleFactsOf),
 /* harmony export */   sG: () => (/* binding */ outcomeOf),
@@ -2698,21 +2734,36 @@ function show(raw) {
 
 
 
-const HOUR = 60 * 60 * 1000;
+/** What a run's wording writes for a fact it does not know, where a sentence names one anyway. */
+const UNKNOWN = 'unknown';
+/** The facts of a run in its own words, times relative to when its outcome was decided (`at`). */
+function runWording(at) {
+    const wording = {
+        time: date => (date === undefined ? UNKNOWN : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(date, at)),
+        utc: date => (date === undefined ? UNKNOWN : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(date, at)),
+        age: last => last === undefined ? UNKNOWN : `${Math.floor((at.getTime() - last.getTime()) / _window_js__WEBPACK_IMPORTED_MODULE_2__/* .HOUR_MS */ .iQ)} h`,
+        staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
+        status: status => (status === undefined ? UNKNOWN : String(status)),
+        body: body => JSON.stringify(body),
+        reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording))
+    };
+    return wording;
+}
 const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
 const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
-const then = (f, lead) => (f.next === undefined ? '' : `${lead}${f.next}`);
-const young = (f) => f.age === undefined
+const then = (f, say, lead) => f.next === undefined ? '' : `${lead}${say.time(f.next)}`;
+const young = (f, say) => f.staleAfter === undefined || f.last === undefined
     ? ''
-    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`;
+    : ` The listing was updated ${say.age(f.last)} ago, under stale-after: ${say.staleAfter(f.staleAfter)}, so the step succeeds.`;
 /** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
 const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
-function failure(headline, advice) {
+/** A failing answer to the update: the headline's words and what to do. */
+function failingAnswer({ headline, advice }) {
     return {
         result: 'failed',
         mark: '❌',
         headline: () => headline,
-        says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
+        says: (f, say) => `Stats update failed: ${answeredWith(say.status(f.status), f.said)}. ${advice(f, say)}`
     };
 }
 function strike(cause, overlap = false) {
@@ -2720,76 +2771,77 @@ function strike(cause, overlap = false) {
         result: 'cooldown',
         mark: '🛑',
         headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
-        says: f => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
-            `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
-            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
+        says: (f, say) => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
+            `within 6 hours revoke it. ${cause(f, say)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${say.time(f.next)}.`} ` +
             `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
     };
 }
 function skipped(mark, headline, reason) {
-    return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` };
+    return {
+        result: 'skipped',
+        mark,
+        headline,
+        says: (f, say) => `Stats not sent: ${reason(f, say)}`
+    };
 }
 /**
  * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
  * a dry run.
  */
 const REASONS = {
-    recent: f => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
-        `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
+    recent: (f, say) => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${say.time(f.last)})`}, and the service accepts one ` +
+        `update per 6 hours. The next update is accepted from ${f.next === undefined ? 'a later run' : say.time(f.next)}.`,
     unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
         'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
         'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
     unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
     nothing: () => 'no count was left to send (see the warning).'
 };
-const KEYS = Object.fromEntries(Object.entries(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM).map(([answer, { headline, advice }]) => [
-    `key-${answer}`,
-    failure(headline, advice)
-]));
 const STATS_OUTCOMES = {
     updated: {
         result: 'updated',
         mark: '✅',
-        headline: f => `updated${then(f, ', next update from ')}`,
-        says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
+        headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
+        says: (f, say) => `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
     },
-    'too-soon': skipped('⏭️', f => `not sent: too soon${then(f, ', next update from ')}`, REASONS.recent),
+    'too-soon': skipped('⏭️', (f, say) => `not sent: too soon${then(f, say, ', next update from ')}`, REASONS.recent),
     'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
     'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
     'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
     'rate-limited': {
         result: 'rate-limited',
         mark: '⏸️',
-        headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
-        says: f => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
-            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
+        headline: (f, say) => `turned away by the rate limit, no strike${then(f, say, '; try again from ')}`,
+        says: (f, say) => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
+            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${say.time(f.next)}.`}${young(f, say)}`
     },
     deferred: {
         result: 'deferred',
         mark: '⏸️',
-        headline: f => `deferred, the listing ${f.age} old`,
-        says: f => `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
+        headline: (f, say) => `deferred, the listing ${say.age(f.last)} old`,
+        says: (f, say) => `Stats update deferred: ${f.failure}.${young(f, say)} It is not sent again; the next run will try.`
     },
     stale: {
         result: 'failed',
         mark: '❌',
-        headline: f => `no update for ${f.age}`,
-        says: f => `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
-            `failed too: ${f.failure}. It is not sent again; the next run will try.`
+        headline: (f, say) => `no update for ${say.age(f.last)}`,
+        says: (f, say) => `discord.place has not taken an update for ${say.age(f.last)} (last at ${say.time(f.last)}), stale-after: ${say.staleAfter(f.staleAfter)}. ` +
+            `This run's update failed too: ${f.failure}. It is not sent again; the next run will try.`
     },
     'dry-run': {
         result: 'dry-run',
         mark: '🧪',
         headline: () => 'dry run: nothing sent, a real run would send',
-        says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
+        says: (f, say) => `Dry run: nothing sent. A real run would send ${say.body(f.body)}.`
     },
     'dry-run-not-due': {
         result: 'dry-run',
         mark: '🧪',
         headline: () => 'dry run: nothing sent, a real run would not send',
-        says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
+        says: (f, say) => `Dry run: nothing sent. A real run would not send: ${say.reason(f)}`
     },
-    'strike-overlap': strike(f => `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
+    'strike-overlap': strike((f, say) => `Likely cause: overlapping runs. Another run updated the counts at ${say.utc(f.overlap)}, after this run read the bot's record: ` +
         'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
         `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
     'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
@@ -2798,17 +2850,35 @@ const STATS_OUTCOMES = {
         'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
     'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
         `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
-    'server-count-refused': failure('count refused by discord.place', f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
-        `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
-        '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'),
-    'count-refused': failure('count refused by discord.place', () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'),
-    ...KEYS,
-    redirect: failure('redirect not followed', () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."),
-    'service-failed': failure('discord.place failed on its side', () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
-        'could count as an early one); the next run will try again.'),
+    'server-count-refused': failingAnswer({
+        headline: 'count refused by discord.place',
+        advice: f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+            `whole update: nothing was stored${f.body.command_count === undefined ? '' : ', the command count neither'}. Send the count your bot sees ` +
+            '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
+    }),
+    'count-refused': failingAnswer({
+        headline: 'count refused by discord.place',
+        advice: () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
+    }),
+    'key-401': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[401]),
+    'key-404': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[404]),
+    'key-410-fifth': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM['410-fifth']),
+    'key-410': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[410]),
+    redirect: failingAnswer({
+        headline: 'redirect not followed',
+        advice: () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."
+    }),
+    'service-failed': failingAnswer({
+        headline: 'discord.place failed on its side',
+        advice: () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
+            'could count as an early one); the next run will try again.'
+    }),
     unexpected: {
-        ...failure('', () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'),
-        headline: f => `unexpected answer (${f.status})`
+        ...failingAnswer({
+            headline: '',
+            advice: () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
+        }),
+        headline: (f, say) => `unexpected answer (${say.status(f.status)})`
     },
     unreachable: {
         result: 'failed',
@@ -2831,8 +2901,8 @@ const STATS_OUTCOMES = {
     }
 };
 /**
- * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
- * for a 400 whether a server count was refused) or else the error's own.
+ * Which row of the table an outcome that succeeded (or a strike) is, for the report's line and
+ * headline; a failure's words are its error's, written when the run decided it (update.ts).
  */
 function outcomeOf(outcome) {
     switch (outcome.result) {
@@ -2853,45 +2923,22 @@ function outcomeOf(outcome) {
             return outcome.result;
     }
 }
-/** Which outcome the service's failing answer to the update is. */
-function failureOf(status, said, withServerCount) {
-    if (status === 400)
-        return withServerCount && !/command/i.test(said ?? '')
-            ? 'server-count-refused'
-            : 'count-refused';
-    const key = (0,_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .keyAnswerOf */ .$K)(status, said);
-    if (key !== undefined)
-        return `key-${key}`;
-    if (status >= 300 && status < 400)
-        return 'redirect';
-    return status >= 500 ? 'service-failed' : 'unexpected';
-}
-/**
- * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
- * sentence names it.
- */
-function factsOf(outcome, more = {}) {
-    const last = outcome.record?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_2__/* .lastUpdate */ .q8)(outcome.record.record) : undefined;
-    const facts = {
-        botId: '',
-        body: JSON.stringify(outcome.body),
-        withCommands: outcome.body.command_count !== undefined,
-        next: outcome.nextUpdateAt === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(outcome.nextUpdateAt, outcome.at),
-        last: last === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(last, outcome.at),
-        status: String(outcome.status),
+/** A run's facts, for its outcome's words; the workflow finding and a stop only beside a strike. */
+function factsOf(outcome, botId, strike = {}) {
+    return {
+        botId,
+        body: outcome.body,
+        next: outcome.nextUpdateAt,
+        last: outcome.record?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_2__/* .lastUpdate */ .q8)(outcome.record.record) : undefined,
+        status: outcome.status,
         said: outcome.answer,
-        overlap: outcome.overlap === undefined ? undefined : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(outcome.overlap, outcome.at),
-        age: outcome.staleAfter === undefined || last === undefined
-            ? undefined
-            : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
-        staleAfter: String(outcome.staleAfter),
-        failure: outcome.failure ?? '',
-        reason: '',
-        workflow: undefined,
-        stopped: undefined,
-        ...more
+        overlap: outcome.overlap,
+        staleAfter: outcome.staleAfter,
+        failure: outcome.failure,
+        skip: outcome.skip,
+        workflow: strike.workflow,
+        stopped: strike.stopped
     };
-    return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) };
 }
 const disables = (f) => `GitHub disables this workflow's schedule around ${f.disabledAround}, 60 days after the last push to the repository ` +
     `(${f.lastPush}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
@@ -2933,25 +2980,27 @@ const SCHEDULE_WORDS = {
     }
 };
 /** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
-function scheduleFactsOf(outcome) {
+function scheduleFactsOf(outcome, botId) {
     const check = outcome.schedule;
     const dated = check !== undefined && check.stage !== 'unread' ? check : undefined;
     return {
         disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
         lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
-        stats: statsWords(outcome),
+        stats: statsWords(outcome, botId),
         reason: check?.stage === 'unread' ? check.reason : ''
     };
 }
 /** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
-function statsWords(outcome) {
+function statsWords(outcome, botId) {
     if (outcome.error !== undefined)
         return outcome.error.message;
     // The contract's words for an update, shorter than the outcome's own line.
     if (outcome.result === 'updated')
         return 'The counts were updated.';
     const id = outcomeOf(outcome);
-    return id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome));
+    return id === undefined
+        ? ''
+        : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at));
 }
 
 
@@ -2963,6 +3012,7 @@ function statsWords(outcome) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Bm: () => (/* binding */ COOLDOWN_MS),
 /* harmony export */   g8: () => (/* binding */ acceptsFrom),
+/* harmony export */   iQ: () => (/* binding */ HOUR_MS),
 /* harmony export */   li: () => (/* binding */ CLOCK_MARGIN_MS),
 /* harmony export */   q8: () => (/* binding */ lastUpdate)
 /* harmony export */ });
@@ -2971,8 +3021,9 @@ function statsWords(outcome) {
  * The service's 6-hour window and what a public record says of it: the arithmetic every stats
  * run needs (the next update's time), apart from reading the record (record.ts).
  */
+const HOUR_MS = 60 * 60 * 1000;
 /** The service accepts one stats update per bot per 6 hours. */
-const COOLDOWN_MS = 6 * 60 * 60 * 1000;
+const COOLDOWN_MS = 6 * HOUR_MS;
 /**
  * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
  * update the service sees as a second early is a strike. Covers the `Date` header's whole

@@ -4,27 +4,39 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { KEY_ANSWERS } from '../src/keys.js'
-import { type Facts, SCHEDULE_WORDS, STATS_OUTCOMES } from '../src/stats/outcome.js'
+import { type Facts, SCHEDULE_WORDS, STATS_OUTCOMES, type Wording } from '../src/stats/outcome.js'
 import { VOTE_OUTCOMES } from '../src/votes/report.js'
 
 export const PAGE = fileURLToPath(new URL('../docs/troubleshooting.md', import.meta.url))
 
-/** What varies, as the page shows it. */
+/**
+ * What varies, as the page shows it: facts of their real types, which the page's wording below
+ * writes as placeholders whatever their values. Both counts sent, stale-after on.
+ */
 export const PLACEHOLDERS: Facts = {
   botId: '<bot-id>',
-  body: '<body>',
-  withCommands: true,
-  next: '<time>',
-  last: '<time>',
-  status: '<status>',
+  body: { command_count: 0, server_count: 0 },
+  next: new Date(0),
+  last: new Date(0),
+  status: 0,
   said: '<text>',
-  overlap: '<time>',
+  overlap: new Date(0),
+  staleAfter: 0,
   failure: '<network failure>',
-  age: '<n> h',
-  staleAfter: '<hours>',
-  reason: '<a reason from a "Stats not sent" row>',
+  skip: undefined,
   workflow: undefined,
   stopped: undefined
+}
+
+/** How the page writes each fact: by what it is, never by its value. */
+export const PLACEHOLDER_WORDING: Wording = {
+  time: () => '<time>',
+  utc: () => '<time>',
+  age: () => '<n> h',
+  staleAfter: () => '<hours>',
+  status: () => '<status>',
+  body: () => '<body>',
+  reason: () => '<a reason from a "Stats not sent" row>'
 }
 
 /** A table cell: Markdown's `<` and `|` escaped, so that `<time>` shows as written. */
@@ -62,11 +74,15 @@ const SECTIONS: Record<string, () => string> = {
           const facts =
             id === 'deferred' || id === 'stale'
               ? { ...PLACEHOLDERS, failure: '<answer or network failure>' }
-              : { ...PLACEHOLDERS, age: id === 'rate-limited' ? undefined : PLACEHOLDERS.age }
+              : {
+                  ...PLACEHOLDERS,
+                  staleAfter: id === 'rate-limited' ? undefined : PLACEHOLDERS.staleAfter
+                }
+          const say = PLACEHOLDER_WORDING
           return [
             `\`${result}\``,
-            `${mark} ${result === 'failed' ? 'failed: ' : ''}${headline(facts)}`,
-            elided(says(facts), row === 0 ? '' : rows[row - 1]![1].says(PLACEHOLDERS))
+            `${mark} ${result === 'failed' ? 'failed: ' : ''}${headline(facts, say)}`,
+            elided(says(facts, say), row === 0 ? '' : rows[row - 1]![1].says(PLACEHOLDERS, say))
           ]
         })
     ),

@@ -14,6 +14,13 @@ import { isVoteAnswer, keyedHeaders, serviceError } from './service.js'
  */
 const FIFTH_STRIKE = /revoked due to spamming/i
 
+/**
+ * Whether a 410's text is the service's answer to the fifth strike: the update that revoked the
+ * key.
+ */
+export const isFifthStrike = (serviceText: string | undefined): boolean =>
+  serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
+
 const revoked = (when: string, botId: string): string =>
   `${when} Generate a new key on the bot's manage page on discord.place (if not done yet) and store it in the secret passed as api-key (DISCORD_PLACE_API_KEY in the quick start). ` +
   'Then keep updates 6 hours apart: keep cooldown-check: true, schedule runs every 8 hours, and put every stats job ' +
@@ -68,8 +75,7 @@ export function keyAnswerOf(
   status: number,
   serviceText: string | undefined
 ): KeyAnswer | undefined {
-  if (status === 410 && serviceText !== undefined && FIFTH_STRIKE.test(serviceText))
-    return '410-fifth'
+  if (status === 410 && isFifthStrike(serviceText)) return '410-fifth'
   return status === 401 || status === 404 || status === 410 ? status : undefined
 }
 

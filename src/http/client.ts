@@ -81,7 +81,8 @@ export const realClock: Clock = {
 /** Something that admits attempts one at a time, such as a rate-limit pacer. */
 export interface Gate<Ticket> {
   acquire(): Promise<Ticket>
-  settle(ticket: Ticket, answer: HttpAnswer | undefined): void
+  /** Ends the attempt the ticket admitted, with its answer (undefined when none came). */
+  release(ticket: Ticket, answer: HttpAnswer | undefined): void
 }
 
 /** 429s one gated request takes before it gives up. */
@@ -160,7 +161,7 @@ export class Requests {
           signal: this.signal
         })
       } catch (error) {
-        gate?.settle(ticket as Ticket, undefined)
+        gate?.release(ticket as Ticket, undefined)
         // Cut off by a stop: in flight when it may have reached the server, answered when its
         // status line came.
         const network = error instanceof NetworkError ? error : undefined
@@ -173,7 +174,7 @@ export class Requests {
         await this.sleep(this.backoff(failures, policy), policy)
         continue
       }
-      gate?.settle(ticket as Ticket, answer)
+      gate?.release(ticket as Ticket, answer)
       if (!policy.retryStatuses.includes(answer.status)) return answer
       const refused = refuse?.(answer)
       if (refused !== undefined) throw refused

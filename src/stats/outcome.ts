@@ -1,8 +1,8 @@
 import type { ActionError } from '../errors.js'
-import { KEY_ANSWERS, type KeyAnswer, type KeyCheck, keyAnswerOf } from '../keys.js'
+import { KEY_ANSWERS, type KeyCheck } from '../keys.js'
 import type { StatsSettings } from '../settings.js'
 import { utc, when } from '../summary.js'
-import { lastUpdate, type RecordRead } from './window.js'
+import { HOUR_MS, lastUpdate, type RecordRead } from './window.js'
 
 /**
  * What the stages of a stats run share: the counts (inputs, manifest, Discord), what was sent,
@@ -132,8 +132,6 @@ export type ScheduleCheck =
     }
   | { readonly stage: 'unread'; readonly reason: string }
 
-const HOUR = 60 * 60 * 1000
-
 /**
  * The stats mode's outcomes: for each, its `result`, the summary headline's mark and words, and
  * what the run says (the log line or annotation of a run that succeeds, the error of one that
@@ -142,36 +140,72 @@ const HOUR = 60 * 60 * 1000
  */
 
 /**
- * What a sentence may name, already in words; the docs pass placeholders such as `<time>`. Unknown
- * is undefined.
+ * What a sentence may name, as the run knows it: times as dates, hours and statuses as numbers,
+ * and undefined for what it does not know (or, for stale-after, when it is off). How each is
+ * written is the Wording's: a run writes its own values, the docs their placeholders.
  */
 export interface Facts {
   readonly botId: string
-  /** The update's body as JSON. */
-  readonly body: string
-  readonly withCommands: boolean
+  readonly body: StatsBody
   /** When the next update is accepted, and when the counts were last updated. */
-  readonly next: string | undefined
-  readonly last: string | undefined
+  readonly next: Date | undefined
+  readonly last: Date | undefined
   /** The answer's status, and the service's words in it. */
-  readonly status: string
+  readonly status: number | undefined
   readonly said: string | undefined
   /** When another run updated the counts (a strike from overlapping runs). */
-  readonly overlap: string | undefined
-  /** The listing's age in hours and stale-after, when stale-after judged the run. */
-  readonly age: string | undefined
-  readonly staleAfter: string
-  /**
-   * The network failure; why a dry run would not send; what the workflow file shows; what a stop
-   * cut short.
-   */
-  readonly failure: string
-  readonly reason: string
+  readonly overlap: Date | undefined
+  /** stale-after, in hours, when it judged the run: the words then give the listing's age. */
+  readonly staleAfter: number | undefined
+  /** The passing failure a deferred or stale run names: the answer, or the network failure. */
+  readonly failure: string | undefined
+  /** Why nothing was sent, or why a dry run's real run would send nothing. */
+  readonly skip: SkipReason | undefined
+  /** What the workflow file shows about a strike's cause; what a stop cut short. */
   readonly workflow: string | undefined
   readonly stopped: string | undefined
 }
 
-type Words = (facts: Facts) => string
+/**
+ * How a sentence writes the facts that are not words already. A run writes its own values
+ * (`runWording`); scripts/docs.ts writes placeholders such as `<time>` in their place. A sentence
+ * that names a fact only where its outcome always knows it (the status of a failing answer, the
+ * last update's time that stale-after judged by) leaves the unknown to the wording.
+ */
+export interface Wording {
+  /** A time: `21:05 UTC, 5 h 3 min after this run`. */
+  readonly time: (date: Date | undefined) => string
+  /** Another run's update, which the sentence places against this run's read: `21:05 UTC`. */
+  readonly utc: (date: Date | undefined) => string
+  /** How long ago the counts were last updated, in whole hours: `53 h`. */
+  readonly age: (last: Date | undefined) => string
+  readonly staleAfter: (hours: number | undefined) => string
+  readonly status: (status: number | undefined) => string
+  /** The update's body, as JSON. */
+  readonly body: (body: StatsBody) => string
+  /** Why a real run would not send, after "A real run would not send: " in a dry run. */
+  readonly reason: (facts: Facts) => string
+}
+
+/** What a run's wording writes for a fact it does not know, where a sentence names one anyway. */
+const UNKNOWN = 'unknown'
+
+/** The facts of a run in its own words, times relative to when its outcome was decided (`at`). */
+export function runWording(at: Date): Wording {
+  const wording: Wording = {
+    time: date => (date === undefined ? UNKNOWN : when(date, at)),
+    utc: date => (date === undefined ? UNKNOWN : utc(date, at)),
+    age: last =>
+      last === undefined ? UNKNOWN : `${Math.floor((at.getTime() - last.getTime()) / HOUR_MS)} h`,
+    staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
+    status: status => (status === undefined ? UNKNOWN : String(status)),
+    body: body => JSON.stringify(body),
+    reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording))
+  }
+  return wording
+}
+
+type Words = (facts: Facts, say: Wording) => string
 
 export interface Outcome {
   readonly result: StatsResult
@@ -184,22 +218,25 @@ export interface Outcome {
 const group = (f: Facts): string =>
   `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`
 const quoted = (f: Facts): string => (f.said === undefined ? '' : `: "${f.said}"`)
-const then = (f: Facts, lead: string): string => (f.next === undefined ? '' : `${lead}${f.next}`)
-const young = (f: Facts): string =>
-  f.age === undefined
+const then = (f: Facts, say: Wording, lead: string): string =>
+  f.next === undefined ? '' : `${lead}${say.time(f.next)}`
+const young = (f: Facts, say: Wording): string =>
+  f.staleAfter === undefined || f.last === undefined
     ? ''
-    : ` The listing was updated ${f.age} ago, under stale-after: ${f.staleAfter}, so the step succeeds.`
+    : ` The listing was updated ${say.age(f.last)} ago, under stale-after: ${say.staleAfter(f.staleAfter)}, so the step succeeds.`
 
 /** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
 export const answeredWith = (status: number | string, said: string | undefined): string =>
   `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`
 
-function failure(headline: string, advice: Words): Outcome {
+/** A failing answer to the update: the headline's words and what to do. */
+function failingAnswer({ headline, advice }: { headline: string; advice: Words }): Outcome {
   return {
     result: 'failed',
     mark: '❌',
     headline: () => headline,
-    says: f => `Stats update failed: ${answeredWith(f.status, f.said)}. ${advice(f)}`
+    says: (f, say) =>
+      `Stats update failed: ${answeredWith(say.status(f.status), f.said)}. ${advice(f, say)}`
   }
 }
 
@@ -208,16 +245,21 @@ function strike(cause: Words, overlap = false): Outcome {
     result: 'cooldown',
     mark: '🛑',
     headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
-    says: f =>
+    says: (f, say) =>
       `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
-      `within 6 hours revoke it. ${cause(f)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
-      `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${f.next}.`} ` +
+      `within 6 hours revoke it. ${cause(f, say)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+      `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${say.time(f.next)}.`} ` +
       `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
   }
 }
 
 function skipped(mark: string, headline: Words, reason: Words): Outcome {
-  return { result: 'skipped', mark, headline, says: f => `Stats not sent: ${reason(f)}` }
+  return {
+    result: 'skipped',
+    mark,
+    headline,
+    says: (f, say) => `Stats not sent: ${reason(f, say)}`
+  }
 }
 
 /**
@@ -225,9 +267,9 @@ function skipped(mark: string, headline: Words, reason: Words): Outcome {
  * a dry run.
  */
 const REASONS = {
-  recent: f =>
-    `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${f.last})`}, and the service accepts one ` +
-    `update per 6 hours. The next update is accepted from ${f.next ?? 'a later run'}.`,
+  recent: (f, say) =>
+    `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${say.time(f.last)})`}, and the service accepts one ` +
+    `update per 6 hours. The next update is accepted from ${f.next === undefined ? 'a later run' : say.time(f.next)}.`,
   unverified: () =>
     'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
     'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
@@ -235,25 +277,19 @@ const REASONS = {
   unchecked: () =>
     "the bot's public record could not be checked (see the warning); the next run will try again.",
   nothing: () => 'no count was left to send (see the warning).'
-} satisfies Record<string, Words>
-
-const KEYS = Object.fromEntries(
-  Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }]) => [
-    `key-${answer}`,
-    failure(headline, advice)
-  ])
-) as Record<`key-${KeyAnswer}`, Outcome>
+} satisfies Record<SkipReason, Words>
 
 export const STATS_OUTCOMES = {
   updated: {
     result: 'updated',
     mark: '✅',
-    headline: f => `updated${then(f, ', next update from ')}`,
-    says: f => `Stats updated (${f.body}). The next update is accepted from ${f.next}.`
+    headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
+    says: (f, say) =>
+      `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
   },
   'too-soon': skipped(
     '⏭️',
-    f => `not sent: too soon${then(f, ', next update from ')}`,
+    (f, say) => `not sent: too soon${then(f, say, ', next update from ')}`,
     REASONS.recent
   ),
   'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
@@ -266,41 +302,42 @@ export const STATS_OUTCOMES = {
   'rate-limited': {
     result: 'rate-limited',
     mark: '⏸️',
-    headline: f => `turned away by the rate limit, no strike${then(f, '; try again from ')}`,
-    says: f =>
+    headline: (f, say) =>
+      `turned away by the rate limit, no strike${then(f, say, '; try again from ')}`,
+    says: (f, say) =>
       `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
-      `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${f.next}.`}${young(f)}`
+      `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${say.time(f.next)}.`}${young(f, say)}`
   },
   deferred: {
     result: 'deferred',
     mark: '⏸️',
-    headline: f => `deferred, the listing ${f.age} old`,
-    says: f =>
-      `Stats update deferred: ${f.failure}.${young(f)} It is not sent again; the next run will try.`
+    headline: (f, say) => `deferred, the listing ${say.age(f.last)} old`,
+    says: (f, say) =>
+      `Stats update deferred: ${f.failure}.${young(f, say)} It is not sent again; the next run will try.`
   },
   stale: {
     result: 'failed',
     mark: '❌',
-    headline: f => `no update for ${f.age}`,
-    says: f =>
-      `discord.place has not taken an update for ${f.age} (last at ${f.last}), stale-after: ${f.staleAfter}. This run's update ` +
-      `failed too: ${f.failure}. It is not sent again; the next run will try.`
+    headline: (f, say) => `no update for ${say.age(f.last)}`,
+    says: (f, say) =>
+      `discord.place has not taken an update for ${say.age(f.last)} (last at ${say.time(f.last)}), stale-after: ${say.staleAfter(f.staleAfter)}. ` +
+      `This run's update failed too: ${f.failure}. It is not sent again; the next run will try.`
   },
   'dry-run': {
     result: 'dry-run',
     mark: '🧪',
     headline: () => 'dry run: nothing sent, a real run would send',
-    says: f => `Dry run: nothing sent. A real run would send ${f.body}.`
+    says: (f, say) => `Dry run: nothing sent. A real run would send ${say.body(f.body)}.`
   },
   'dry-run-not-due': {
     result: 'dry-run',
     mark: '🧪',
     headline: () => 'dry run: nothing sent, a real run would not send',
-    says: f => `Dry run: nothing sent. A real run would not send: ${f.reason}`
+    says: (f, say) => `Dry run: nothing sent. A real run would not send: ${say.reason(f)}`
   },
   'strike-overlap': strike(
-    f =>
-      `Likely cause: overlapping runs. Another run updated the counts at ${f.overlap}, after this run read the bot's record: ` +
+    (f, say) =>
+      `Likely cause: overlapping runs. Another run updated the counts at ${say.utc(f.overlap)}, after this run read the bot's record: ` +
       'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
       `bot in one concurrency group (${group(f)}) so that they run one at a time.`,
     true
@@ -320,36 +357,39 @@ export const STATS_OUTCOMES = {
       'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
       `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`
   ),
-  'server-count-refused': failure(
-    'count refused by discord.place',
-    f =>
+  'server-count-refused': failingAnswer({
+    headline: 'count refused by discord.place',
+    advice: f =>
       'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
-      `whole update: nothing was stored${f.withCommands ? ', the command count neither' : ''}. Send the count your bot sees ` +
+      `whole update: nothing was stored${f.body.command_count === undefined ? '' : ', the command count neither'}. Send the count your bot sees ` +
       '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
-  ),
-  'count-refused': failure(
-    'count refused by discord.place',
-    () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
-  ),
-  ...KEYS,
-  redirect: failure(
-    'redirect not followed',
-    () =>
+  }),
+  'count-refused': failingAnswer({
+    headline: 'count refused by discord.place',
+    advice: () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
+  }),
+  'key-401': failingAnswer(KEY_ANSWERS[401]),
+  'key-404': failingAnswer(KEY_ANSWERS[404]),
+  'key-410-fifth': failingAnswer(KEY_ANSWERS['410-fifth']),
+  'key-410': failingAnswer(KEY_ANSWERS[410]),
+  redirect: failingAnswer({
+    headline: 'redirect not followed',
+    advice: () =>
       "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."
-  ),
-  'service-failed': failure(
-    'discord.place failed on its side',
-    () =>
+  }),
+  'service-failed': failingAnswer({
+    headline: 'discord.place failed on its side',
+    advice: () =>
       'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
       'could count as an early one); the next run will try again.'
-  ),
+  }),
   unexpected: {
-    ...failure(
-      '',
-      () =>
+    ...failingAnswer({
+      headline: '',
+      advice: () =>
         'This answer was not expected; the update was not repeated. Check base-url and the service status.'
-    ),
-    headline: f => `unexpected answer (${f.status})`
+    }),
+    headline: (f, say) => `unexpected answer (${say.status(f.status)})`
   },
   unreachable: {
     result: 'failed',
@@ -378,8 +418,8 @@ export const STATS_OUTCOMES = {
 export type OutcomeId = keyof typeof STATS_OUTCOMES
 
 /**
- * Which outcome a run ended in. A failure is the update's failing answer (by its status, and
- * for a 400 whether a server count was refused) or else the error's own.
+ * Which row of the table an outcome that succeeded (or a strike) is, for the report's line and
+ * headline; a failure's words are its error's, written when the run decided it (update.ts).
  */
 export function outcomeOf(outcome: StatsOutcome): OutcomeId | undefined {
   switch (outcome.result) {
@@ -403,49 +443,26 @@ export function outcomeOf(outcome: StatsOutcome): OutcomeId | undefined {
   }
 }
 
-/** Which outcome the service's failing answer to the update is. */
-export function failureOf(
-  status: number,
-  said: string | undefined,
-  withServerCount: boolean
-): OutcomeId {
-  if (status === 400)
-    return withServerCount && !/command/i.test(said ?? '')
-      ? 'server-count-refused'
-      : 'count-refused'
-  const key = keyAnswerOf(status, said)
-  if (key !== undefined) return `key-${key}`
-  if (status >= 300 && status < 400) return 'redirect'
-  return status >= 500 ? 'service-failed' : 'unexpected'
-}
-
-/**
- * A run's facts in words, times relative to when its outcome was decided; the bot's ID only where a
- * sentence names it.
- */
-export function factsOf(outcome: Omit<StatsOutcome, 'result'>, more: Partial<Facts> = {}): Facts {
-  const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
-  const facts: Facts = {
-    botId: '',
-    body: JSON.stringify(outcome.body),
-    withCommands: outcome.body.command_count !== undefined,
-    next: outcome.nextUpdateAt === undefined ? undefined : when(outcome.nextUpdateAt, outcome.at),
-    last: last === undefined ? undefined : when(last, outcome.at),
-    status: String(outcome.status),
+/** A run's facts, for its outcome's words; the workflow finding and a stop only beside a strike. */
+export function factsOf(
+  outcome: Omit<StatsOutcome, 'result'>,
+  botId: string,
+  strike: { readonly workflow?: string | undefined; readonly stopped?: string | undefined } = {}
+): Facts {
+  return {
+    botId,
+    body: outcome.body,
+    next: outcome.nextUpdateAt,
+    last: outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined,
+    status: outcome.status,
     said: outcome.answer,
-    overlap: outcome.overlap === undefined ? undefined : utc(outcome.overlap, outcome.at),
-    age:
-      outcome.staleAfter === undefined || last === undefined
-        ? undefined
-        : `${Math.floor((outcome.at.getTime() - last.getTime()) / HOUR)} h`,
-    staleAfter: String(outcome.staleAfter),
-    failure: outcome.failure ?? '',
-    reason: '',
-    workflow: undefined,
-    stopped: undefined,
-    ...more
+    overlap: outcome.overlap,
+    staleAfter: outcome.staleAfter,
+    failure: outcome.failure,
+    skip: outcome.skip,
+    workflow: strike.workflow,
+    stopped: strike.stopped
   }
-  return outcome.skip === undefined ? facts : { ...facts, reason: REASONS[outcome.skip](facts) }
 }
 
 /** What a sentence about the schedule names, already in words; the docs pass placeholders. */
@@ -504,22 +521,24 @@ export const SCHEDULE_WORDS = {
 } as const
 
 /** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
-export function scheduleFactsOf(outcome: StatsOutcome): ScheduleFacts {
+export function scheduleFactsOf(outcome: StatsOutcome, botId: string): ScheduleFacts {
   const check = outcome.schedule
   const dated = check !== undefined && check.stage !== 'unread' ? check : undefined
   return {
     disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
     lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
-    stats: statsWords(outcome),
+    stats: statsWords(outcome, botId),
     reason: check?.stage === 'unread' ? check.reason : ''
   }
 }
 
 /** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
-function statsWords(outcome: StatsOutcome): string {
+function statsWords(outcome: StatsOutcome, botId: string): string {
   if (outcome.error !== undefined) return outcome.error.message
   // The contract's words for an update, shorter than the outcome's own line.
   if (outcome.result === 'updated') return 'The counts were updated.'
   const id = outcomeOf(outcome)
-  return id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
+  return id === undefined
+    ? ''
+    : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at))
 }

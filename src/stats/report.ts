@@ -14,6 +14,7 @@ import {
   factsOf,
   outcomeOf,
   type ResolvedCount,
+  runWording,
   SCHEDULE_WORDS,
   scheduleFactsOf,
   STATS_OUTCOMES,
@@ -54,7 +55,7 @@ export async function reportStats(
   outcome: StatsOutcome
 ): Promise<string | undefined> {
   const outputsFailure = writeOutputsSafely(() => writeOutputs(outcome))
-  announce(outcome)
+  announce(outcome, settings.botId)
   if (outputsFailure !== undefined && outcome.error !== undefined)
     core.warning(annotationText(outputsFailure))
   await writeSection(summary =>
@@ -91,12 +92,12 @@ export function writeOutputs(outcome: StatsOutcome): void {
  * The annotation that explains the outcome, first among its kind, then the other warnings:
  * those beyond what GitHub shows are folded into one.
  */
-export function announce(outcome: StatsOutcome): void {
-  const line = outcomeLine(outcome)
+export function announce(outcome: StatsOutcome, botId: string): void {
+  const line = outcomeLine(outcome, botId)
   if (line.kind === 'info') info(line.text)
   else if (line.kind === 'notice') notice(line.text, line.title)
   else warning(line.text, line.title)
-  const note = scheduleNote(outcome)
+  const note = scheduleNote(outcome, botId)
   if (note?.kind === 'notice') notice(note.text, note.title)
   if (note?.kind === 'warning') warning(note.text, note.title)
   const warnings = [...outcome.warnings, ...(outcome.counts?.warnings ?? [])]
@@ -120,9 +121,10 @@ interface OutcomeLine {
  * The one line (log line or annotation) that says how the run ended; a failure says so in its
  * error.
  */
-export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
+export function outcomeLine(outcome: StatsOutcome, botId: string): OutcomeLine {
   const id = outcomeOf(outcome)
-  const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome))
+  const text =
+    id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at))
   switch (outcome.result) {
     case 'skipped':
       return { kind: 'notice', title: 'Stats not sent', text }
@@ -154,31 +156,32 @@ export function outcomeLine(outcome: StatsOutcome): OutcomeLine {
  * What a scheduled run says about GitHub disabling its schedule, beside its outcome: a warning,
  * or the notice that it could not tell. A failure says it in its error instead.
  */
-function scheduleNote(outcome: StatsOutcome): OutcomeLine | undefined {
+function scheduleNote(outcome: StatsOutcome, botId: string): OutcomeLine | undefined {
   const stage = outcome.schedule?.stage
   if (stage === undefined || stage === 'failing') return undefined
   const { kind, title, says } = SCHEDULE_WORDS[stage]
-  return { kind, title, text: says(scheduleFactsOf(outcome)) }
+  return { kind, title, text: says(scheduleFactsOf(outcome, botId)) }
 }
 
 /**
  * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
  * failed, and names the date.
  */
-function headline(outcome: StatsOutcome): [mark: string, words: string] {
-  const [mark, words] = statsHeadline(outcome)
+function headline(outcome: StatsOutcome, botId: string): [mark: string, words: string] {
+  const [mark, words] = statsHeadline(outcome, botId)
   if (outcome.schedule?.stage !== 'failing') return [mark, words]
-  return ['❌', `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome))}`]
+  return ['❌', `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome, botId))}`]
 }
 
-function statsHeadline(outcome: StatsOutcome): [mark: string, words: string] {
+function statsHeadline(outcome: StatsOutcome, botId: string): [mark: string, words: string] {
   const id = outcomeOf(outcome)
   if (id === undefined)
     return [
       '❌',
       outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
     ]
-  return [STATS_OUTCOMES[id].mark, STATS_OUTCOMES[id].headline(factsOf(outcome))]
+  const { mark, headline: words } = STATS_OUTCOMES[id]
+  return [mark, words(factsOf(outcome, botId), runWording(outcome.at))]
 }
 
 /** The heading of the counts' last column: what became of the counts this run sent, or would. */
@@ -197,7 +200,7 @@ export function renderSummary(
   outputsFailure?: string
 ): string {
   const record = outcome.record?.ok ? outcome.record.record : undefined
-  const [mark, words] = headlineWith(outputsFailure, headline(outcome))
+  const [mark, words] = headlineWith(outputsFailure, headline(outcome, settings.botId))
   const name = record?.username === undefined ? undefined : bounded(record.username, NAME_CHARS)
   const parts = [
     `<h3>${mark} ${botTitle(settings.botId, name, settings.baseUrl)}: ${html(words)}</h3>\n`
@@ -230,9 +233,11 @@ export function renderSummary(
     parts.push(markedParagraph('❌', 'Error:', outcome.error.message))
   if (outputsFailure !== undefined) parts.push(markedParagraph('❌', 'Error:', outputsFailure))
   if (outcome.error === undefined && outcome.result !== 'updated') {
-    parts.push(`<p>${html(bounded(outcomeLine(outcome).text, MAX_MESSAGE_CHARS))}</p>\n`)
+    parts.push(
+      `<p>${html(bounded(outcomeLine(outcome, settings.botId).text, MAX_MESSAGE_CHARS))}</p>\n`
+    )
   }
-  const note = scheduleNote(outcome)
+  const note = scheduleNote(outcome, settings.botId)
   if (note?.kind === 'warning') parts.push(markedParagraph('⚠️', 'Warning:', note.text))
   const warnings = [...outcome.warnings, ...(counts?.warnings ?? [])]
   for (const text of warnings.slice(0, 20))

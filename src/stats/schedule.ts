@@ -53,7 +53,9 @@ export async function withScheduleCheck(
   const schedule = await checkSchedule(settings, deps, outcome.at)
   if (schedule === undefined) return outcome
   if (schedule.stage !== 'failing') return { ...outcome, schedule }
-  const says = SCHEDULE_WORDS.failing.says(scheduleFactsOf({ ...outcome, schedule }))
+  const says = SCHEDULE_WORDS.failing.says(
+    scheduleFactsOf({ ...outcome, schedule }, settings.botId)
+  )
   // A run that failed on its own keeps its headline; one that did not is headed by the schedule.
   return {
     ...outcome,

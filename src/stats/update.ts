@@ -7,7 +7,7 @@ import {
   type Policy,
   READ_DEFAULTS
 } from '../http/client.js'
-import { checkKey } from '../keys.js'
+import { checkKey, isFifthStrike } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import type { Evidence } from './diagnosis.js'
@@ -15,11 +15,16 @@ import { afterRefusal, answerFromStatusLine, kindOf429, whatWasSent } from './an
 import { localCounts, needsDiscord, withDiscordCounts, withoutErasure } from './counts.js'
 import { confirmDelivery } from './delivery.js'
 import type { Counts, Delivery, OutcomeId, SkipReason, StatsBody, StatsOutcome } from './outcome.js'
-import { answeredWith, factsOf, failureOf, STATS_OUTCOMES } from './outcome.js'
+import { answeredWith, factsOf, runWording, STATS_OUTCOMES } from './outcome.js'
 import { holdBack, readPublicRecord } from './record.js'
-import { acceptsFrom, CLOCK_MARGIN_MS, COOLDOWN_MS, lastUpdate, type RecordRead } from './window.js'
-
-const HOUR_MS = 60 * 60 * 1000
+import {
+  acceptsFrom,
+  CLOCK_MARGIN_MS,
+  COOLDOWN_MS,
+  HOUR_MS,
+  lastUpdate,
+  type RecordRead
+} from './window.js'
 
 /**
  * How the update is sent. Not like a read: the service allows one update per 6 hours, an update
@@ -125,7 +130,7 @@ async function decide(
       undefined,
       record?.ok ? acceptsFrom(record) : undefined
     )
-  return send(settings, deps, progress)
+  return sendUpdate(settings, deps, progress)
 }
 
 /**
@@ -166,19 +171,68 @@ async function notSent(
 }
 
 /**
- * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
- * arrive.
+ * How the update ended, before stale-after's judgement: the row of the outcomes' table that words
+ * it, and what the outcome records.
  */
-async function send(
+interface Ending extends Partial<
+  Pick<StatsOutcome, 'status' | 'answer' | 'nextUpdateAt' | 'overlap' | 'strikeCause' | 'failure'>
+> {
+  readonly id: OutcomeId
+  /** A strike's words add what the workflow file shows, and what a stop cut short. */
+  readonly workflow?: string | undefined
+  readonly stopped?: string | undefined
+}
+
+/**
+ * Sends the update and ends the run by how it went: the service's answer, by its status, or a
+ * connection that failed.
+ */
+async function sendUpdate(
   settings: StatsSettings,
   deps: Deps,
   progress: Progress
 ): Promise<StatsOutcome> {
+  const sent = await deliver(settings, deps, progress)
+  const ending = 'id' in sent ? sent : await judgeAnswer(settings, deps, progress, sent)
+  return ended(settings, deps, progress, ending)
+}
+
+/**
+ * The run's outcome from how the update ended. stale-after judges a passing failure of the service
+ * here (`judgedByAge`); then a failure or a strike, which fail the step, carries its row's words
+ * as its error.
+ */
+function ended(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress,
+  { id: decided, workflow, stopped, ...fields }: Ending
+): StatsOutcome {
+  const decidedOutcome = { ...base(deps, progress), ...fields }
+  const { id, staleAfter } = judgedByAge(settings, decidedOutcome, decided)
+  const outcome = { ...decidedOutcome, staleAfter }
+  const row = STATS_OUTCOMES[id]
+  if (row.result !== 'failed' && row.result !== 'cooldown')
+    return { ...outcome, result: row.result }
+  const facts = factsOf(outcome, settings.botId, { workflow, stopped })
+  const say = runWording(outcome.at)
+  const error = new ActionError(row.says(facts, say), { headline: row.headline(facts, say) })
+  return { ...outcome, result: row.result, error }
+}
+
+/**
+ * Sends the PATCH, and once more only when a fresh read of the record proves the first did not
+ * arrive: the service's answer, or how the update ended without one.
+ */
+async function deliver(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress
+): Promise<HttpAnswer | Ending> {
   for (let resent = false; ; resent = true) {
     const sentAt = deps.requests.clock.now()
-    let answer: HttpAnswer
     try {
-      answer = await patch(settings, deps, progress.body)
+      return await patch(settings, deps, progress.body)
     } catch (error) {
       // A stop that cut the PATCH off once it was out: it may have reached the service, and
       // when the answer's status line had come, the service did answer.
@@ -192,44 +246,30 @@ async function send(
         deps.log(
           `The answer stopped after its status line (${error.message}); the service answered, so the update is not sent again.`
         )
-        return settle(settings, deps, progress, cut)
+        return cut
       }
-      if (!error.delivered || resent) {
-        // Nothing reached the service, or the resend that the record allowed got no answer either.
-        if (error.delivered) progress.delivery = 'no-answer'
-        const lost = { ...base(deps, progress), result: 'failed' as const, failure: error.message }
-        const judged = judgedByAge(settings, lost)
-        if (judged !== undefined) return judged
-        throw failure(
-          settings.botId,
-          lost,
-          error.delivered ? 'no-answer-twice' : 'unreachable',
-          error.message
-        )
-      }
+      // Nothing reached the service (on the first try, or on the resend that the record allowed).
+      if (!error.delivered) return { id: 'unreachable', failure: error.message }
       progress.delivery = 'no-answer'
+      if (resent) return { id: 'no-answer-twice', failure: error.message }
       const delivery = await confirmDelivery(
         { ...settings, body: progress.body },
         deps,
         error,
         sentAt
       )
-      if (delivery === 'resend') {
-        deps.log(
-          'The public record shows the update did not arrive and none is due before it; sending it once more.'
-        )
-        continue
-      }
       if (delivery === 'arrived') {
         deps.log(
           'The connection failed after the update was sent, but the public record shows it arrived.'
         )
         progress.delivery = 'arrived'
-        return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
+        return { id: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
       }
-      throw failure(settings.botId, base(deps, progress), 'no-answer', error.message)
+      if (delivery === 'unknown') return { id: 'no-answer', failure: error.message }
+      deps.log(
+        'The public record shows the update did not arrive and none is due before it; sending it once more.'
+      )
     }
-    return settle(settings, deps, progress, answer)
   }
 }
 
@@ -250,106 +290,121 @@ function patch(settings: StatsSettings, deps: Deps, body: StatsBody): Promise<Ht
   )
 }
 
-/** The outcome of the service's answer to the PATCH. */
-async function settle(
+/**
+ * What the service's answer to the PATCH means, by its status: the row of the outcomes' table that
+ * words it.
+ */
+async function judgeAnswer(
   settings: StatsSettings,
   deps: Deps,
   progress: Progress,
   answer: HttpAnswer
-): Promise<StatsOutcome> {
+): Promise<Ending> {
   progress.delivery = 'answered'
   progress.status = answer.status
-  const text = serviceMessage(answer)
-  deps.log(`The service answered ${answer.status}${text === undefined ? '' : `: ${text}`}`)
-  const answered = { ...base(deps, progress), status: answer.status, answer: text }
-  if (answer.status >= 200 && answer.status < 300)
-    return { ...answered, result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
-  if (answer.status === 429 && kindOf429(answer) === 'limiter') {
-    // Turned away before the service looked at the update: try again once the limiter's
-    // window has passed, or later if the record says the 6-hour window ends later.
-    // Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing
-    // about when an update is accepted (interface.md: never next-update-at's source).
-    const wait = retryAfterMs(answer, { limiterReset: false })
-    const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait)
-    const fromRecord = progress.record?.ok ? acceptsFrom(progress.record) : undefined
-    const next = [fromLimiter, fromRecord].filter(
-      (d): d is Date => d !== undefined && d > now(deps)
-    )
-    const nextUpdateAt =
-      next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
-    const limited = { ...answered, result: 'rate-limited' as const, nextUpdateAt }
-    return judgedByAge(settings, limited) ?? limited
+  const { status } = answer
+  const said = serviceMessage(answer)
+  deps.log(`The service answered ${status}${said === undefined ? '' : `: ${said}`}`)
+  const answered = { status, answer: said }
+  if (status >= 200 && status < 300)
+    return { id: 'updated', ...answered, nextUpdateAt: sixHoursFromNow(deps) }
+  if (status === 429 && kindOf429(answer) === 'limiter') {
+    const nextUpdateAt = afterLimiter(deps, progress.record, answer)
+    return { id: 'rate-limited', ...answered, nextUpdateAt, failure: answeredWith(status, said) }
   }
-  if (answer.status === 429) {
-    const refusal = await afterRefusal(settings, deps, progress.record)
-    const outcome = { ...answered, result: 'cooldown' as const, ...refusal.found }
-    // The workflow around the step may show the cause, unless the first day does or a stop came.
-    const { strikeCause } = refusal.found
-    const read =
-      refusal.stopped === undefined && strikeCause !== 'unverified'
-        ? await workflowDiagnosis(
-            settings,
-            deps,
-            strikeCause === 'unchecked' ? 'unchecked' : 'allowed'
-          )
-        : {}
-    const facts = factsOf(outcome, {
-      botId: settings.botId,
-      stopped: refusal.stopped ?? read.cut,
-      workflow: read.shown
-    })
-    return {
-      ...outcome,
-      error: new ActionError(STATS_OUTCOMES[`strike-${strikeCause}`].says(facts))
-    }
+  if (status === 429) return { ...answered, ...(await strikeFound(settings, deps, progress)) }
+  if (status === 400) {
+    // The service names the command count when it refuses that; else the server count it checks
+    // against Discord's, when one was sent.
+    const serverCount = progress.body.server_count !== undefined && !/command/i.test(said ?? '')
+    return { id: serverCount ? 'server-count-refused' : 'count-refused', ...answered }
   }
-  const id = failureOf(answer.status, text, progress.body.server_count !== undefined)
-  const judged =
-    id === 'service-failed'
-      ? judgedByAge(settings, {
-          ...answered,
-          result: 'failed',
-          failure: answeredWith(answer.status, text)
-        })
-      : undefined
-  return judged ?? { ...answered, result: 'failed', error: failure(settings.botId, answered, id) }
+  if (status === 401) return { id: 'key-401', ...answered }
+  if (status === 404) return { id: 'key-404', ...answered }
+  if (status === 410) return { id: isFifthStrike(said) ? 'key-410-fifth' : 'key-410', ...answered }
+  if (status >= 300 && status < 400) return { id: 'redirect', ...answered }
+  if (status >= 500)
+    return { id: 'service-failed', ...answered, failure: answeredWith(status, said) }
+  return { id: 'unexpected', ...answered }
 }
 
 /**
- * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
- * request limiter, no connection after the record was read, no answer to the resend that a
- * re-read allowed because the update had not arrived) on a listing younger than
- * stale-after hours leaves the step green with its warning (`deferred`, or `rate-limited`); on
- * an older one the step fails, saying how long the listing has gone without an update. Off,
- * or the listing's age unknown: undefined, and the run ends as it would without.
+ * After the request limiter's 429 (turned away before the service looked at the update): try again
+ * once the limiter's window has passed, or later if the record says the 6-hour window ends later.
+ * Only the wait it named: RateLimit-Reset ends the limiter's window, which says nothing about
+ * when an update is accepted (interface.md: never next-update-at's source).
  */
-function judgedByAge(settings: StatsSettings, outcome: StatsOutcome): StatsOutcome | undefined {
-  const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
-  if (settings.staleAfter === undefined || last === undefined) return undefined
-  const judged = { ...outcome, staleAfter: settings.staleAfter }
-  if (outcome.at.getTime() - last.getTime() < settings.staleAfter * HOUR_MS) {
-    return outcome.result === 'rate-limited' ? judged : { ...judged, result: 'deferred' }
-  }
-  const facts = factsOf(judged)
+function afterLimiter(
+  deps: Deps,
+  record: RecordRead | undefined,
+  answer: HttpAnswer
+): Date | undefined {
+  const wait = retryAfterMs(answer, { limiterReset: false })
+  const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait)
+  const fromRecord = record?.ok ? acceptsFrom(record) : undefined
+  const next = [fromLimiter, fromRecord].filter((d): d is Date => d !== undefined && d > now(deps))
+  return next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())))
+}
+
+/**
+ * After the 6-hour refusal (a strike): what the fresh record read and the workflow around the step
+ * show of its cause, unless the first day does or a stop came.
+ */
+async function strikeFound(
+  settings: StatsSettings,
+  deps: Deps,
+  progress: Progress
+): Promise<Ending> {
+  const refusal = await afterRefusal(settings, deps, progress.record)
+  const { strikeCause } = refusal.found
+  const read =
+    refusal.stopped === undefined && strikeCause !== 'unverified'
+      ? await workflowDiagnosis(
+          settings,
+          deps,
+          strikeCause === 'unchecked' ? 'unchecked' : 'allowed'
+        )
+      : {}
   return {
-    ...judged,
-    result: 'failed',
-    error: new ActionError(STATS_OUTCOMES.stale.says(facts), {
-      headline: STATS_OUTCOMES.stale.headline(facts)
-    })
+    id: `strike-${strikeCause}`,
+    ...refusal.found,
+    workflow: read.shown,
+    stopped: refusal.stopped ?? read.cut
   }
 }
 
-/** The error of a failing outcome, in the table's words: its message and its headline's. */
-function failure(
-  botId: string,
+/**
+ * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
+ * connection after the record was read, no answer to the resend that a re-read allowed because
+ * the update had not arrived. The owner's failures (bad input, 400, 401, 404, 410, a strike) are
+ * not among them: they fail at once, whatever stale-after says.
+ */
+const PASSING_FAILURES: ReadonlySet<OutcomeId> = new Set<OutcomeId>([
+  'service-failed',
+  'rate-limited',
+  'unreachable',
+  'no-answer-twice'
+])
+
+/**
+ * stale-after's judgement, the one place it judges: a passing failure of the service on a listing
+ * younger than stale-after hours leaves the step green with its warning (`deferred`, or
+ * `rate-limited` for the limiter's); on an older one the step fails, saying how long the listing
+ * has gone without an update (`stale`). Off, the listing's age unknown, or another outcome: the
+ * row stays as decided, and the run ends as it would without.
+ */
+function judgedByAge(
+  settings: StatsSettings,
   outcome: Omit<StatsOutcome, 'result'>,
-  id: OutcomeId,
-  why = ''
-): ActionError {
-  const facts = factsOf(outcome, { botId, failure: why })
-  const { says, headline } = STATS_OUTCOMES[id]
-  return new ActionError(says(facts), { headline: headline(facts) })
+  decided: OutcomeId
+): { id: OutcomeId; staleAfter?: number } {
+  const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined
+  const { staleAfter } = settings
+  if (!PASSING_FAILURES.has(decided) || staleAfter === undefined || last === undefined)
+    return { id: decided }
+  if (outcome.at.getTime() - last.getTime() >= staleAfter * HOUR_MS)
+    return { id: 'stale', staleAfter }
+  return { id: decided === 'rate-limited' ? decided : 'deferred', staleAfter }
 }
 
 /**

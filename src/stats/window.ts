@@ -3,8 +3,10 @@
  * run needs (the next update's time), apart from reading the record (record.ts).
  */
 
+export const HOUR_MS = 60 * 60 * 1000
+
 /** The service accepts one stats update per bot per 6 hours. */
-export const COOLDOWN_MS = 6 * 60 * 60 * 1000
+export const COOLDOWN_MS = 6 * HOUR_MS
 
 /**
  * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an

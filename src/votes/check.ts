@@ -259,7 +259,7 @@ class HeaderPacer implements Gate<void> {
   }
 
   /** Reads an attempt's answer, if one came: how much of the window is left, and when it ends. */
-  settle(_ticket: void, answer: HttpAnswer | undefined): void {
+  release(_ticket: void, answer: HttpAnswer | undefined): void {
     if (answer === undefined) return
     this.lastStatus = answer.status
     const now = this.requests.clock.now()

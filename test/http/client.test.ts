@@ -264,18 +264,18 @@ describe('retries, as the policy says', () => {
     const server = await script(...acts)
     if ('closed' in options) await server.close()
     const clock = new TestClock()
-    const [wait, settled] = [clock.sleep, [] as [number, number | undefined][]]
+    const [wait, released] = [clock.sleep, [] as [number, number | undefined][]]
     // Opens the server ahead of the wait before the second try.
     if ('closed' in options && options.closed === 'opens')
       clock.sleep = async (ms, signal) => server.open().then(() => wait(ms, signal))
     if ('random' in options) clock.random = () => options.random
     /**
-     * Admits every attempt at once with a numbered ticket, and keeps the status each was settled
+     * Admits every attempt at once with a numbered ticket, and keeps the status each was released
      * with.
      */
     const gate: Gate<number> = {
-      acquire: async () => settled.length + 1,
-      settle: (ticket, answer) => settled.push([ticket, answer?.status])
+      acquire: async () => released.length + 1,
+      release: (ticket, answer) => released.push([ticket, answer?.status])
     }
     const url = 'port' in options ? `http://127.0.0.1:${options.port}` : server.url
     const request = policy === STATS ? statsPatch(url) : get(url)
@@ -295,8 +295,8 @@ describe('retries, as the policy says', () => {
       .slice(0, sent)
       .map((act, i) => [i + 1, typeof act === 'string' ? undefined : act.status])
     expect(
-      settled,
-      'each attempt admitted, and settled with its answer, or none for a network failure'
+      released,
+      'each attempt admitted, and released with its answer, or none for a network failure'
     ).toEqual('gate' in options ? admitted : [])
   })
 })
@@ -311,7 +311,7 @@ const update: Ask = (requests, url) => requests.send(statsPatch(url), STATS)
 /** A request whose gate holds it until the run is stopped. */
 const gated: Ask = (requests, url, run) =>
   requests.send(get(url), VOTE, {
-    gate: { acquire: async () => run.abort(new StoppedError('SIGINT')), settle: () => undefined }
+    gate: { acquire: async () => run.abort(new StoppedError('SIGINT')), release: () => undefined }
   })
 /**
  * A request whose TLS handshake is under way when the run is stopped: the server takes the hello

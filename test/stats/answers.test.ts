@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest'
 import { NetworkError } from '../../src/http/transport.js'
 import { serviceMessage } from '../../src/service.js'
 import { answerFromStatusLine, kindOf429 } from '../../src/stats/answers.js'
-import { factsOf, failureOf, type OutcomeId, STATS_OUTCOMES } from '../../src/stats/outcome.js'
-import { PLACEHOLDERS } from '../../scripts/docs.js'
+import { factsOf, type OutcomeId, runWording, STATS_OUTCOMES } from '../../src/stats/outcome.js'
+import { PLACEHOLDER_WORDING, PLACEHOLDERS } from '../../scripts/docs.js'
 import { answer, jsonAnswer, serviceError } from '../support/answers.js'
 import {
   type Fault,
@@ -91,44 +91,109 @@ it('answerFromStatusLine: the status and headers that arrived, no body to read; 
   ).toBeUndefined()
 })
 
-it.each<[number, string | undefined, boolean, OutcomeId]>([
-  [400, 'Server count is too far from the actual server count.', true, 'server-count-refused'],
-  [400, undefined, true, 'server-count-refused'],
-  [400, 'Commands count must be between 0 and 1,000.', true, 'count-refused'],
-  [400, undefined, false, 'count-refused'],
-  [401, 'Invalid API key.', false, 'key-401'],
-  [404, 'Bot not found.', false, 'key-404'],
-  [
-    410,
-    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
-    false,
-    'key-410-fifth'
-  ],
-  [410, 'This API key has been revoked.', false, 'key-410'],
-  [410, undefined, false, 'key-410'],
-  [300, undefined, false, 'redirect'],
-  [399, undefined, false, 'redirect'],
-  [500, undefined, false, 'service-failed'],
-  [502, undefined, false, 'service-failed'],
-  [299, undefined, false, 'unexpected'],
-  [403, undefined, false, 'unexpected'],
-  [499, undefined, false, 'unexpected']
-])('failureOf(%d, %j, server count sent: %s) is %s', (status, said, withServerCount, id) => {
-  expect(failureOf(status, said, withServerCount)).toBe(id)
+describe('which outcome a failing answer to the update is: its headline, and the words that tell it apart', () => {
+  const FIFTH =
+    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
+  it.each<{ status: number; said?: string; serverCount?: boolean; headline: string; says: string }>(
+    [
+      {
+        status: 400,
+        said: 'Server count is too far from the actual server count.',
+        serverCount: true,
+        headline: 'count refused by discord.place',
+        says: 'within max(50, 10%)'
+      },
+      {
+        status: 400,
+        serverCount: true,
+        headline: 'count refused by discord.place',
+        says: 'within max(50, 10%)'
+      },
+      {
+        status: 400,
+        said: 'Commands count must be between 0 and 1,000.',
+        serverCount: true,
+        headline: 'count refused by discord.place',
+        says: 'Check command-count (0 to 1000)'
+      },
+      {
+        status: 400,
+        headline: 'count refused by discord.place',
+        says: 'Check command-count (0 to 1000)'
+      },
+      {
+        status: 401,
+        said: 'Invalid API key.',
+        headline: 'API key refused',
+        says: 'The API key was refused'
+      },
+      {
+        status: 404,
+        said: 'Bot not found.',
+        headline: 'bot not listed on discord.place',
+        says: 'lists no bot'
+      },
+      {
+        status: 410,
+        said: FIFTH,
+        headline: 'API key revoked (strikes)',
+        says: 'This update was the fifth refused'
+      },
+      {
+        status: 410,
+        said: 'This API key has been revoked.',
+        headline: 'API key revoked (strikes)',
+        says: 'after five updates were refused'
+      },
+      {
+        status: 410,
+        headline: 'API key revoked (strikes)',
+        says: 'after five updates were refused'
+      },
+      { status: 300, headline: 'redirect not followed', says: 'A redirect is not followed' },
+      { status: 399, headline: 'redirect not followed', says: 'A redirect is not followed' },
+      { status: 500, headline: 'discord.place failed on its side', says: 'failed on its side' },
+      { status: 502, headline: 'discord.place failed on its side', says: 'failed on its side' },
+      { status: 403, headline: 'unexpected answer (403)', says: 'This answer was not expected' },
+      { status: 499, headline: 'unexpected answer (499)', says: 'This answer was not expected' }
+    ]
+  )(
+    '$status saying $said, a server count sent: $serverCount: $headline',
+    async ({ status, said, serverCount, headline, says }) => {
+      const clock = new TestClock()
+      const emulator = await emulatedBot(clock)
+      emulator.inject(
+        'stats',
+        said === undefined
+          ? { kind: 'answer', status, body: '' }
+          : jsonFault(status, { success: false, error: said, status })
+      )
+      const inputs: Record<string, string> = serverCount ? { 'server-count': '1260' } : {}
+      const { outcome } = await statsRun(
+        statsInputs(emulator, { 'cooldown-check': 'false', ...inputs }),
+        { clock }
+      )
+      expect(outcome).toMatchObject({ result: 'failed', status, error: { headline } })
+      expect(outcome.error?.message).toContain(says)
+    }
+  )
 })
 
 it("the strike's error: no empty quote without the words; the cause, the workflow finding, the next update and a stop in that order", () => {
   const facts = { ...PLACEHOLDERS, said: undefined, workflow: '<workflow>', stopped: '<stop>' }
-  expect(STATS_OUTCOMES['strike-unknown'].says(facts)).toMatch(
+  expect(STATS_OUTCOMES['strike-unknown'].says(facts, PLACEHOLDER_WORDING)).toMatch(
     /^Stats update refused as too early \(429\): .* Likely cause: .* <workflow> The next update is accepted from <time>\. The update was not retried\. <stop>$/
   )
   expect(
-    STATS_OUTCOMES['strike-unknown'].says({
-      ...facts,
-      next: undefined,
-      workflow: undefined,
-      stopped: undefined
-    })
+    STATS_OUTCOMES['strike-unknown'].says(
+      {
+        ...facts,
+        next: undefined,
+        workflow: undefined,
+        stopped: undefined
+      },
+      PLACEHOLDER_WORDING
+    )
   ).toMatch(/\)\. When the next update is accepted is unknown\. The update was not retried\.$/)
 })
 
@@ -255,15 +320,16 @@ describe('the answer to the update', () => {
       expect(message).toContain(
         said === '' ? `answered ${status}` : `answered ${status} with "${said}". `
       )
-      const facts = factsOf(run.outcome, { botId: BOT })
-      expect(message).toBe(STATS_OUTCOMES[id].says(facts))
+      const facts = factsOf(run.outcome, BOT)
+      const say = runWording(run.outcome.at)
+      expect(message).toBe(STATS_OUTCOMES[id].says(facts, say))
       expect(message).not.toMatch(/[<\r\n]/)
       expect(run.summary).not.toContain('upstream')
       expect(run.outputs).toMatchObject({ result: 'failed', status: String(status) })
       expect(run.summary).toContain(`<tr><td>Answer</td><td>${status}`)
       expect(run.summary).toMatch(
         new RegExp(
-          `^<h3>❌ [^\\n]*: failed: ${STATS_OUTCOMES[id].headline(facts).replace(/[()]/g, '\\$&')}</h3>`
+          `^<h3>❌ [^\\n]*: failed: ${STATS_OUTCOMES[id].headline(facts, say).replace(/[()]/g, '\\$&')}</h3>`
         )
       )
     }
@@ -539,6 +605,16 @@ describe("stale-after: a passing failure of the service, judged by the listing's
     expect(run.outcome.error?.headline).toBe('no update for 53 h')
     expect(run.failure).toMatch(
       /^discord\.place has not taken an update for 53 h \(last at \S+ \S+ UTC, 2 days before this run\), stale-after: 48\. This run's update failed too: the service answered 500 with "Could not fetch server count\."\./
+    )
+  })
+
+  it("the limiter's 429 on a stale listing: the failure named is the limiter's answer", async () => {
+    const clock = new TestClock()
+    const emulator = await emulatedBot(clock, { ago: 53 * HOUR })
+    emulator.inject('stats', limiterFault())
+    const run = await statsStep(statsInputs(emulator, { 'stale-after': '48' }), clock)
+    expect(run.failure).toContain(
+      `This run's update failed too: the service answered 429 with "Too many requests, please try again later.". It is not sent again;`
     )
   })
 })

@@ -17,6 +17,7 @@ import {
   factsOf,
   type OutcomeId,
   outcomeOf,
+  runWording,
   STATS_OUTCOMES,
   type StatsOutcome
 } from '../../src/stats/outcome.js'
@@ -239,12 +240,13 @@ describe("each outcome: the table's headline and words, the bot named, the kind 
   ])('%s', (_label, given, id, bot, settings = staging()) => {
     const { mark, headline, says } = STATS_OUTCOMES[id]
     expect(outcomeOf(given)).toBe(id)
+    const [facts, say] = [factsOf(given, BOT), runWording(given.at)]
     expect(headlineOf(renderSummary(settings, given))).toBe(
-      `${mark} ${bot}: ${html(headline(factsOf(given)))}`
+      `${mark} ${bot}: ${html(headline(facts, say))}`
     )
     const [kind, title] = KINDS[given.result as keyof typeof KINDS] ?? ['info', '']
     if (given.result !== 'cooldown')
-      expect(outcomeLine(given)).toEqual({ kind, title, text: says(factsOf(given)) })
+      expect(outcomeLine(given, BOT)).toEqual({ kind, title, text: says(facts, say) })
   })
 
   it.each<[string, StatsOutcome, string, string]>([
@@ -294,7 +296,7 @@ describe("each outcome: the table's headline and words, the bot named, the kind 
     ]
   ])('what is left out, and the lines not in the table: %s', (_label, given, headline, line) => {
     expect(headlineOf(renderSummary(staging(), given))).toBe(headline)
-    expect(outcomeLine(given).text.startsWith(line)).toBe(true)
+    expect(outcomeLine(given, BOT).text.startsWith(line)).toBe(true)
   })
 })
 
@@ -695,7 +697,7 @@ describe('the annotations', () => {
   const many = (count: number): string[] => Array.from({ length: count }, (_, i) => `W${i + 1}.`)
   /** The outcome's own line: a log line, or an annotation with its title. */
   const first = (given: StatsOutcome): string => {
-    const line = outcomeLine(given)
+    const line = outcomeLine(given, BOT)
     return line.kind === 'info' ? line.text : `::${line.kind} title=${line.title}::${line.text}`
   }
 
@@ -726,7 +728,7 @@ describe('the annotations', () => {
     '%s: the outcome first, at most 10 warnings, the rest folded into one',
     (_label, given, count, folded) => {
       const { lines } = capturedStdout()
-      announce(given)
+      announce(given, BOT)
       expect(lines()).toEqual([
         first(given),
         ...many(count).map(text => `::warning::${text}`),
@@ -742,7 +744,7 @@ describe('the annotations', () => {
       emulator.inject('record', { kind: 'answer', status: 503, body: 'busy' })
     const { outcome } = await statsRun(statsInputs(emulator), { clock })
     const { lines } = capturedStdout()
-    announce({ ...outcome, counts: { ...outcome.counts!, warnings: many(12) } })
+    announce({ ...outcome, counts: { ...outcome.counts!, warnings: many(12) } }, BOT)
     const printed = lines()
     expect(printed[0]).toBe(first(outcome))
     expect(printed[0]).toMatch(
@@ -760,7 +762,8 @@ describe('the annotations', () => {
     const { lines } = capturedStdout()
     const hostile = `##[error]forged ##[add-mask]x\n::error::forged ${KEY}`
     announce(
-      strike({ warnings: [hostile], counts: { ...BOTH, warnings: [`Manifest says ${hostile}`] } })
+      strike({ warnings: [hostile], counts: { ...BOTH, warnings: [`Manifest says ${hostile}`] } }),
+      BOT
     )
     const printed = lines()
     expect(printed.length).toBeGreaterThan(1)
@@ -849,7 +852,7 @@ describe('the outputs', () => {
       'last-updated-at': '2026-11-24T12:00:00.000Z'
     })
     expect(runner.summary()).toBe(`${renderSummary(staging(), given)}\n`)
-    expect(text()).toBe(`${outcomeLine(given).text}\n`)
+    expect(text()).toBe(`${outcomeLine(given, BOT).text}\n`)
   })
 
   it('outputs that cannot be written: the failure is returned, and the summary marks the step failed, keeping what happened', async () => {
