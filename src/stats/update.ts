@@ -217,6 +217,10 @@ async function send(
         progress.delivery = 'arrived'
         return { ...base(deps, progress), result: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
       }
+      // Not arrived, by the record: a passing failure, judged by the listing's age like a 5xx.
+      const lost = { ...base(deps, progress), result: 'failed' as const, failure: error.message }
+      const judged = delivery === 'not-arrived' ? judgedByAge(settings, lost) : undefined
+      if (judged !== undefined) return judged
       throw failure(settings.botId, base(deps, progress), 'no-answer', error.message)
     }
     return settle(settings, deps, progress, answer)
@@ -307,8 +311,8 @@ async function settle(
 
 /**
  * stale-after (interface.md, "Scheduled runs"): a passing failure of the service (a 5xx, its
- * request limiter, no connection after the record was read, no answer to the resend that a
- * re-read allowed because the update had not arrived) on a listing younger than
+ * request limiter, no connection after the record was read, no answer where a re-read shows the
+ * update did not arrive, or to the resend that such a re-read allowed) on a listing younger than
  * stale-after hours leaves the step green with its warning (`deferred`, or `rate-limited`); on
  * an older one the step fails, saying how long the listing has gone without an update. Off,
  * or the listing's age unknown: undefined, and the run ends as it would without.

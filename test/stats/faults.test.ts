@@ -149,6 +149,15 @@ const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
     3,
     'failed',
     /through the GitHub API failed \(503/
+  ],
+  // A redirect's body is not the file, and its Location is not followed.
+  [
+    'github',
+    'answers 302 with a manifest of its own',
+    [{ kind: 'answer', status: 302, headers: { Location: '/elsewhere' }, body: '[{"name":"a"}]' }],
+    1,
+    'failed',
+    /through the GitHub API failed \(302, a redirect, which is not followed\)/
   ]
 ]
 
