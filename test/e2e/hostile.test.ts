@@ -274,7 +274,9 @@ describe.skipIf(WINDOWS)(
         () => api.received('votes').length > 0,
         child => setTimeout(() => child.kill('SIGTERM'), 20)
       )
-      expect(exitMs, 'exits within a second of the signal').toBeLessThan(1_000)
+      // About 0.2 s on an idle machine (the parser's own alias lookup held it 6 s and more); the
+      // bound leaves room for a loaded one.
+      expect(exitMs, 'exits about at once').toBeLessThan(3_000)
       expect(result.code).toBe(1)
       expect(errorsOf(result)).toEqual([
         expect.stringMatching(
