@@ -140,11 +140,11 @@ describe.concurrent('what a remote and the runner hand the run', () => {
     expect(api.received('stats')).toEqual([])
   })
 
-  it("a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of YAML's worst shape parses in time", async () => {
+  it('a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of tagged entries parses in time', async () => {
     const api = await service()
     const repo = await github()
     // An unknown directive and unresolved tags, each of which the parser warns about, quoting its
-    // line; then tagged entries up to the size limit, the worst shape measured to parse.
+    // line; then tagged entries up to the size limit, each a node of its own.
     const head =
       '%FOO ::warning::planted ##[error]planted\n---\njobs:\n  stats:\n    runs-on: !!planted x\nx:\n'
     const workflow = head + '  - !t v\n'.repeat(Math.floor((MAX_WORKFLOW_BYTES - head.length) / 9))
