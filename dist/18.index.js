@@ -18,15 +18,7 @@ export const modules = {
  * ran the step, whatever its name.
  */
 function inspectWorkflow(text, job, cooldownCheck) {
-    let workflow;
-    try {
-        // As GitHub's own parser: no duplicate-key check (quadratic in a mapping's size), and no
-        // warnings printed (they quote the file, and the runner reads commands from stderr too).
-        workflow = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parse */ .qg)(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' });
-    }
-    catch {
-        return undefined;
-    }
+    const workflow = readYaml(text);
     if (!isObject(workflow))
         return undefined;
     const found = isObject(workflow['jobs']) ? workflow['jobs'][job] : undefined;
@@ -34,6 +26,90 @@ function inspectWorkflow(text, job, cooldownCheck) {
         return undefined;
     const noGroup = !hasGroup(workflow['concurrency']) && !hasGroup(found['concurrency']);
     return { noGroup, tooOften: cooldownCheck ? undefined : frequentSchedule(workflow['on']) };
+}
+/**
+ * The YAML text as plain values, or undefined when it is not one valid document. Bounded by
+ * construction, so that no file under the size limit holds the run (a stop is acted on once it
+ * returns): linear in the file's nodes, with none of the parser's own slow paths. As GitHub's own
+ * parser: no duplicate-key check (quadratic in a mapping's size; the last key wins). Errors are not
+ * made pretty (that quotes the line for each error, quadratic in a line of carriage returns), and
+ * warnings are never printed (they quote the file, and the runner reads commands from stderr too).
+ */
+function readYaml(text) {
+    // The parser makes an Error for each fault it finds, one for each character of a file of `]`:
+    // their stack traces, which no one reads, were half of that file's time.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        // logLevel 'error' keeps a second document an error, as it is for GitHub.
+        const document = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parseDocument */ .Tp)(text, {
+            uniqueKeys: false,
+            prettyErrors: false,
+            logLevel: 'error'
+        });
+        if (document.errors.length > 0)
+            return undefined;
+        return plainValues(document.contents, anchorsOf(document));
+    }
+    catch {
+        // Nesting deep enough to exhaust the stack.
+        return undefined;
+    }
+    finally {
+        Error.stackTraceLimit = stackTraceLimit;
+    }
+}
+/**
+ * The node each alias names: the last node before it that carries its anchor, found in one pass in
+ * document order. The parser's own lookup walks the document again for each alias (quadratic: a
+ * file of thousands of anchors, each used once, took seconds).
+ */
+function anchorsOf(document) {
+    const named = new Map();
+    const targets = new Map();
+    (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .visit */ .YR)(document, {
+        Node: (_, node) => {
+            if ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isAlias */ .Vj)(node)) {
+                const target = named.get(node.source);
+                if (target !== undefined)
+                    targets.set(node, target);
+            }
+            else if (node.anchor !== undefined)
+                named.set(node.anchor, node);
+        }
+    });
+    return targets;
+}
+/**
+ * A node as plain values: each node made once, so an alias shares its target's value (no expansion,
+ * and a node that holds an alias to itself holds itself); an alias to no anchor is undefined.
+ * Mappings have no prototype, so that a `__proto__` key is a key like any other.
+ */
+function plainValues(root, targets) {
+    const made = new Map();
+    const plain = (node) => {
+        if ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isAlias */ .Vj)(node))
+            return targets.has(node) ? plain(targets.get(node)) : undefined;
+        if (made.has(node))
+            return made.get(node);
+        if ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(node))
+            return node.value;
+        if ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isSeq */ .oP)(node)) {
+            const list = [];
+            made.set(node, list);
+            for (const item of node.items)
+                list.push(plain(item));
+            return list;
+        }
+        if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(node))
+            return undefined;
+        const mapping = Object.create(null);
+        made.set(node, mapping);
+        for (const pair of node.items)
+            mapping[String(plain(pair.key))] = plain(pair.value);
+        return mapping;
+    };
+    return plain(root);
 }
 /** A `concurrency:` that names a group: a string, or an object with a `group`. */
 function hasGroup(value) {

@@ -1497,8 +1497,10 @@ const ARRIVAL_LEEWAY_MS = 60_000;
  * - `arrived`: a count sent was updated since just before the PATCH went out;
  * - `resend`: no update within 6 hours (margin included), so it did not arrive and a resend
  *   cannot be early;
- * - `unknown`: anything else: an earlier update within the window, an unreadable record, or
- *   a cached one (`Age` > 0), which cannot prove that something did not arrive.
+ * - `not-arrived`: it did not arrive, but a resend is not safe: after a timeout (the service may
+ *   still be working on it), or after an earlier update within the window;
+ * - `unknown`: the record is unreadable, or a cached one (`Age` > 0), which cannot prove that
+ *   something did not arrive.
  */
 async function confirmDelivery(plan, deps, error, sentAt) {
     deps.log(`The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`);
@@ -1526,13 +1528,13 @@ async function confirmDelivery(plan, deps, error, sentAt) {
     ];
     if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS))
         return 'arrived';
-    if (timedOut || fresh.cached) {
-        if (fresh.cached)
-            deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
+    if (fresh.cached) {
+        deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
         return 'unknown';
     }
     const from = (0,stats_window/* acceptsFrom */.g8)(fresh);
-    return from !== undefined && from.getTime() <= deps.requests.clock.now() ? 'resend' : 'unknown';
+    const resendable = from !== undefined && from.getTime() <= deps.requests.clock.now();
+    return resendable && !timedOut ? 'resend' : 'not-arrived';
 }
 
 ;// CONCATENATED MODULE: ./src/stats/update.ts
@@ -1723,6 +1725,11 @@ async function deliver(settings, deps, progress) {
                 progress.delivery = 'arrived';
                 return { id: 'updated', nextUpdateAt: sixHoursFromNow(deps) };
             }
+            // Not arrived, by the record, yet not safe to send again (the request timed out and the
+            // service may still be working on it, or an earlier update is within 6 hours): a passing
+            // failure, which stale-after judges by the listing's age like a 5xx.
+            if (delivery === 'not-arrived')
+                return { id: 'no-answer-not-arrived', failure: error.message };
             if (delivery === 'unknown')
                 return { id: 'no-answer', failure: error.message };
             deps.log('The public record shows the update did not arrive and none is due before it; sending it once more.');
@@ -1809,14 +1816,15 @@ async function strikeFound(settings, deps, progress) {
 }
 /**
  * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
- * connection after the record was read, no answer to the resend that a re-read allowed because
- * the update had not arrived. The owner's failures (bad input, 400, 401, 404, 410, a strike) are
+ * connection after the record was read, no answer where a re-read shows the update did not
+ * arrive (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404, 410, a strike) are
  * not among them: they fail at once, whatever stale-after says.
  */
 const PASSING_FAILURES = new Set([
     'service-failed',
     'rate-limited',
     'unreachable',
+    'no-answer-not-arrived',
     'no-answer-twice'
 ]);
 /**
@@ -2484,6 +2492,7 @@ function parseStatsInputs(get, env, githubToken) {
             'count to send. Set at least one of them, for example command-count: 42.', { headline: 'no count to send' });
     }
     const workspace = env['GITHUB_WORKSPACE'] || process.cwd();
+    const gitHubToken = headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.');
     return {
         staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
         commandCount,
@@ -2495,11 +2504,11 @@ function parseStatsInputs(get, env, githubToken) {
         discordToken: token,
         discordApiUrl,
         github: Object.freeze({
-            token: headerSafe('github-token', githubToken, 'Pass a GitHub token, for example the default ${{ github.token }}.'),
+            token: gitHubToken,
             workspace,
             repository: env['GITHUB_REPOSITORY'] || undefined,
             sha: env['GITHUB_SHA'] || undefined,
-            apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com',
+            apiUrl: parseGitHubApiUrl(env['GITHUB_API_URL'], gitHubToken),
             inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
             workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
             workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
@@ -2624,9 +2633,42 @@ const STORE_ALONE = {
     'discord-token': 'Store only the token in the secret, as the Bot page of the Discord Developer Portal shows it; the action adds the "Bot " prefix.',
     'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
 };
+/** What each secret input takes, for a refusal that finds one secret in two of them. */
+const TAKES = {
+    'api-key': "api-key takes the bot's API key from its manage page on discord.place, for example ${{ secrets.DISCORD_PLACE_API_KEY }}",
+    'discord-token': "discord-token takes the bot's token from the Discord Developer Portal",
+    'github-token': "github-token takes GitHub's token for the job, by default ${{ github.token }}"
+};
+/** Every pair of secret inputs, each compared both ways. */
+const SECRET_PAIRS = [
+    ['api-key', 'discord-token'],
+    ['api-key', 'github-token'],
+    ['discord-token', 'github-token']
+];
 /**
- * A secret that belongs elsewhere (swapped, the same in two inputs, another bot's token) is never
- * sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
+ * The shortest secret looked for inside another input. Every real one is far longer (a
+ * discord.place key has 64 characters, a Discord bot token about 70, a GitHub token at least 40),
+ * and a run of 16 characters from one cannot appear in another by chance; a shorter value (a test's
+ * placeholder) is never taken for a secret inside another. Two inputs holding the same value are
+ * one secret in two places whatever its length, but an empty one (no github-token) is no secret.
+ */
+const MIN_SECRET_INSIDE = 16;
+/**
+ * Whether one secret input holds another's value (each as pasted forms are taken off it): `same`,
+ * `inside` the first, or `reversed` (the first inside the second); undefined for neither.
+ */
+function oneSecretInTwo(first, second) {
+    if (first === '' || second === '')
+        return undefined;
+    if (first === second)
+        return 'same';
+    if (second.length >= MIN_SECRET_INSIDE && first.includes(second))
+        return 'inside';
+    return first.length >= MIN_SECRET_INSIDE && second.includes(first) ? 'reversed' : undefined;
+}
+/**
+ * A secret that belongs elsewhere (swapped, one secret in two inputs or inside another, another
+ * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
  * so a quoted Discord token is named as one; then anything around a secret is refused.
  */
 function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
@@ -2637,16 +2679,18 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
         ? ''
         : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`;
     const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}.";
-    if (api.value !== '') {
-        if (tokenBotId(api.value) !== undefined) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent', `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`);
-        }
-        if (api.value === discord.value) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'is the same secret as discord-token, so nothing was sent', `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.${also(api)}`);
-        }
-        if (api.value === github.value) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', "is the same secret as github-token (GitHub's token for the job), so nothing was sent", `${fix}${also(api)}`);
-        }
+    if (tokenBotId(api.value) !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent', `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`);
+    }
+    const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github };
+    for (const [holder, other] of SECRET_PAIRS) {
+        const found = oneSecretInTwo(unwrapped[holder].value, unwrapped[other].value);
+        if (found === undefined)
+            continue;
+        // Named by the input that holds the other's value.
+        const [input, given] = found === 'reversed' ? [other, holder] : [holder, other];
+        const problem = found === 'same' ? `is the same secret as ${given}` : `holds the secret given as ${given}`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `${problem}, so nothing was sent`, `One of the two names the wrong secret: ${TAKES[input]}, and ${TAKES[given]}.${also(unwrapped[input])}`);
     }
     if (PLACE_KEY.test(discord.value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', 'looks like a discord.place API key (64 hexadecimal digits), not a Discord bot token, so it was not sent to Discord', 'The secrets are probably swapped: pass the discord.place key as api-key, and the bot token from the Discord ' +
@@ -2656,7 +2700,6 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     if (named !== undefined && named !== botId) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's", `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`);
     }
-    const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github };
     for (const [input, fix] of Object.entries(STORE_ALONE)) {
         const { extra } = unwrapped[input];
         if (extra.length > 0)
@@ -2678,27 +2721,39 @@ function headerSafe(input, secret, fix) {
 }
 /**
  * An API base address a secret is sent to: absolute, https unless the host is loopback, no
- * credentials, query or fragment.
+ * credentials, query or fragment. `refuse` makes the error (an input's, unless told).
  */
-function parseServiceUrl(input, raw, standard) {
+function parseServiceUrl(input, raw, standard, refuse = (problem, fix) => new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, problem, fix)) {
     const fix = `Use ${standard} (the default) or the https address of a compatible service.`;
     if (raw === '')
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'is empty', fix);
+        throw refuse('is empty', fix);
     if (!URL.canParse(raw))
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is not an absolute URL: ${show(raw)}`, fix);
+        throw refuse(`is not an absolute URL: ${show(raw)}`, fix);
     const url = new URL(raw);
-    if (url.username !== '' || url.password !== '') {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`);
-    }
+    if (url.username !== '' || url.password !== '')
+        throw refuse('contains a user name or password', `Remove them; the secret is sent in a header. ${fix}`);
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses ${show(url.protocol)}, not https`, fix);
+        throw refuse(`uses ${show(url.protocol)}, not https`, fix);
     if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `uses plain http to ${url.host}, which would send a secret unencrypted`, 'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.');
+        throw refuse(`uses plain http to ${url.host}, which would send a secret unencrypted`, 'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.');
     }
-    if (url.search !== '' || url.hash !== '') {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, 'has a query or fragment', 'Give only the scheme, host and optional path prefix.');
-    }
+    if (url.search !== '' || url.hash !== '')
+        throw refuse('has a query or fragment', 'Give only the scheme, host and optional path prefix.');
     return url.origin + url.pathname.replace(/\/+$/, '');
+}
+/**
+ * GitHub's API, where github-token goes: the runner's GITHUB_API_URL (GitHub Enterprise Server sets
+ * its own), held to the rule of the inputs' addresses. Not an input, so its error says who set it;
+ * without a token nothing is sent there, and it is not read.
+ */
+function parseGitHubApiUrl(raw, token) {
+    const standard = 'https://api.github.com';
+    if (!raw)
+        return standard;
+    if (token === undefined)
+        return raw;
+    return parseServiceUrl('GITHUB_API_URL', raw, standard, (problem, fix) => new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .lZ(`GITHUB_API_URL (GitHub's API, where github-token goes; the runner sets it) ${problem}. ${fix} ` +
+        "Or pass no github-token (github-token: '') and check out the repository, so that nothing is sent there.", { headline: 'bad GITHUB_API_URL' }));
 }
 function isLoopback(hostname) {
     return (hostname === 'localhost' ||
@@ -2892,6 +2947,14 @@ const STATS_OUTCOMES = {
         headline: () => 'no answer to the update',
         says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
             "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+    },
+    'no-answer-not-arrived': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed: ${f.failure}. A fresh read of the public record shows it has not arrived, but sending it again ` +
+            'could still be early (the service may yet store this one, or an earlier update is within 6 hours), so it was not. ' +
+            'The next run will try.'
     },
     'no-answer-twice': {
         result: 'failed',

@@ -292,6 +292,11 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
     )
   }
   const workspace = env['GITHUB_WORKSPACE'] || process.cwd()
+  const gitHubToken = headerSafe(
+    'github-token',
+    githubToken,
+    'Pass a GitHub token, for example the default ${{ github.token }}.'
+  )
   return {
     staleAfter: staleAfter === '' ? undefined : Number(staleAfter),
     commandCount,
@@ -304,15 +309,11 @@ function parseStatsInputs(get: InputReader, env: Env, githubToken: string): Stat
     discordToken: token,
     discordApiUrl,
     github: Object.freeze({
-      token: headerSafe(
-        'github-token',
-        githubToken,
-        'Pass a GitHub token, for example the default ${{ github.token }}.'
-      ),
+      token: gitHubToken,
       workspace,
       repository: env['GITHUB_REPOSITORY'] || undefined,
       sha: env['GITHUB_SHA'] || undefined,
-      apiUrl: env['GITHUB_API_URL'] || 'https://api.github.com',
+      apiUrl: parseGitHubApiUrl(env['GITHUB_API_URL'], gitHubToken),
       inReusableWorkflow: env[REUSABLE_WORKFLOW_MARK] === 'true',
       workflowRef: env['GITHUB_WORKFLOW_REF'] || undefined,
       workflowSha: env['GITHUB_WORKFLOW_SHA'] || undefined,
@@ -503,9 +504,46 @@ const STORE_ALONE = {
   'github-token': 'Pass only the token, for example the default ${{ github.token }}.'
 } as const
 
+type SecretInput = keyof typeof STORE_ALONE
+
+/** What each secret input takes, for a refusal that finds one secret in two of them. */
+const TAKES: Record<SecretInput, string> = {
+  'api-key':
+    "api-key takes the bot's API key from its manage page on discord.place, for example ${{ secrets.DISCORD_PLACE_API_KEY }}",
+  'discord-token': "discord-token takes the bot's token from the Discord Developer Portal",
+  'github-token': "github-token takes GitHub's token for the job, by default ${{ github.token }}"
+}
+
+/** Every pair of secret inputs, each compared both ways. */
+const SECRET_PAIRS: readonly (readonly [SecretInput, SecretInput])[] = [
+  ['api-key', 'discord-token'],
+  ['api-key', 'github-token'],
+  ['discord-token', 'github-token']
+]
+
 /**
- * A secret that belongs elsewhere (swapped, the same in two inputs, another bot's token) is never
- * sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
+ * The shortest secret looked for inside another input. Every real one is far longer (a
+ * discord.place key has 64 characters, a Discord bot token about 70, a GitHub token at least 40),
+ * and a run of 16 characters from one cannot appear in another by chance; a shorter value (a test's
+ * placeholder) is never taken for a secret inside another. Two inputs holding the same value are
+ * one secret in two places whatever its length, but an empty one (no github-token) is no secret.
+ */
+const MIN_SECRET_INSIDE = 16
+
+/**
+ * Whether one secret input holds another's value (each as pasted forms are taken off it): `same`,
+ * `inside` the first, or `reversed` (the first inside the second); undefined for neither.
+ */
+function oneSecretInTwo(first: string, second: string): 'same' | 'inside' | 'reversed' | undefined {
+  if (first === '' || second === '') return undefined
+  if (first === second) return 'same'
+  if (second.length >= MIN_SECRET_INSIDE && first.includes(second)) return 'inside'
+  return first.length >= MIN_SECRET_INSIDE && second.includes(first) ? 'reversed' : undefined
+}
+
+/**
+ * A secret that belongs elsewhere (swapped, one secret in two inputs or inside another, another
+ * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
  * so a quoted Discord token is named as one; then anything around a secret is refused.
  */
 function refuseMisplacedSecrets(
@@ -523,28 +561,26 @@ function refuseMisplacedSecrets(
       : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`
   const fix =
     "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
-  if (api.value !== '') {
-    if (tokenBotId(api.value) !== undefined) {
-      throw new InputError(
-        'api-key',
-        'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent',
-        `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`
-      )
-    }
-    if (api.value === discord.value) {
-      throw new InputError(
-        'api-key',
-        'is the same secret as discord-token, so nothing was sent',
-        `One of the two names the wrong secret. ${fix} discord-token takes the bot's Discord token.${also(api)}`
-      )
-    }
-    if (api.value === github.value) {
-      throw new InputError(
-        'api-key',
-        "is the same secret as github-token (GitHub's token for the job), so nothing was sent",
-        `${fix}${also(api)}`
-      )
-    }
+  if (tokenBotId(api.value) !== undefined) {
+    throw new InputError(
+      'api-key',
+      'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent',
+      `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`
+    )
+  }
+  const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github }
+  for (const [holder, other] of SECRET_PAIRS) {
+    const found = oneSecretInTwo(unwrapped[holder].value, unwrapped[other].value)
+    if (found === undefined) continue
+    // Named by the input that holds the other's value.
+    const [input, given] = found === 'reversed' ? [other, holder] : [holder, other]
+    const problem =
+      found === 'same' ? `is the same secret as ${given}` : `holds the secret given as ${given}`
+    throw new InputError(
+      input,
+      `${problem}, so nothing was sent`,
+      `One of the two names the wrong secret: ${TAKES[input]}, and ${TAKES[given]}.${also(unwrapped[input])}`
+    )
   }
   if (PLACE_KEY.test(discord.value)) {
     throw new InputError(
@@ -562,9 +598,8 @@ function refuseMisplacedSecrets(
       `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`
     )
   }
-  const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github }
   for (const [input, fix] of Object.entries(STORE_ALONE)) {
-    const { extra } = unwrapped[input as keyof typeof STORE_ALONE]
+    const { extra } = unwrapped[input as SecretInput]
     if (extra.length > 0)
       throw new InputError(
         input,
@@ -593,37 +628,56 @@ function headerSafe(input: string, secret: string, fix: string): string | undefi
 
 /**
  * An API base address a secret is sent to: absolute, https unless the host is loopback, no
- * credentials, query or fragment.
+ * credentials, query or fragment. `refuse` makes the error (an input's, unless told).
  */
-function parseServiceUrl(input: string, raw: string, standard: string): string {
+function parseServiceUrl(
+  input: string,
+  raw: string,
+  standard: string,
+  refuse = (problem: string, fix: string): ActionError => new InputError(input, problem, fix)
+): string {
   const fix = `Use ${standard} (the default) or the https address of a compatible service.`
-  if (raw === '') throw new InputError(input, 'is empty', fix)
-  if (!URL.canParse(raw)) throw new InputError(input, `is not an absolute URL: ${show(raw)}`, fix)
+  if (raw === '') throw refuse('is empty', fix)
+  if (!URL.canParse(raw)) throw refuse(`is not an absolute URL: ${show(raw)}`, fix)
   const url = new URL(raw)
-  if (url.username !== '' || url.password !== '') {
-    throw new InputError(
-      input,
+  if (url.username !== '' || url.password !== '')
+    throw refuse(
       'contains a user name or password',
       `Remove them; the secret is sent in a header. ${fix}`
     )
-  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new InputError(input, `uses ${show(url.protocol)}, not https`, fix)
+    throw refuse(`uses ${show(url.protocol)}, not https`, fix)
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new InputError(
-      input,
+    throw refuse(
       `uses plain http to ${url.host}, which would send a secret unencrypted`,
       'Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test server.'
     )
   }
-  if (url.search !== '' || url.hash !== '') {
-    throw new InputError(
-      input,
-      'has a query or fragment',
-      'Give only the scheme, host and optional path prefix.'
-    )
-  }
+  if (url.search !== '' || url.hash !== '')
+    throw refuse('has a query or fragment', 'Give only the scheme, host and optional path prefix.')
   return url.origin + url.pathname.replace(/\/+$/, '')
+}
+
+/**
+ * GitHub's API, where github-token goes: the runner's GITHUB_API_URL (GitHub Enterprise Server sets
+ * its own), held to the rule of the inputs' addresses. Not an input, so its error says who set it;
+ * without a token nothing is sent there, and it is not read.
+ */
+function parseGitHubApiUrl(raw: string | undefined, token: string | undefined): string {
+  const standard = 'https://api.github.com'
+  if (!raw) return standard
+  if (token === undefined) return raw
+  return parseServiceUrl(
+    'GITHUB_API_URL',
+    raw,
+    standard,
+    (problem, fix) =>
+      new ActionError(
+        `GITHUB_API_URL (GitHub's API, where github-token goes; the runner sets it) ${problem}. ${fix} ` +
+          "Or pass no github-token (github-token: '') and check out the repository, so that nothing is sent there.",
+        { headline: 'bad GITHUB_API_URL' }
+      )
+  )
 }
 
 function isLoopback(hostname: string): boolean {

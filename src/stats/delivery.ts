@@ -15,8 +15,10 @@ const ARRIVAL_LEEWAY_MS = 60_000
  * - `arrived`: a count sent was updated since just before the PATCH went out;
  * - `resend`: no update within 6 hours (margin included), so it did not arrive and a resend
  *   cannot be early;
- * - `unknown`: anything else: an earlier update within the window, an unreadable record, or
- *   a cached one (`Age` > 0), which cannot prove that something did not arrive.
+ * - `not-arrived`: it did not arrive, but a resend is not safe: after a timeout (the service may
+ *   still be working on it), or after an earlier update within the window;
+ * - `unknown`: the record is unreadable, or a cached one (`Age` > 0), which cannot prove that
+ *   something did not arrive.
  */
 export async function confirmDelivery(
   plan: {
@@ -27,7 +29,7 @@ export async function confirmDelivery(
   deps: Deps,
   error: NetworkError,
   sentAt: number
-): Promise<'arrived' | 'resend' | 'unknown'> {
+): Promise<'arrived' | 'resend' | 'not-arrived' | 'unknown'> {
   deps.log(
     `The stats update failed after it was sent (${error.message}); reading the public record to see whether it arrived.`
   )
@@ -51,13 +53,13 @@ export async function confirmDelivery(
   ]
   if (times.some(time => time instanceof Date && time.getTime() >= sentAt - ARRIVAL_LEEWAY_MS))
     return 'arrived'
-  if (timedOut || fresh.cached) {
-    if (fresh.cached)
-      deps.log(
-        'The record came from a cache (Age > 0), so it cannot show that the update did not arrive.'
-      )
+  if (fresh.cached) {
+    deps.log(
+      'The record came from a cache (Age > 0), so it cannot show that the update did not arrive.'
+    )
     return 'unknown'
   }
   const from = acceptsFrom(fresh)
-  return from !== undefined && from.getTime() <= deps.requests.clock.now() ? 'resend' : 'unknown'
+  const resendable = from !== undefined && from.getTime() <= deps.requests.clock.now()
+  return resendable && !timedOut ? 'resend' : 'not-arrived'
 }

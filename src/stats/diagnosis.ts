@@ -1,12 +1,14 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ActionError } from '../errors.js'
-import type { Requests } from '../http/client.js'
+import type { Deps } from '../http/client.js'
 import type { StatsSettings } from '../settings.js'
 
 /**
  * The largest workflow file read: several times a large workflow. Parsing cannot be cut off once
- * it starts; a hostile file of this size parses in about 0.3 s, within the deadline and a stop.
+ * it starts, so its time is bounded by construction (workflow.ts): the slowest files of this size
+ * measured (128 KiB of `]`, an error at each character; thousands of anchors) parse in about a
+ * quarter of a second on Node 24, within the deadline and a second of a stop.
  */
 export const MAX_WORKFLOW_BYTES = 128 * 1024
 
@@ -25,7 +27,7 @@ export type Evidence = 'dry-run' | 'unchecked' | 'allowed'
  */
 export async function diagnoseWorkflow(
   settings: Pick<StatsSettings, 'botId' | 'cooldownCheck' | 'github'>,
-  deps: { readonly requests: Requests },
+  deps: Deps,
   evidence: Evidence
 ): Promise<string | undefined> {
   const { github, botId } = settings
@@ -42,16 +44,26 @@ export async function diagnoseWorkflow(
   if (path === undefined || github.job === undefined) return undefined
   const what = 'reading the workflow that ran this step'
   deps.requests.throwIfOver(what)
-  const text = await workflowText(path, settings.github, deps.requests).catch((error: unknown) => {
+  const file = await workflowFile(path, settings.github, deps.requests).catch((error: unknown) => {
     // The stop or the deadline, met while the file came through GitHub's API; anything else leaves
     // it unread.
     if (error instanceof ActionError) throw error
     return undefined
   })
-  if (text === undefined) return undefined
+  if (file === undefined) return undefined
+  if (file.text === undefined) {
+    deps.log(
+      `The workflow that ran this step (${path}) is larger than ${MAX_WORKFLOW_BYTES / 1024} KiB, so its schedule and concurrency group were not checked.`
+    )
+    return undefined
+  }
   deps.requests.throwIfOver(what)
   const { describeFindings, inspectWorkflow } = await import('./workflow.js')
-  const findings = inspectWorkflow(text, github.job, settings.cooldownCheck)
+  const findings = inspectWorkflow(file.text, github.job, settings.cooldownCheck)
+  // The parse holds the event loop, and the deadline may have passed during it, or a stop signal
+  // come: either ends the check as it would a request.
+  await signalsRead()
+  deps.requests.throwIfOver(what)
   if (findings === undefined) return undefined
   const where = `${path}, job ${github.job}`
   // One cause, the one the evidence shows: an update sent unchecked is explained by its schedule
@@ -67,17 +79,26 @@ export async function diagnoseWorkflow(
 }
 
 /**
- * The workflow file's text: from the workspace when it is checked out, else from the repository at
- * the workflow's commit.
+ * Lets the event loop read a signal that came while it was held: the first turn ends the phase it
+ * was held in, the second passes through the poll phase, where signals are read.
  */
-async function workflowText(
+async function signalsRead(): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise(resolve => setImmediate(resolve))
+}
+
+/**
+ * The workflow file, from the workspace when it is checked out, else from the repository at the
+ * workflow's commit: its text, or no text when it is over the size limit.
+ */
+async function workflowFile(
   path: string,
   github: StatsSettings['github'],
-  requests: Requests
-): Promise<string | undefined> {
+  requests: Deps['requests']
+): Promise<{ readonly text?: string } | undefined> {
   const local = join(github.workspace, path)
   const found = await stat(local).catch(() => undefined)
-  if (found?.isFile()) return found.size <= MAX_WORKFLOW_BYTES ? readFile(local, 'utf8') : undefined
+  if (found?.isFile())
+    return found.size <= MAX_WORKFLOW_BYTES ? { text: await readFile(local, 'utf8') } : {}
   const commit = github.workflowSha ?? github.sha
   if (github.token === undefined || github.repository === undefined || commit === undefined)
     return undefined
@@ -92,5 +113,5 @@ async function workflowText(
     },
     requests
   )
-  return bytes.length <= MAX_WORKFLOW_BYTES ? bytes.toString('utf8') : undefined
+  return bytes.length <= MAX_WORKFLOW_BYTES ? { text: bytes.toString('utf8') } : {}
 }

@@ -132,13 +132,16 @@ function policyFetch(requests: Requests, policy: Policy): typeof fetch {
     const url = urlOf(input)
     const sent = Object.fromEntries(new Headers(init?.headers).entries())
     const answer = await requests.send({ method: 'GET', url, headers: sent }, policy)
+    // Octokit takes any status below 400 for the file: a redirect's body would be read as it.
+    if (answer.status >= 300 && answer.status < 400)
+      throw new Error(`${answer.status}, a redirect, which is not followed`)
     if (answer.truncated)
       throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`)
     const headers = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
-    const empty = answer.status === 204 || answer.status === 304
+    const empty = answer.status === 204
     return new Response(empty ? null : (answer.bytes ?? answer.text), {
       status: answer.status,
       headers

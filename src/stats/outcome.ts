@@ -406,6 +406,15 @@ export const STATS_OUTCOMES = {
       `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
       "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
   },
+  'no-answer-not-arrived': {
+    result: 'failed',
+    mark: '❌',
+    headline: () => 'no answer to the update',
+    says: f =>
+      `Stats update failed: ${f.failure}. A fresh read of the public record shows it has not arrived, but sending it again ` +
+      'could still be early (the service may yet store this one, or an earlier update is within 6 hours), so it was not. ' +
+      'The next run will try.'
+  },
   'no-answer-twice': {
     result: 'failed',
     mark: '❌',

@@ -265,6 +265,10 @@ async function deliver(
         progress.delivery = 'arrived'
         return { id: 'updated', nextUpdateAt: sixHoursFromNow(deps) }
       }
+      // Not arrived, by the record, yet not safe to send again (the request timed out and the
+      // service may still be working on it, or an earlier update is within 6 hours): a passing
+      // failure, which stale-after judges by the listing's age like a 5xx.
+      if (delivery === 'not-arrived') return { id: 'no-answer-not-arrived', failure: error.message }
       if (delivery === 'unknown') return { id: 'no-answer', failure: error.message }
       deps.log(
         'The public record shows the update did not arrive and none is due before it; sending it once more.'
@@ -375,14 +379,15 @@ async function strikeFound(
 
 /**
  * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
- * connection after the record was read, no answer to the resend that a re-read allowed because
- * the update had not arrived. The owner's failures (bad input, 400, 401, 404, 410, a strike) are
+ * connection after the record was read, no answer where a re-read shows the update did not
+ * arrive (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404, 410, a strike) are
  * not among them: they fail at once, whatever stale-after says.
  */
 const PASSING_FAILURES: ReadonlySet<OutcomeId> = new Set<OutcomeId>([
   'service-failed',
   'rate-limited',
   'unreachable',
+  'no-answer-not-arrived',
   'no-answer-twice'
 ])
 

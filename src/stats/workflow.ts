@@ -1,4 +1,14 @@
-import { parse } from 'yaml'
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node,
+  parseDocument,
+  visit
+} from 'yaml'
 
 /**
  * What the workflow that ran the step shows about a strike's cause, loaded (with its YAML parser)
@@ -23,19 +33,87 @@ export function inspectWorkflow(
   job: string,
   cooldownCheck: boolean
 ): WorkflowFindings | undefined {
-  let workflow: unknown
-  try {
-    // As GitHub's own parser: no duplicate-key check (quadratic in a mapping's size), and no
-    // warnings printed (they quote the file, and the runner reads commands from stderr too).
-    workflow = parse(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' })
-  } catch {
-    return undefined
-  }
+  const workflow = readYaml(text)
   if (!isObject(workflow)) return undefined
   const found = isObject(workflow['jobs']) ? workflow['jobs'][job] : undefined
   if (!isObject(found) || found['uses'] !== undefined) return undefined
   const noGroup = !hasGroup(workflow['concurrency']) && !hasGroup(found['concurrency'])
   return { noGroup, tooOften: cooldownCheck ? undefined : frequentSchedule(workflow['on']) }
+}
+
+/**
+ * The YAML text as plain values, or undefined when it is not one valid document. Bounded by
+ * construction, so that no file under the size limit holds the run (a stop is acted on once it
+ * returns): linear in the file's nodes, with none of the parser's own slow paths. As GitHub's own
+ * parser: no duplicate-key check (quadratic in a mapping's size; the last key wins). Errors are not
+ * made pretty (that quotes the line for each error, quadratic in a line of carriage returns), and
+ * warnings are never printed (they quote the file, and the runner reads commands from stderr too).
+ */
+function readYaml(text: string): unknown {
+  // The parser makes an Error for each fault it finds, one for each character of a file of `]`:
+  // their stack traces, which no one reads, were half of that file's time.
+  const stackTraceLimit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    // logLevel 'error' keeps a second document an error, as it is for GitHub.
+    const document = parseDocument(text, {
+      uniqueKeys: false,
+      prettyErrors: false,
+      logLevel: 'error'
+    })
+    if (document.errors.length > 0) return undefined
+    return plainValues(document.contents, anchorsOf(document))
+  } catch {
+    // Nesting deep enough to exhaust the stack.
+    return undefined
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit
+  }
+}
+
+/**
+ * The node each alias names: the last node before it that carries its anchor, found in one pass in
+ * document order. The parser's own lookup walks the document again for each alias (quadratic: a
+ * file of thousands of anchors, each used once, took seconds).
+ */
+function anchorsOf(document: Document): Map<Alias, Node> {
+  const named = new Map<string, Node>()
+  const targets = new Map<Alias, Node>()
+  visit(document, {
+    Node: (_, node) => {
+      if (isAlias(node)) {
+        const target = named.get(node.source)
+        if (target !== undefined) targets.set(node, target)
+      } else if (node.anchor !== undefined) named.set(node.anchor, node)
+    }
+  })
+  return targets
+}
+
+/**
+ * A node as plain values: each node made once, so an alias shares its target's value (no expansion,
+ * and a node that holds an alias to itself holds itself); an alias to no anchor is undefined.
+ * Mappings have no prototype, so that a `__proto__` key is a key like any other.
+ */
+function plainValues(root: unknown, targets: Map<Alias, Node>): unknown {
+  const made = new Map<unknown, unknown>()
+  const plain = (node: unknown): unknown => {
+    if (isAlias(node)) return targets.has(node) ? plain(targets.get(node)) : undefined
+    if (made.has(node)) return made.get(node)
+    if (isScalar(node)) return node.value
+    if (isSeq(node)) {
+      const list: unknown[] = []
+      made.set(node, list)
+      for (const item of node.items) list.push(plain(item))
+      return list
+    }
+    if (!isMap(node)) return undefined
+    const mapping: Record<string, unknown> = Object.create(null)
+    made.set(node, mapping)
+    for (const pair of node.items) mapping[String(plain(pair.key))] = plain(pair.value)
+    return mapping
+  }
+  return plain(root)
 }
 
 /** A `concurrency:` that names a group: a string, or an object with a `group`. */

@@ -47,8 +47,13 @@ import {
 describe.concurrent('one case of each table of cases.ts, through the bundle', () => {
   it('a refused input: an api-key cut by a line break, masked line by line as the runner masks', () =>
     expectRefused(run, pick(REFUSALS, ['api-key with a line break inside'])[0]!))
-  it("a credential that belongs elsewhere: the bot's Discord token as api-key", () =>
-    expectMixUpRefused(run, pick(MIX_UPS, ["api-key holding this bot's Discord token"])[0]!))
+  it("a credential that belongs elsewhere: the bot's Discord token inside api-key, and in discord-token", () =>
+    expectMixUpRefused(
+      run,
+      pick(MIX_UPS, [
+        "api-key holding this bot's Discord token with a comma after it, the token in discord-token too"
+      ])[0]!
+    ))
   it('an input holding workflow-command lines: bot-id', () =>
     expectInjectionRefused(run, pick(INJECTIONS, ['bot-id'])[0]!))
   it('an input holding the legacy ##[ syntax: commands-file', () =>
@@ -135,11 +140,11 @@ describe.concurrent('what a remote and the runner hand the run', () => {
     expect(api.received('stats')).toEqual([])
   })
 
-  it("a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of YAML's worst shape parses in time", async () => {
+  it('a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of tagged entries parses in time', async () => {
     const api = await service()
     const repo = await github()
     // An unknown directive and unresolved tags, each of which the parser warns about, quoting its
-    // line; then tagged entries up to the size limit, the worst shape measured to parse.
+    // line; then tagged entries up to the size limit, each a node of its own.
     const head =
       '%FOO ::warning::planted ##[error]planted\n---\njobs:\n  stats:\n    runs-on: !!planted x\nx:\n'
     const workflow = head + '  - !t v\n'.repeat(Math.floor((MAX_WORKFLOW_BYTES - head.length) / 9))
@@ -246,6 +251,39 @@ describe.skipIf(WINDOWS)(
       ])
       expect(result.outputs).toMatchObject({ result: 'failed', 'command-count': '14' })
       expect(result.summary).toMatch(/^<h3>❌ [^<]*: failed: stopped by SIGTERM<\/h3>/)
+    })
+
+    it('SIGTERM while a dry run reads a hostile workflow file under the cap (thousands of anchors, each used once): the stop reported, exit at once', async () => {
+      const api = await service()
+      let workflow = 'jobs:\n  stats:\n    runs-on: x\nx:\n'
+      for (let i = 0; ; i++) {
+        const anchors = `  - &s${i} v\n  - &c${i} [*s${i}]\n  - *c${i}\n`
+        if (workflow.length + anchors.length > MAX_WORKFLOW_BYTES) break
+        workflow += anchors
+      }
+      // The key check is the dry run's last request before the file is read and parsed.
+      const { result, exitMs } = await runWatched(
+        {
+          inputs: statsInputs(api, { 'dry-run': 'true', timeout: '5' }),
+          files: { '.github/workflows/stats.yml': workflow },
+          env: {
+            GITHUB_WORKFLOW_REF: 'example/bot/.github/workflows/stats.yml@refs/heads/main',
+            GITHUB_JOB: 'stats'
+          }
+        },
+        () => api.received('votes').length > 0,
+        child => setTimeout(() => child.kill('SIGTERM'), 20)
+      )
+      // About 0.2 s on an idle machine (the parser's own alias lookup held it 6 s and more); the
+      // bound leaves room for a loaded one.
+      expect(exitMs, 'exits about at once').toBeLessThan(3_000)
+      expect(result.code).toBe(1)
+      expect(errorsOf(result)).toEqual([
+        expect.stringMatching(
+          /^The step was stopped by SIGTERM .*The workflow that ran this step was not checked\. Nothing was sent \(dry run\)\./
+        )
+      ])
+      expect(result.outputs['result']).toBe('failed')
     })
 
     it('SIGINT during a wait for the read limiter: says nothing was sent, sends nothing, exits at once', async () => {

@@ -40,6 +40,8 @@ const NO_COUNT: Inputs = { 'command-count': '' }
 const OWN_TOKEN = tokenOf(BOT)
 const OTHER_TOKEN = tokenOf('223456789012345678')
 const PLACE_KEY = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
+/** A GitHub token as the runner passes the job's. */
+const JOB = 'ghs_16C7e42F292c6912E7710c838347Ae178B4a'
 const userIds = (count: number): string[] =>
   Array.from({ length: count }, (_, i) => String(100000000000000000n + BigInt(i)))
 
@@ -220,7 +222,54 @@ describe('parseSettings refuses', () => {
       'Authorization: Bot MTIz.abc.def',
       /than the secret \(white space inside it\)/
     ],
-    ['github-token', '"ghs_0123456789abcdefABCDEF"', /than the secret \(quotes around it\)/]
+    ['github-token', '"ghs_0123456789abcdefABCDEF"', /than the secret \(quotes around it\)/],
+    // One secret in two inputs, or inside another in a wrapper no pasted form explains: each pair,
+    // either way round, named by the input that holds the other.
+    [
+      'api-key',
+      `${OWN_TOKEN},`,
+      /holds the secret given as discord-token/,
+      { 'discord-token': OWN_TOKEN }
+    ],
+    [
+      'discord-token',
+      `<${PLACE_KEY}>`,
+      /holds the secret given as api-key/,
+      { 'api-key': PLACE_KEY }
+    ],
+    [
+      'discord-token',
+      OWN_TOKEN,
+      /is the same secret as github-token/,
+      { 'github-token': OWN_TOKEN }
+    ],
+    [
+      'github-token',
+      `GH:${OWN_TOKEN}`,
+      /holds the secret given as discord-token/,
+      { 'discord-token': OWN_TOKEN }
+    ],
+    [
+      'api-key',
+      `'${JOB}'`,
+      /same secret as github-token.*also holds quotes/,
+      { 'github-token': JOB }
+    ],
+    [
+      'github-token',
+      `${PLACE_KEY};`,
+      /holds the secret given as api-key/,
+      { 'api-key': PLACE_KEY }
+    ],
+    // 16 characters of the key as github-token: the shortest value looked for inside another.
+    [
+      'api-key',
+      PLACE_KEY,
+      /holds the secret given as github-token/,
+      { 'github-token': PLACE_KEY.slice(0, 16) }
+    ],
+    // The same value in two inputs, however short.
+    ['api-key', 'dp_short', /is the same secret as github-token/, { 'github-token': 'dp_short' }]
   ])('%s %j', (input, secret, problem, more = {}) => {
     const inner = secret
       .replace(/^(export )?[A-Z_]+=/, '')
@@ -417,6 +466,12 @@ describe('parseSettings accepts', () => {
       change: { 'api-key': PLACE_KEY, 'discord-token': OWN_TOKEN },
       expected: { apiKey: PLACE_KEY, discordToken: OWN_TOKEN }
     },
+    // A value shorter than 16 characters is never taken for a secret inside another: 15 characters
+    // of the key as github-token.
+    {
+      change: { 'api-key': PLACE_KEY, 'github-token': PLACE_KEY.slice(0, 15) },
+      expected: { github: expect.objectContaining({ token: PLACE_KEY.slice(0, 15) }) }
+    },
     // Tokens whose first part names no bot ID; near misses of a discord.place key's shape.
     ...[
       'not-an-id.GpRxYz.abc',
@@ -572,6 +627,10 @@ describe('every refusal, word for word', () => {
   const KEY_FIX =
     "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}."
   const HEADER_SAFE = 'contains whitespace, a control character or a non-ASCII character'
+  const TAKES_KEY =
+    "api-key takes the bot's API key from its manage page on discord.place, for example ${{ secrets.DISCORD_PLACE_API_KEY }}"
+  const TAKES_TOKEN = "discord-token takes the bot's token from the Discord Developer Portal"
+  const TAKES_JOB = "github-token takes GitHub's token for the job, by default ${{ github.token }}"
   const SWAPPED =
     'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent. The secrets are probably swapped, or the wrong secret is named. ' +
     `${KEY_FIX} The Discord token goes in discord-token.`
@@ -617,13 +676,15 @@ describe('every refusal, word for word', () => {
     [`Input 'api-key' ${SWAPPED}`]: { 'api-key': OWN_TOKEN },
     [`Input 'api-key' ${SWAPPED} The secret also holds quotes around it, which does not belong in it.`]:
       { 'api-key': `"${OWN_TOKEN}"` },
-    [`Input 'api-key' is the same secret as discord-token, so nothing was sent. One of the two names the wrong secret. ${KEY_FIX} discord-token takes the bot's Discord token.`]:
+    [`Input 'api-key' is the same secret as discord-token, so nothing was sent. One of the two names the wrong secret: ${TAKES_KEY}, and ${TAKES_TOKEN}.`]:
       { 'api-key': 'dp_same-secret-in-both', 'discord-token': 'dp_same-secret-in-both' },
-    [`Input 'api-key' is the same secret as github-token (GitHub's token for the job), so nothing was sent. ${KEY_FIX}`]:
+    [`Input 'api-key' is the same secret as github-token, so nothing was sent. One of the two names the wrong secret: ${TAKES_KEY}, and ${TAKES_JOB}.`]:
       {
         'api-key': 'ghs_0123456789abcdef',
         'github-token': 'ghs_0123456789abcdef'
       },
+    [`Input 'discord-token' holds the secret given as github-token, so nothing was sent. One of the two names the wrong secret: ${TAKES_TOKEN}, and ${TAKES_JOB}.`]:
+      { 'discord-token': `${JOB}.`, 'github-token': JOB },
     'Input \'timeout\' must be a whole number of seconds from 1 to 21600, got "0". Write it like 900.':
       { timeout: '0' },
     'Input \'stale-after\' must be a whole number of hours from 7 to 720, got "0". Write it like 48, a few schedule periods long, or leave it empty.':
@@ -695,5 +756,42 @@ describe('every refusal, word for word', () => {
     expect(refuse({ 'api-key': '' }, 'api-key', [], env).error.message).toBe(
       "Input 'api-key' is empty. The calling workflow passes it by name: secrets: DISCORD_PLACE_API_KEY: ${{ secrets.DISCORD_PLACE_API_KEY }} (secrets: inherit passes nothing to a workflow of another owner). Secrets are not given to workflows run from forks."
     )
+  })
+  it("GITHUB_API_URL in plain http to a host that is not loopback, with a github-token: GitHub's API named, not an input", () => {
+    const error = thrownBy(() =>
+      parse({ 'github-token': JOB }, { GITHUB_API_URL: 'http://ghes.example/api/v3' })
+    )
+    expect(error).toMatchObject({
+      message:
+        "GITHUB_API_URL (GitHub's API, where github-token goes; the runner sets it) uses plain http to ghes.example, which " +
+        'would send a secret unencrypted. Use https, or a loopback host (127.0.0.1, localhost or [::1]) for a local test ' +
+        "server. Or pass no github-token (github-token: '') and check out the repository, so that nothing is sent there.",
+      headline: 'bad GITHUB_API_URL',
+      botId: BOT
+    })
+  })
+})
+
+describe('GITHUB_API_URL, where github-token goes: the rule of base-url and discord-api-url', () => {
+  it.each<{ url: string; token?: string; apiUrl?: string; problem?: string }>([
+    { url: 'https://ghes.example/api/v3/', apiUrl: 'https://ghes.example/api/v3' },
+    { url: 'http://127.0.0.1:8080', apiUrl: 'http://127.0.0.1:8080' },
+    { url: 'http://192.168.1.10', problem: 'uses plain http to 192.168.1.10' },
+    { url: 'https://user:pass@ghes.example', problem: 'contains a user name or password' },
+    { url: 'ftp://ghes.example', problem: 'uses "ftp:", not https' },
+    { url: 'ghes.example', problem: 'is not an absolute URL: "ghes.example"' },
+    // Without a token nothing is sent there: not checked.
+    { url: 'http://ghes.example', token: '', apiUrl: 'http://ghes.example' }
+  ])('$url, github-token $token', ({ url, token = JOB, apiUrl, problem }) => {
+    const env = { GITHUB_API_URL: url }
+    if (problem === undefined) {
+      expect(parse({ 'github-token': token }, env).github?.apiUrl).toBe(apiUrl)
+      return
+    }
+    const error = thrownBy(() => parse({ 'github-token': token }, env))
+    expect(error).toBeInstanceOf(ActionError)
+    const { message } = error as Error
+    expect(message.startsWith('GITHUB_API_URL ')).toBe(true)
+    expect(message).toContain(problem)
   })
 })

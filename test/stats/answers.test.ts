@@ -551,6 +551,14 @@ describe("stale-after: a passing failure of the service, judged by the listing's
       result: 'failed',
       stats: 1
     },
+    // A timeout never leads to a resend (the service may still be working on the update).
+    {
+      name: 'no answer in time, the re-read showing the update did not arrive, younger: deferred',
+      ago: 8 * HOUR,
+      faults: [{ kind: 'hang' }],
+      result: 'deferred',
+      stats: 1
+    },
     {
       name: 'no answer to the resend the record allowed, younger: deferred',
       ago: 7 * HOUR,
@@ -577,7 +585,14 @@ describe("stale-after: a passing failure of the service, judged by the listing's
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, { ago, ...bot })
     for (const fault of faults) emulator.inject('stats', fault)
-    const run = await statsStep(statsInputs(emulator, { 'stale-after': '48', ...inputs }), clock)
+    // A hang ends at request-timeout, on the real clock.
+    const timeout: Record<string, string> = faults.some(fault => fault.kind === 'hang')
+      ? { 'request-timeout': '1' }
+      : {}
+    const run = await statsStep(
+      statsInputs(emulator, { 'stale-after': '48', ...timeout, ...inputs }),
+      clock
+    )
     expect(emulator.received('stats'), 'never repeated after an answer').toHaveLength(stats)
     expect(run.outputs.result).toBe(result)
     expect(run.outcome.staleAfter).toBe(inputs === undefined && bot === undefined ? 48 : undefined)

@@ -3,8 +3,9 @@
  * process against the service emulator, on a clock the test controls: what a fresh read of the
  * public record proves. interface.md: a stats update is never sent again after a failure that
  * may have delivered it, "unless a fresh read of the public record shows that it did not
- * arrive"; a timeout never leads to a resend (the service may still be working on it); a cached
- * record cannot prove that something did not arrive. The run around it: update.test.ts.
+ * arrive"; a timeout never leads to a resend (the service may still be working on it), nor does an
+ * earlier update within 6 hours, though the record shows it did not arrive; a cached record cannot
+ * prove that something did not arrive. The run around it: update.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
@@ -70,7 +71,7 @@ interface Row extends Omit<Check, 'signal' | 'log'> {
   record?: Fault
   /** The clock stands still through the wait before the read: the read sees SENT as now. */
   frozen?: true
-  result: 'arrived' | 'resend' | 'unknown'
+  result: 'arrived' | 'resend' | 'not-arrived' | 'unknown'
   /** Record reads, and waits before them (one after a dropped connection, none after a timeout). */
   reads?: number
   waits?: number
@@ -95,7 +96,7 @@ describe('the delivery check: what the fresh record proves', () => {
     ],
     [
       'after a timeout: read at once, and never a resend, even with no update for 6 hours',
-      { error: TIMEOUT, result: 'unknown', waits: 0 }
+      { error: TIMEOUT, result: 'not-arrived', waits: 0 }
     ],
     [
       'after a timeout, the command count stamped since: arrived',
@@ -114,18 +115,18 @@ describe('the delivery check: what the fresh record proves', () => {
     // An update of a count not sent is not this update: not arrived, and not resent either.
     [
       'only the command count sent; the server count stamped',
-      { ...serversAt(500), result: 'unknown' }
+      { ...serversAt(500), result: 'not-arrived' }
     ],
     [
       'only the server count sent; the command count stamped',
-      { body: SERVERS, ...commandsAt(500), result: 'unknown' }
+      { body: SERVERS, ...commandsAt(500), result: 'not-arrived' }
     ],
     // The service's clock may be behind by up to a minute; an earlier update within 6 hours makes a
     // resend early.
     ['stamped a minute before the PATCH: arrived', { ...commandsAt(-MINUTE), result: 'arrived' }],
     [
-      'stamped a minute and a second before: an earlier update, unknown',
-      { ...commandsAt(-MINUTE - 1_000), result: 'unknown' }
+      'stamped a minute and a second before: an earlier update, not arrived, not resent',
+      { ...commandsAt(-MINUTE - 1_000), result: 'not-arrived' }
     ],
     // The record accepts an update 6 hours and the minute of margin after the last one.
     [
@@ -133,8 +134,8 @@ describe('the delivery check: what the fresh record proves', () => {
       { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE), result: 'resend' }
     ],
     [
-      'a millisecond less: unknown',
-      { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE + 1), result: 'unknown' }
+      'a millisecond less: not arrived, not resent',
+      { frozen: true, ...commandsAt(-SIX_HOURS - MINUTE + 1), result: 'not-arrived' }
     ],
     [
       'a record served from a cache (Age > 0) proves nothing',

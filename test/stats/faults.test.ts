@@ -78,7 +78,7 @@ const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
     [HANG],
     1,
     'failed',
-    /may have reached the service, so it was not sent again/
+    /shows it has not arrived, but sending it again could still be early/
   ],
   ['stats', 'drips a 200 slower than the timeout', [DRIP], 1, 'updated'],
   ['stats', 'drops the connection mid-body', [CUT], 1, 'updated'],
@@ -149,6 +149,15 @@ const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
     3,
     'failed',
     /through the GitHub API failed \(503/
+  ],
+  // A redirect's body is not the file, and its Location is not followed.
+  [
+    'github',
+    'answers 302 with a manifest of its own',
+    [{ kind: 'answer', status: 302, headers: { Location: '/elsewhere' }, body: '[{"name":"a"}]' }],
+    1,
+    'failed',
+    /through the GitHub API failed \(302, a redirect, which is not followed\)/
   ]
 ]
 

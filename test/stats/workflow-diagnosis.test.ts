@@ -81,7 +81,12 @@ describe('diagnoseWorkflow: one cause, from the file that ran the step', () => {
     starts?: string
     /** Requests GitHub's API received. */
     fetched?: number
+    /** The run's log lines. */
+    logged?: string[]
   }
+  const TOO_LARGE = [
+    'The workflow that ran this step (.github/workflows/stats.yml) is larger than 128 KiB, so its schedule and concurrency group were not checked.'
+  ]
   const ELSEWHERE =
     `${shown('has a concurrency group')}, so the other update came from another workflow, a manual run, or the bot itself: give ` +
     `every job that updates this bot the concurrency group discord-place-stats-${BOT}.`
@@ -167,8 +172,13 @@ describe('diagnoseWorkflow: one cause, from the file that ran the step', () => {
       { files: { [PATH]: padded(MAX_WORKFLOW_BYTES) }, starts: NO_GROUP }
     ],
     [
-      'a file a byte over it: not read, nor fetched',
-      { files: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1) }, api: API.api, fetched: 0 }
+      'a file a byte over it: not read, nor fetched, and said in one line',
+      {
+        files: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1) },
+        api: API.api,
+        fetched: 0,
+        logged: TOO_LARGE
+      }
     ],
     [
       'no checkout: through the API, at the workflow’s commit',
@@ -192,12 +202,22 @@ describe('diagnoseWorkflow: one cause, from the file that ran the step', () => {
     ],
     [
       'through the API, a file over it',
-      { files: {}, api: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1) }, fetched: 1 }
+      {
+        files: {},
+        api: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1) },
+        fetched: 1,
+        logged: TOO_LARGE
+      }
     ],
     // The limit in characters, a byte over it in UTF-8.
     [
       'through the API, a byte over it with an é',
-      { files: {}, api: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1, `${UNGROUPED}#é`) }, fetched: 1 }
+      {
+        files: {},
+        api: { [PATH]: padded(MAX_WORKFLOW_BYTES + 1, `${UNGROUPED}#é`) },
+        fetched: 1,
+        logged: TOO_LARGE
+      }
     ],
     ['through the API, no such file', { files: {}, api: {}, fetched: 1 }]
   ])(
@@ -212,7 +232,8 @@ describe('diagnoseWorkflow: one cause, from the file that ran the step', () => {
         api,
         said,
         starts,
-        fetched
+        fetched,
+        logged = []
       }
     ) => {
       const github =
@@ -235,10 +256,16 @@ describe('diagnoseWorkflow: one cause, from the file that ran the step', () => {
         { attemptTimeoutMs: settings.requestTimeoutMs, totalMs: settings.timeoutMs },
         new TestClock()
       )
-      const text = await diagnoseWorkflow(settings, { requests }, evidence)
+      const log: string[] = []
+      const text = await diagnoseWorkflow(
+        settings,
+        { requests, log: line => log.push(line) },
+        evidence
+      )
       if (starts === undefined) expect(text).toBe(said)
       else expect(text?.startsWith(starts), text).toBe(true)
       expect(github?.requests.length).toBe(fetched)
+      expect(log).toEqual(logged)
     }
   )
 })

@@ -199,7 +199,30 @@ describe('inspectWorkflow: the concurrency group and the schedule of the job tha
       false,
       fine
     ],
+    // Anchors and aliases, as the parser reads them: an alias names the last node before it with
+    // its anchor, and shares it.
+    ['a group through an alias', `x: &g grp\njobs: { stats: { concurrency: *g } }`, true, fine],
+    [
+      'the last anchor of a name before the alias',
+      `a: &g grp\nb: &g ''\njobs: { stats: { concurrency: *g } }`,
+      true,
+      noGroup
+    ],
+    [
+      'an alias before its anchor',
+      `jobs: { stats: { concurrency: *g } }\nx: &g grp`,
+      true,
+      noGroup
+    ],
+    ['a job that holds itself', `jobs: { stats: &s { concurrency: g, again: *s } }`, true, fine],
+    [
+      'a schedule entry through an alias',
+      `x: &c { cron: '0 */2 * * *' }\non: { schedule: [*c] }\n${GROUP}`,
+      false,
+      often('0 */2 * * *', 120)
+    ],
     ['not YAML', 'jobs: [unclosed', false, undefined],
+    ['two documents', `${GROUP}\n---\n${GROUP}`, false, undefined],
     ['not a mapping', '- a list', false, undefined],
     ['an empty file', '', false, undefined],
     ['no jobs', 'on: push', false, undefined],
@@ -215,6 +238,33 @@ describe('inspectWorkflow: the concurrency group and the schedule of the job tha
     ]
   ])('%s (cooldown-check: %s)', (_, text, cooldownCheck, findings) => {
     expect(inspectWorkflow(text, 'stats', cooldownCheck)).toEqual(findings)
+  })
+})
+
+describe('inspectWorkflow on a hostile file of 128 KiB: read or refused well within a deadline', () => {
+  const SIZE = 128 * 1024
+  const fill = (head: string, unit: (i: number) => string): string => {
+    let text = head
+    for (let i = 0; text.length + unit(i).length <= SIZE; i++) text += unit(i)
+    return text
+  }
+  // Each took from 14 to 36 s with the parser's own alias lookup and error messages.
+  it.each([
+    [
+      'thousands of anchors, each used once',
+      fill(
+        'jobs:\n  stats:\n    runs-on: x\nx:\n',
+        i => `  - &s${i} v\n  - &c${i} [*s${i}]\n  - *c${i}\n`
+      ),
+      { noGroup: true, tooOften: undefined }
+    ],
+    ['120 KiB of `]`', ']'.repeat(120 * 1024), undefined],
+    ['a run of carriage returns inside a line', `]${'\r'.repeat(SIZE - 2)}x`, undefined]
+  ])('%s', (_, text, findings) => {
+    const started = performance.now()
+    expect(inspectWorkflow(text, 'stats', false)).toEqual(findings)
+    // timeout: 5, the step's deadline these files were tried with; about half a second on Node 24.
+    expect(performance.now() - started).toBeLessThan(5_000)
   })
 })
 

@@ -103,6 +103,13 @@ export const MIX_UPS: Refusal[] = [
     { 'discord-token': tokenOf('223456789012345678'), 'command-count': '' },
     'discord-token',
     /another bot/
+  ],
+  // A wrapper no pasted form explains: the token would otherwise go to discord.place as the key.
+  [
+    "api-key holding this bot's Discord token with a comma after it, the token in discord-token too",
+    { 'api-key': `${tokenOf(BOT)},`, 'discord-token': tokenOf(BOT) },
+    'api-key',
+    /holds the secret given as discord-token/
   ]
 ]
 
