@@ -2615,7 +2615,11 @@ function parseCount(input, raw, max, whose = "the service's") {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `is ${show(raw)}, above ${whose} maximum of ${max}`, `Send ${range}.`);
     return value;
 }
-const PLACE_KEY = /^[0-9a-f]{64}$/i;
+/**
+ * A discord.place key (64 hexadecimal digits) anywhere in a value, not touching more of them:
+ * `KEY,`, `<KEY>`, `NAME:KEY`. A Discord token never holds one, its parts being shorter.
+ */
+const PLACE_KEY = /(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])/i;
 /**
  * The bot ID a Discord bot token names (three base64url parts, the first an ID), or undefined for
  * another shape.
@@ -2626,6 +2630,20 @@ function tokenBotId(text) {
         return undefined;
     const id = Buffer.from(parts[1], 'base64url').toString('latin1');
     return SNOWFLAKE.test(id) ? id : undefined;
+}
+/**
+ * A Discord bot token anywhere in a value (`TOKEN,`, `x.TOKEN`, `<TOKEN>`, `NAME:TOKEN`): any
+ * three dot-separated parts in a row whose first names a bot ID. No discord.place key holds one
+ * by chance, so such a value is the token, pasted with something around it.
+ */
+function holdsToken(text) {
+    for (const [run] of text.matchAll(/[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+){2,}/g)) {
+        const parts = run.split('.');
+        for (let i = 0; i + 3 <= parts.length; i++)
+            if (tokenBotId(parts.slice(i, i + 3).join('.')) !== undefined)
+                return true;
+    }
+    return false;
 }
 /** What each secret's refusal asks the person to store, in the order they are checked. */
 const STORE_ALONE = {
@@ -2679,7 +2697,7 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
         ? ''
         : ` The secret also holds ${found.extra.join(' and ')}, which does not belong in it.`;
     const fix = "Pass the bot's API key from its manage page on discord.place, for example api-key: ${{ secrets.DISCORD_PLACE_API_KEY }}.";
-    if (tokenBotId(api.value) !== undefined) {
+    if (holdsToken(api.value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('api-key', 'looks like a Discord bot token (three dot-separated parts, the first naming a bot ID), not a discord.place API key, so nothing was sent', `The secrets are probably swapped, or the wrong secret is named. ${fix} The Discord token goes in discord-token.${also(api)}`);
     }
     const unwrapped = { 'api-key': api, 'discord-token': discord, 'github-token': github };

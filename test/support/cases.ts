@@ -109,7 +109,7 @@ export const MIX_UPS: Refusal[] = [
     "api-key holding this bot's Discord token with a comma after it, the token in discord-token too",
     { 'api-key': `${tokenOf(BOT)},`, 'discord-token': tokenOf(BOT) },
     'api-key',
-    /holds the secret given as discord-token/
+    /looks like a Discord bot token/
   ]
 ]
 
