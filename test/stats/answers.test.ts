@@ -15,12 +15,14 @@ import { PLACEHOLDERS } from '../../scripts/docs.js'
 import { answer, jsonAnswer, serviceError } from '../support/answers.js'
 import {
   type Fault,
+  FIFTH_STRIKE,
   jsonFault,
   limiterFault,
   recordFault,
   SIX_HOUR_REFUSAL,
-  SIX_HOURS
-} from '../support/emulator.js'
+  SIX_HOURS,
+  type ServiceEmulator
+} from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,
@@ -33,7 +35,6 @@ import {
   statsRun,
   TestClock
 } from '../support/inprocess.js'
-import type { ServiceEmulator } from '../support/emulator.js'
 import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 /** Where every TestClock starts. */
@@ -98,12 +99,7 @@ it.each<[number, string | undefined, boolean, OutcomeId]>([
   [400, undefined, false, 'count-refused'],
   [401, 'Invalid API key.', false, 'key-401'],
   [404, 'Bot not found.', false, 'key-404'],
-  [
-    410,
-    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
-    false,
-    'key-410-fifth'
-  ],
+  [410, FIFTH_STRIKE, false, 'key-410-fifth'],
   [410, 'This API key has been revoked.', false, 'key-410'],
   [410, undefined, false, 'key-410'],
   [300, undefined, false, 'redirect'],
@@ -195,7 +191,7 @@ describe('the answer to the update', () => {
       name: 'the 5th early update, which revokes the key (410)',
       bot: { ago: HOUR, seed: { strikes } },
       status: 410,
-      said: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+      said: FIFTH_STRIKE,
       id: 'key-410-fifth'
     },
     {
