@@ -6,7 +6,7 @@
  * run that has not finished after 10 s is stopped, and the script says so.
  */
 import { pathToFileURL } from 'node:url'
-import { type BotSeed, type Fault, ServiceEmulator } from './emulator/service.js'
+import { type BotSeed, type Fault, jsonFault, ServiceEmulator } from './emulator/service.js'
 import { ready } from './node24.mjs'
 import { runStep, type Step, type StepResult } from './step.js'
 
@@ -25,12 +25,11 @@ const COUNTS = { 'command-count': '14', 'server-count': '1260' }
 /**
  * discord.place's answer when its own lookup of the server count fails (routes/bots/[id]/stats.js).
  */
-const FAILED: Fault = {
-  kind: 'answer',
-  status: 500,
-  headers: { 'Content-Type': 'application/json' },
-  body: '{"success":false,"error":"Could not fetch server count.","status":500}'
-}
+const FAILED = jsonFault(500, {
+  success: false,
+  error: 'Could not fetch server count.',
+  status: 500
+})
 
 /**
  * A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among
@@ -232,9 +231,7 @@ export async function main(arg = 'updated'): Promise<number> {
 
 function show(result: StepResult, requests: string[]): void {
   const outputs = Object.entries(result.outputs).map(([name, value]) => `${name} = ${value}`)
-  const annotations = result.commands
-    .filter(c => ['error', 'warning', 'notice'].includes(c.command))
-    .map(c => `${c.command}: ${c.message}`)
+  const annotations = result.commands.map(c => `${c.command}: ${c.message}`)
   section('Job summary', plainText(result.summary))
   section('Outputs', outputs)
   section('Annotations', annotations)
