@@ -22,15 +22,13 @@ export interface Step {
   files?: Record<string, string> | undefined
 }
 
-/** What a workflow shows of a run: its exit code, outputs, summary, annotations and log. */
+/** What a workflow shows of a run: its exit code, outputs, summary and annotations. */
 export interface StepResult {
   code: number | null
   outputs: Record<string, string>
   summary: string
-  /** The workflow commands the runner would read; only annotations are kept here. */
+  /** The annotations (`error`, `warning`, `notice`) among the workflow commands. */
   commands: { command: string; message: string }[]
-  /** The lines of stdout a person reads in the log (workflow commands hidden). */
-  log: string[]
   /** From the process's start to its end. */
   durationMs: number
 }
@@ -46,40 +44,9 @@ export async function runStep(
   timeoutMs: number,
   script = BUNDLE
 ): Promise<StepResult | undefined> {
-  const declared = (parse(await readFile(ACTION, 'utf8')) as { inputs: Record<string, object> })
-    .inputs
-  const unknown = Object.keys(step.inputs).filter(name => !(name in declared))
-  if (unknown.length > 0) throw new Error(`inputs not in action.yml: ${unknown.join(', ')}`)
   const work = await mkdtemp(join(tmpdir(), 'action-step-'))
   try {
-    const workspace = join(work, 'workspace')
-    const [outputFile, summaryFile] = [join(work, 'output'), join(work, 'summary')]
-    await mkdir(workspace)
-    await Promise.all([writeFile(outputFile, ''), writeFile(summaryFile, '')])
-    for (const [path, content] of Object.entries(step.files ?? {})) {
-      await mkdir(dirname(join(workspace, path)), { recursive: true })
-      await writeFile(join(workspace, path), content)
-    }
-    const env: Record<string, string> = {
-      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: work,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_WORKSPACE: workspace,
-      GITHUB_OUTPUT: outputFile,
-      GITHUB_STEP_SUMMARY: summaryFile,
-      GITHUB_REPOSITORY: 'example/bot',
-      // A loopback port where nothing listens: a run that reads the repository (the workflow read
-      // after a strike) is refused at once and never reaches GitHub.
-      GITHUB_API_URL: 'http://127.0.0.1:9',
-      RUNNER_TEMP: work
-    }
-    for (const [name, input] of Object.entries(declared)) {
-      const fallback = (input as { default?: unknown }).default ?? ''
-      // `${{ github.token }}`: a script has no job, so no job token.
-      const value =
-        step.inputs[name] ?? (String(fallback).startsWith('${{') ? '' : String(fallback))
-      env[`INPUT_${name.toUpperCase()}`] = value
-    }
+    const { env, workspace, outputFile, summaryFile } = await prepare(step, work)
     const started = performance.now()
     const child = spawn(node, [script], {
       cwd: workspace,
@@ -95,25 +62,66 @@ export async function runStep(
     const durationMs = performance.now() - started
     clearTimeout(timer)
     if (signal === 'SIGKILL') return undefined
-    const lines = stdout.split(/\r?\n/)
-    const commands = lines.flatMap(line => {
-      const annotation = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/.exec(line)
-      if (annotation === null) return []
-      // The runner's escapes in a command's value, `%25` undone last.
-      const message = annotation[2]!.replace(/%0D/g, '\r').replace(/%0A/g, '\n')
-      return [{ command: annotation[1]!, message: message.replace(/%25/g, '%') }]
-    })
     return {
       code,
       outputs: outputsOf(await readFile(outputFile, 'utf8')),
       summary: await readFile(summaryFile, 'utf8'),
-      commands,
-      log: lines.filter(line => line !== '' && !line.startsWith('::')),
+      commands: annotationsOf(stdout),
       durationMs
     }
   } finally {
     await rm(work, { recursive: true, force: true })
   }
+}
+
+/**
+ * The step's environment and workspace under `work`, as the runner sets them up before the process
+ * starts: `INPUT_*` from the step's `with:`, else action.yml's default.
+ */
+async function prepare(step: Step, work: string) {
+  const declared = (parse(await readFile(ACTION, 'utf8')) as { inputs: Record<string, object> })
+    .inputs
+  const unknown = Object.keys(step.inputs).filter(name => !(name in declared))
+  if (unknown.length > 0) throw new Error(`inputs not in action.yml: ${unknown.join(', ')}`)
+  const workspace = join(work, 'workspace')
+  const [outputFile, summaryFile] = [join(work, 'output'), join(work, 'summary')]
+  await mkdir(workspace)
+  await Promise.all([writeFile(outputFile, ''), writeFile(summaryFile, '')])
+  for (const [path, content] of Object.entries(step.files ?? {})) {
+    await mkdir(dirname(join(workspace, path)), { recursive: true })
+    await writeFile(join(workspace, path), content)
+  }
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: work,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_REPOSITORY: 'example/bot',
+    // A loopback port where nothing listens: a run that reads the repository (the workflow read
+    // after a strike) is refused at once and never reaches GitHub.
+    GITHUB_API_URL: 'http://127.0.0.1:9',
+    RUNNER_TEMP: work
+  }
+  for (const [name, input] of Object.entries(declared)) {
+    const fallback = String((input as { default?: unknown }).default ?? '')
+    // `${{ github.token }}`: a script has no job, so no job token.
+    env[`INPUT_${name.toUpperCase()}`] =
+      step.inputs[name] ?? (fallback.startsWith('${{') ? '' : fallback)
+  }
+  return { env, workspace, outputFile, summaryFile }
+}
+
+/** The annotations among the workflow commands a run printed, as the runner reads them. */
+function annotationsOf(stdout: string): StepResult['commands'] {
+  return stdout.split(/\r?\n/).flatMap(line => {
+    const annotation = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/.exec(line)
+    if (annotation === null) return []
+    // The runner's escapes in a command's value, `%25` undone last.
+    const message = annotation[2]!.replace(/%0D/g, '\r').replace(/%0A/g, '\n')
+    return [{ command: annotation[1]!, message: message.replace(/%25/g, '%') }]
+  })
 }
 
 /** `name<<DELIMITER`, the value's lines, then `DELIMITER`: how @actions/core writes an output. */

@@ -167,7 +167,7 @@ describe('npm start', () => {
     async ({ scenario, code, result, requests }) => {
       const day = DAYS.find(day => day.name === scenario)!
       const run = await runScenario(day, runInProcess)
-      expect(run.result?.outputs['result'], run.result?.log.join('\n')).toBe(result)
+      expect(run.result?.outputs['result'], run.result?.summary).toBe(result)
       if (scenario === 'manifest') expect(run.result?.outputs['command-count']).toBe('3')
       expect(run.requests.map(line => line.replace(/^(\S+ \S+) .* -> /, '$1 -> '))).toEqual(
         requests
