@@ -3,7 +3,7 @@
  * test/fixtures/service/service-behaviour.md says the live one does (else as its OpenAPI document
  * says); test/shared/emulator.test.ts holds it to each answer. It records every request, rate-limit
  * window and strike, for tests to assert on. It lives here, not under test/, because the scripts
- * serve it too: `npm start`, `npm run bench` and the CI job that runs `uses: ./` (emulator.ts).
+ * serve it too: `npm start`, `npm run bench` and the CI job that runs `uses: ./` (scripts/emulator.ts).
  */
 import type * as http from 'node:http'
 import {

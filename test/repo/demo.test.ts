@@ -6,7 +6,7 @@
  * runs through the script itself, the bundle on Node 24 as `npm start` runs it.
  */
 import { execFile, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -113,6 +113,19 @@ async function inProcess(
 }
 
 describe('npm start', () => {
+  it('imports nothing from test/, nor does any script: a change to the tests cannot break it', () => {
+    const scripts = readdirSync(join(ROOT, 'scripts'), { recursive: true, encoding: 'utf8' })
+    const fromTest = scripts
+      .filter(file => /\.[mc]?[jt]s$/.test(file))
+      .filter(file =>
+        /(?:from|import\()\s*['"](?:\.\.\/)+test\//.test(
+          readFileSync(join(ROOT, 'scripts', file), 'utf8')
+        )
+      )
+    expect(scripts).toContain('demo.ts')
+    expect(fromTest).toEqual([])
+  })
+
   it('--help gives the usage, then names every scenario, one a line (the script itself, exit code 0)', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
