@@ -210,7 +210,9 @@ export async function main(arg = 'updated'): Promise<number> {
   try {
     node = ready()
   } catch (error) {
-    console.error(`npm start runs the action on Node 24, the runtime action.yml declares: ${error}`)
+    console.error(
+      `npm start runs the action on Node 24, the runtime action.yml declares: ${(error as Error).message}`
+    )
     return 1
   }
   if (node === undefined) {

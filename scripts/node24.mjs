@@ -103,7 +103,7 @@ export function install() {
   }
   throw new Error(
     `could not install Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry (${reasons.join('; ')}). ` +
-      `Offline or behind a proxy? Run \`NODE24=skip npm test\` to leave out the end-to-end tests, or set NODE24 to a Node ${MAJOR} binary.`
+      `Offline or behind a proxy? Set NODE24 to a Node ${MAJOR} binary.`
   )
 }
 
@@ -132,7 +132,9 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       )
     if (path !== undefined) console.log(path)
   } catch (error) {
-    console.error(`Node ${MAJOR} for the end-to-end tests: ${error.message}`)
+    console.error(
+      `Node ${MAJOR} for the end-to-end tests: ${error.message} \`NODE24=skip npm test\` leaves them out.`
+    )
     if (!locateOnly) process.exitCode = 1
   }
 }
