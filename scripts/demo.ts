@@ -1,16 +1,14 @@
 /**
  * `npm start -- <scenario>`: runs the bundled action once on Node 24, as a workflow step would,
- * against the local service emulator seeded for the day the scenario tells, and prints the
- * job summary as text, the outputs, the annotations and the requests the service received. It
- * exits with the action's exit code. `npm start -- --list` names the scenarios. A run that has
- * not finished after 10 s is stopped, and the script says so.
- *
- * To run it against the live service with your own bot instead, set BOT_ID and API_KEY (and
- * optionally COMMAND_COUNT, SERVER_COUNT, BASE_URL, DRY_RUN, COOLDOWN_CHECK), without a scenario.
+ * against the local service emulator seeded for the day the scenario tells, and prints the job
+ * summary as text, the outputs, the annotations and the requests the service received. It exits
+ * with the action's exit code. Without Node 24 at hand it fetches one first, as `npm test` does. A
+ * run that has not finished after 10 s is stopped, and the script says so.
  */
 import { pathToFileURL } from 'node:url'
-import type { RunOptions, RunResult } from '../test/support/action.js'
-import type { BotSeed, Fault } from '../test/support/emulator.js'
+import { type BotSeed, type Fault, jsonFault, ServiceEmulator } from './emulator/service.js'
+import { ready } from './node24.mjs'
+import { runStep, type Step, type StepResult } from './step.js'
 
 const HOUR = 60 * 60 * 1000
 const TIMEOUT_MS = 10_000
@@ -27,12 +25,11 @@ const COUNTS = { 'command-count': '14', 'server-count': '1260' }
 /**
  * discord.place's answer when its own lookup of the server count fails (routes/bots/[id]/stats.js).
  */
-const FAILED: Fault = {
-  kind: 'answer',
-  status: 500,
-  headers: { 'Content-Type': 'application/json' },
-  body: '{"success":false,"error":"Could not fetch server count.","status":500}'
-}
+const FAILED = jsonFault(500, {
+  success: false,
+  error: 'Could not fetch server count.',
+  status: 500
+})
 
 /**
  * A few commands as a deploy script sends them to Discord: 3 top-level, 5 leaf subcommands among
@@ -153,16 +150,15 @@ export const SCENARIOS: Scenario[] = [
  * path body -> status`).
  */
 export interface ScenarioRun {
-  result: RunResult | undefined
+  result: StepResult | undefined
   requests: string[]
 }
 
 /** A step's run: the bundle on Node 24 (npm start), or main.ts in process (its test). */
-export type StepRunner = (options: RunOptions) => Promise<RunResult | undefined>
+export type StepRunner = (step: Step) => Promise<StepResult | undefined>
 
 /** Runs a scenario: the emulator seeded for its day, then the step with its inputs and files. */
 export async function runScenario(scenario: Scenario, run: StepRunner): Promise<ScenarioRun> {
-  const { ServiceEmulator } = await import('../test/support/emulator.js')
   const emulator = await ServiceEmulator.start({
     bots: [
       { id: BOT, apiKey: KEY, commands: 12, servers: 1204, realServerCount: 1262, ...scenario.bot }
@@ -185,97 +181,63 @@ export async function runScenario(scenario: Scenario, run: StepRunner): Promise<
   }
 }
 
-/**
- * runAction's error for a run it killed: no result. Its output so far is not printed: it holds the
- * ::add-mask:: lines.
- */
-function stoppedRun(error: unknown): undefined {
-  if (error instanceof Error && error.message.startsWith('the action did not exit within'))
-    return undefined
-  throw error
-}
+const USAGE = `Usage: npm start -- <scenario>
+
+Runs dist/index.js on Node 24, as a workflow step would, against a local emulator of discord.place
+seeded for the scenario's day, and prints the job summary, the outputs, the annotations and the
+requests the service received. Without a scenario: updated. The scenarios:
+`
 
 // Run as a script (npm start), not imported by its test.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
   process.exitCode = await main(process.argv[2])
 
-/**
- * The script: `arg` a scenario's name, `--list`, or nothing (the live service with BOT_ID and
- * API_KEY, else `updated`). Returns the exit code.
- */
+/** The script: `arg` a scenario's name, or `--help`. Returns the exit code. */
 export async function main(arg = 'updated'): Promise<number> {
-  if (arg === '--list') {
-    for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.shows}`)
+  if (arg === '--help' || arg === '-h') {
+    console.log(USAGE)
+    for (const s of SCENARIOS) console.log(`  ${s.name.padEnd(12)} ${s.shows}`)
     return 0
   }
   const scenario = SCENARIOS.find(s => s.name === arg)
   if (scenario === undefined) {
     console.error(
-      `Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --list).`
+      `Unknown scenario "${arg}": the scenarios are ${SCENARIOS.map(s => s.name).join(', ')} (npm start -- --help).`
     )
     return 2
   }
-  const env = process.env
-  const live = env['BOT_ID'] !== undefined || env['API_KEY'] !== undefined
-  if (live && process.argv[2] !== undefined) {
+  let node: string | undefined
+  try {
+    node = ready()
+  } catch (error) {
     console.error(
-      'BOT_ID and API_KEY run the action against the live service, which takes no scenario: unset them to run one.'
-    )
-    return 2
-  }
-  // Loaded only for a run (it looks for Node 24 as it loads), so --list answers at once.
-  const { NODE24, runAction } = await import('../test/support/action.js')
-  if (NODE24 === undefined) {
-    console.error(
-      'No Node 24 at hand, the runtime action.yml declares: run `node scripts/node24.mjs` once, then npm start again.'
+      `npm start runs the action on Node 24, the runtime action.yml declares: ${(error as Error).message}`
     )
     return 1
   }
-  const onNode24: StepRunner = options =>
-    runAction({ ...options, node: NODE24, timeoutMs: TIMEOUT_MS }).catch(stoppedRun)
-  let run: ScenarioRun
-  if (live) {
-    const inputs = {
-      'bot-id': env['BOT_ID'] ?? '',
-      'api-key': env['API_KEY'] ?? '',
-      'command-count': env['COMMAND_COUNT'] ?? '',
-      'server-count': env['SERVER_COUNT'] ?? '',
-      'base-url': env['BASE_URL'] ?? 'https://api.discord.place',
-      'dry-run': env['DRY_RUN'] ?? 'false',
-      'cooldown-check': env['COOLDOWN_CHECK'] ?? 'true'
-    }
-    console.log(`Running the action against ${inputs['base-url']} for bot ${inputs['bot-id']}.`)
-    run = {
-      result: await onNode24({
-        inputs: Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== ''))
-      }),
-      requests: []
-    }
-  } else {
-    console.log(`${scenario.name}: ${scenario.shows}.`)
-    run = await runScenario(scenario, onNode24)
+  if (node === undefined) {
+    console.error('npm start runs the action on Node 24, which NODE24=skip turns away: unset it.')
+    return 1
   }
+  console.log(`${scenario.name}: ${scenario.shows}.`)
+  const run = await runScenario(scenario, step => runStep(node, step, TIMEOUT_MS))
   if (run.result === undefined) {
     console.error(
-      `${NODE24} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`
+      `${node} dist/index.js had not finished after ${TIMEOUT_MS / 1000} s and was stopped.`
     )
     return 1
   }
-  show(run.result, live ? undefined : run.requests)
+  show(run.result, run.requests)
   return run.result.code ?? 1
 }
 
-function show(result: RunResult, requests: string[] | undefined): void {
+function show(result: StepResult, requests: string[]): void {
   const outputs = Object.entries(result.outputs).map(([name, value]) => `${name} = ${value}`)
-  const annotations = result.commands
-    .filter(c => ['error', 'warning', 'notice'].includes(c.command))
-    .map(c => `${c.command}: ${c.message}`)
+  const annotations = result.commands.map(c => `${c.command}: ${c.message}`)
   section('Job summary', plainText(result.summary))
   section('Outputs', outputs)
   section('Annotations', annotations)
-  // Against the live service, the log tells the requests.
-  if (requests === undefined) section('Log', result.log)
-  else section('Requests the service received', requests)
+  section('Requests the service received', requests)
   section('Exit code', [
     `${result.code} (${result.code === 0 ? 'the step succeeds' : 'the step fails'})`
   ])

@@ -1,13 +1,15 @@
-// `npm run docs`: writes the outcome tables of src/ into docs/troubleshooting.md, between the
-// page's `<!-- generated: NAME -->` and `<!-- end: NAME -->` marks; the rest of the page is
-// written by hand. test/repo/docs.test.ts fails when the committed page differs.
+// `npm run docs`: writes the outcome tables of src/ into docs/troubleshooting.md, and the inputs
+// and outputs of action.yml into README.md, each between the page's `<!-- generated: NAME -->` and
+// `<!-- end: NAME -->` marks; the rest of each page is written by hand. test/repo/docs.test.ts
+// fails when a committed page differs.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
 import { KEY_ANSWERS } from '../src/keys.js'
 import { type Facts, SCHEDULE_WORDS, STATS_OUTCOMES, type Wording } from '../src/stats/outcome.js'
 import { VOTE_OUTCOMES } from '../src/votes/report.js'
 
-export const PAGE = fileURLToPath(new URL('../docs/troubleshooting.md', import.meta.url))
+const path = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url))
 
 /**
  * What varies, as the page shows it: facts of their real types, which the page's wording below
@@ -48,26 +50,13 @@ const table = (head: string[], rows: string[][]): string =>
     ...rows.map(row => `| ${row.map(cell).join(' | ')} |`)
   ].join('\n')
 
-/** A row's words, its first and last sentences shown as `…` where the row above has the same. */
-function elided(text: string, above: string): string {
-  const sentences = (words: string): string[] => words.split(/(?<=\.) /)
-  const [mine, theirs] = [sentences(text), sentences(above)]
-  let head = 0
-  while (head < mine.length - 1 && mine[head] === theirs[head]) head++
-  let tail = 0
-  while (tail < mine.length - head - 1 && mine.at(-1 - tail) === theirs.at(-1 - tail)) tail++
-  return [head > 0 ? '…' : '', ...mine.slice(head, mine.length - tail), tail > 0 ? '…' : '']
-    .filter(Boolean)
-    .join(' ')
-}
-
-const SECTIONS: Record<string, () => string> = {
+const TROUBLESHOOTING: Record<string, () => string> = {
   stats: () =>
     table(
       ['`result`', 'Headline', 'What the run says'],
       Object.entries(STATS_OUTCOMES)
         .filter(([id]) => !id.startsWith('key-'))
-        .map(([id, { result, mark, headline, says }], row, rows) => {
+        .map(([id, { result, mark, headline, says }]) => {
           // A deferred or stale run names the service's answer (a 5xx, the limiter) or the network
           // failure; the limiter's warning names the listing's age only with stale-after set, shown
           // in the deferred row.
@@ -82,7 +71,7 @@ const SECTIONS: Record<string, () => string> = {
           return [
             `\`${result}\``,
             `${mark} ${result === 'failed' ? 'failed: ' : ''}${headline(facts, say)}`,
-            elided(says(facts, say), row === 0 ? '' : rows[row - 1]![1].says(PLACEHOLDERS, say))
+            says(facts, say)
           ]
         })
     ),
@@ -103,10 +92,10 @@ const SECTIONS: Record<string, () => string> = {
   keys: () =>
     table(
       ['Answer', 'Headline', 'Advice'],
-      Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }], row, rows) => [
+      Object.entries(KEY_ANSWERS).map(([answer, { headline, advice }]) => [
         answer === '410-fifth' ? '410, "…revoked due to spamming…"' : answer,
         `failed: ${headline}`,
-        elided(advice(PLACEHOLDERS), row === 0 ? '' : rows[row - 1]![1].advice(PLACEHOLDERS))
+        advice(PLACEHOLDERS)
       ])
     ),
   votes: () =>
@@ -120,19 +109,57 @@ const SECTIONS: Record<string, () => string> = {
     )
 }
 
-/** The page with each generated section written afresh. */
-export function generate(page: string): string {
+/** action.yml's inputs and outputs, as the runner and the Marketplace read them. */
+interface Metadata {
+  inputs: Record<string, { description: string; required?: boolean; default?: string }>
+  outputs: Record<string, { description: string }>
+}
+
+/** A description as a table cell: on one line. */
+const oneLine = (text: string): string => text.trim().replace(/\s+/g, ' ')
+
+const metadata = (): Metadata => parse(readFileSync(path('action.yml'), 'utf8')) as Metadata
+
+const README: Record<string, () => string> = {
+  inputs: () =>
+    table(
+      ['Input', 'Default', 'Description'],
+      Object.entries(metadata().inputs).map(([name, input]) => [
+        `\`${name}\``,
+        input.default === undefined ? '' : `\`${input.default}\``,
+        `${input.required === true ? '**Required.** ' : ''}${oneLine(input.description)}`
+      ])
+    ),
+  outputs: () =>
+    table(
+      ['Output', 'Description'],
+      Object.entries(metadata().outputs).map(([name, output]) => [
+        `\`${name}\``,
+        oneLine(output.description)
+      ])
+    )
+}
+
+/** The pages `npm run docs` writes, with the sections each holds. */
+export const PAGES: Record<string, Record<string, () => string>> = {
+  'docs/troubleshooting.md': TROUBLESHOOTING,
+  'README.md': README
+}
+
+/** `file`'s text (`page`) with each generated section written afresh. */
+export function generate(file: string, page: string): string {
+  const sections = PAGES[file]!
   return page.replace(
     /(<!-- generated: (\w+) -->\n)[\s\S]*?(<!-- end: \2 -->)/g,
     (_all, open: string, name: string, close: string) => {
-      const section = SECTIONS[name]
-      if (section === undefined)
-        throw new Error(`docs/troubleshooting.md names an unknown section: ${name}`)
+      const section = sections[name]
+      if (section === undefined) throw new Error(`${file} names an unknown section: ${name}`)
       return `${open}${section()}\n${close}`
     }
   )
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync(PAGE, generate(readFileSync(PAGE, 'utf8')))
+  for (const file of Object.keys(PAGES))
+    writeFileSync(path(file), generate(file, readFileSync(path(file), 'utf8')))
 }

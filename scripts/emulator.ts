@@ -1,5 +1,5 @@
 /**
- * Serves the service emulator (test/support/emulator.ts) on loopback until it is stopped, for
+ * Serves the service emulator (emulator/service.ts) on loopback until it is stopped, for
  * the CI job that runs the action with `uses: ./` as a real runner does. It holds one example
  * bot, last updated 7 hours ago (so an update is due), with one user who voted an hour ago and
  * one who never did.
@@ -9,7 +9,7 @@
  * The address is printed, and written to url-file when one is named (for a later step to read).
  */
 import { writeFile } from 'node:fs/promises'
-import { ServiceEmulator } from '../test/support/emulator.js'
+import { ServiceEmulator } from './emulator/service.js'
 
 const HOUR = 60 * 60 * 1000
 /** The example bot and its key: the emulator's, not a secret. */

@@ -3,3 +3,4 @@ export function packageNames(): string[]
 export function cacheDir(): string
 export function locate(): string | undefined
 export function install(): string
+export function ready(): string | undefined

@@ -105,28 +105,38 @@ export function install() {
   }
   throw new Error(
     `could not install Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry (${reasons.join('; ')}). ` +
-      `Offline or behind a proxy? Run \`NODE24=skip npm test\` to leave out the end-to-end tests, or set NODE24 to a Node ${MAJOR} binary.`
+      `Offline or behind a proxy? Set NODE24 to a Node ${MAJOR} binary.`
   )
+}
+
+/**
+ * A Node 24 at hand, else one installed now with one line on stderr saying so while it is
+ * (`npm test` and `npm start` both start with this); undefined with NODE24=skip. Throws, saying
+ * why, when none can be had.
+ */
+export function ready() {
+  const path = locate()
+  if (path !== undefined || process.env['NODE24'] === 'skip') return path
+  console.error(
+    `Installing Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry into ${cacheDir()} (once) ...`
+  )
+  return install()
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const locateOnly = process.argv.includes('--locate')
   try {
-    let path = locate()
+    const path = locateOnly ? locate() : ready()
     if (process.env['NODE24'] === 'skip') console.error('NODE24=skip')
-    else if (path === undefined && locateOnly)
+    else if (path === undefined)
       console.error(
         `no Node ${MAJOR} in ${cacheDir()} (\`node scripts/node24.mjs\` installs one; \`npm test\` does)`
       )
-    else if (path === undefined) {
-      console.error(
-        `Installing Node ${MAJOR} for ${process.platform}-${process.arch} from the npm registry into ${cacheDir()} (once) ...`
-      )
-      path = install()
-    }
     if (path !== undefined) console.log(path)
   } catch (error) {
-    console.error(`Node ${MAJOR} for the end-to-end tests: ${error.message}`)
+    console.error(
+      `Node ${MAJOR} for the end-to-end tests: ${error.message} \`NODE24=skip npm test\` leaves them out.`
+    )
     if (!locateOnly) process.exitCode = 1
   }
 }

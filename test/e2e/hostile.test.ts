@@ -30,7 +30,7 @@ import {
   pick,
   REFUSALS
 } from '../support/cases.js'
-import { jsonFault, limiterFault } from '../support/emulator.js'
+import { jsonFault, limiterFault } from '../../scripts/emulator/service.js'
 import {
   botInputs,
   discord,

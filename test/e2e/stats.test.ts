@@ -9,7 +9,7 @@ import { copyFile, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BUNDLE, errorsOf, JOB_TOKEN, ROOT } from '../support/action.js'
-import { jsonFault, SIX_HOURS } from '../support/emulator.js'
+import { jsonFault, SIX_HOURS } from '../../scripts/emulator/service.js'
 import {
   BOT,
   botInputs,

@@ -21,8 +21,7 @@ import { RECORD_POLICY as RECORD } from '../../src/stats/record.js'
 import { STATS_POLICY as STATS } from '../../src/stats/update.js'
 import { VOTE_POLICY as VOTE } from '../../src/votes/check.js'
 import { TestClock } from '../support/inprocess.js'
-import { listenForTest } from '../support/server.js'
-import { afterTest } from '../support/teardown.js'
+import { afterTest, listenForTest } from '../support/teardown.js'
 
 type Reply = { status: number; headers?: Record<string, string> }
 /**

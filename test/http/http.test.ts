@@ -21,8 +21,7 @@ import {
 import { answer as empty } from '../support/answers.js'
 import { KEY, unreachableUrl } from '../support/inprocess.js'
 import { ForwardProxy } from '../support/proxy.js'
-import { listenForTest } from '../support/server.js'
-import { afterTest } from '../support/teardown.js'
+import { afterTest, listenForTest } from '../support/teardown.js'
 
 const fixture = (name: string): Buffer =>
   readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url))

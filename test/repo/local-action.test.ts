@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
 import { ROOT } from '../support/action.js'
-import { ServiceEmulator } from '../support/emulator.js'
+import { ServiceEmulator } from '../../scripts/emulator/service.js'
 import { afterTest } from '../support/teardown.js'
 
 const BOT = { id: '123456789012345678', apiKey: 'dpk_LocalActionKey0123456789' }

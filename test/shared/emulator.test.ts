@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { ROOT } from '../support/action.js'
-import { type BotSeed, LIVE_LIMITS, ServiceEmulator } from '../support/emulator.js'
+import { type BotSeed, LIVE_LIMITS, ServiceEmulator } from '../../scripts/emulator/service.js'
 import { BOT, HOUR, KEY, MINUTE } from '../support/inprocess.js'
 import { afterTest } from '../support/teardown.js'
 

@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest'
 import { KEY_ANSWERS, type KeyAnswer, keyAdvice, keyAnswerOf, keyHeadline } from '../../src/keys.js'
 import { serviceMessage } from '../../src/service.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
-import { type Fault, jsonFault, type ServiceEmulator } from '../support/emulator.js'
+import {
+  type Fault,
+  FIFTH_STRIKE,
+  jsonFault,
+  type ServiceEmulator
+} from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,
@@ -36,11 +41,7 @@ it.each<[number, string | undefined, KeyAnswer | undefined]>([
     'Your API key has been revoked.',
     undefined
   ].map((text): [number, string | undefined, KeyAnswer] => [410, text, 410]),
-  [
-    410,
-    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
-    '410-fifth'
-  ],
+  [410, FIFTH_STRIKE, '410-fifth'],
   ...[400, 403, 429, 500].map((status): [number, string, undefined] => [
     status,
     'whatever',

@@ -13,7 +13,7 @@ import { renderSummary as renderStats } from '../../src/stats/report.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
 import { htmlLink } from '../../src/text.js'
 import { renderSummary as renderVotes } from '../../src/votes/report.js'
-import type { ServiceEmulator } from '../support/emulator.js'
+import type { ServiceEmulator } from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,

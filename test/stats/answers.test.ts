@@ -15,12 +15,14 @@ import { PLACEHOLDER_WORDING, PLACEHOLDERS } from '../../scripts/docs.js'
 import { answer, jsonAnswer, serviceError } from '../support/answers.js'
 import {
   type Fault,
+  FIFTH_STRIKE,
   jsonFault,
   limiterFault,
   recordFault,
   SIX_HOUR_REFUSAL,
-  SIX_HOURS
-} from '../support/emulator.js'
+  SIX_HOURS,
+  type ServiceEmulator
+} from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,
@@ -33,7 +35,6 @@ import {
   statsRun,
   TestClock
 } from '../support/inprocess.js'
-import type { ServiceEmulator } from '../support/emulator.js'
 import { annotations, expectCleanFailure, statsStep } from '../support/step.js'
 
 /** Where every TestClock starts. */
@@ -92,8 +93,6 @@ it('answerFromStatusLine: the status and headers that arrived, no body to read; 
 })
 
 describe('which outcome a failing answer to the update is: its headline, and the words that tell it apart', () => {
-  const FIFTH =
-    'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
   it.each<{ status: number; said?: string; serverCount?: boolean; headline: string; says: string }>(
     [
       {
@@ -135,7 +134,7 @@ describe('which outcome a failing answer to the update is: its headline, and the
       },
       {
         status: 410,
-        said: FIFTH,
+        said: FIFTH_STRIKE,
         headline: 'API key revoked (strikes)',
         says: 'This update was the fifth refused'
       },
@@ -260,7 +259,7 @@ describe('the answer to the update', () => {
       name: 'the 5th early update, which revokes the key (410)',
       bot: { ago: HOUR, seed: { strikes } },
       status: 410,
-      said: 'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.',
+      said: FIFTH_STRIKE,
       id: 'key-410-fifth'
     },
     {

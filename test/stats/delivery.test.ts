@@ -19,7 +19,7 @@ import {
   recordFault,
   type ServiceEmulator,
   SIX_HOURS
-} from '../support/emulator.js'
+} from '../../scripts/emulator/service.js'
 import { BOT, emulatedBot, HOUR, MINUTE, TestClock } from '../support/inprocess.js'
 
 /** When the PATCH went out: where every TestClock starts. */

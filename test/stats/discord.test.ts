@@ -13,7 +13,7 @@ import {
   statsInputs,
   TestClock
 } from '../support/inprocess.js'
-import type { Fault } from '../support/server.js'
+import type { Fault } from '../../scripts/emulator/server.js'
 import { expectCleanFailure, statsStep } from '../support/step.js'
 
 const BAN =

@@ -24,8 +24,8 @@ import {
   TestClock,
   votesRun
 } from '../support/inprocess.js'
-import { type Fault, listenForTest } from '../support/server.js'
-import { afterTest } from '../support/teardown.js'
+import { type Fault } from '../../scripts/emulator/server.js'
+import { afterTest, listenForTest } from '../support/teardown.js'
 
 const JOB_TOKEN = 'ghs_fault-table-job-token-0123'
 const USER = '223456789012345678'

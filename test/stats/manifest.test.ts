@@ -16,8 +16,7 @@ import { Requests } from '../../src/http/client.js'
 import { readRepositoryFile } from '../../src/stats/github.js'
 import { CONTROL_CHARACTER } from '../../src/text.js'
 import { tempWorkspace } from '../support/inprocess.js'
-import { listenForTest } from '../support/server.js'
-import { afterTest } from '../support/teardown.js'
+import { afterTest, listenForTest } from '../support/teardown.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
 const fixtureBytes = (name: string): Buffer => readFileSync(join(FIXTURES, name))

@@ -15,7 +15,7 @@ import {
   type RecordRead
 } from '../../src/stats/window.js'
 import { answer, HTML_PAGE, jsonAnswer, serviceError } from '../support/answers.js'
-import { type Fault, limiterFault, recordFault, SIX_HOURS } from '../support/emulator.js'
+import { type Fault, limiterFault, recordFault, SIX_HOURS } from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,

@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { JOB_TOKEN } from '../support/action.js'
-import type { Fault } from '../support/server.js'
+import type { Fault } from '../../scripts/emulator/server.js'
 import { GitHubFake } from '../support/fakes.js'
 import {
   emulatedBot,

@@ -10,7 +10,11 @@ import type { ClientRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { StoppedError } from '../../src/errors.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
-import { recordFault, type ServiceEmulator, SIX_HOUR_REFUSAL } from '../support/emulator.js'
+import {
+  recordFault,
+  type ServiceEmulator,
+  SIX_HOUR_REFUSAL
+} from '../../scripts/emulator/service.js'
 import { GitHubFake } from '../support/fakes.js'
 import {
   BOT,

@@ -10,7 +10,7 @@
  * (delivery.test.ts), a stop (stops.test.ts), the transport's faults (faults.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { type Fault, jsonFault, recordFault, SIX_HOURS } from '../support/emulator.js'
+import { type Fault, jsonFault, recordFault, SIX_HOURS } from '../../scripts/emulator/service.js'
 import {
   BOT,
   emulatedBot,

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { Requests } from '../../src/http/client.js'
 import type { StatsSettings } from '../../src/settings.js'
 import { diagnoseWorkflow, type Evidence, MAX_WORKFLOW_BYTES } from '../../src/stats/diagnosis.js'
-import { recordFault } from '../support/emulator.js'
+import { recordFault } from '../../scripts/emulator/service.js'
 import { GitHubFake } from '../support/fakes.js'
 import {
   BOT,

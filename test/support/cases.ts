@@ -17,7 +17,7 @@ import {
   type RunResult
 } from './action.js'
 import { BOT, DISCORD_TOKEN, emulatedBot, KEY } from './inprocess.js'
-import type { ServiceEmulator } from './emulator.js'
+import type { ServiceEmulator } from '../../scripts/emulator/service.js'
 import { afterTest } from './teardown.js'
 
 /** Runs a step with these options: runInProcess, or runAction on Node 24. */

@@ -18,11 +18,11 @@ import {
   type RunResult,
   runAction
 } from './action.js'
-import type { ServiceEmulator } from './emulator.js'
+import type { ServiceEmulator } from '../../scripts/emulator/service.js'
 import { DiscordFake, type DiscordFakeOptions, GitHubFake } from './fakes.js'
 import { BOT, DISCORD_TOKEN, type EmulatedBot, emulatedBot } from './inprocess.js'
 import { ForwardProxy } from './proxy.js'
-import type { RecordedRequest } from './server.js'
+import type { RecordedRequest } from '../../scripts/emulator/server.js'
 import { afterTest } from './teardown.js'
 
 export { BOT, botInputs, DISCORD_TOKEN, HOUR, KEY, statsInputs } from './inprocess.js'

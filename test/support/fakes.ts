@@ -2,7 +2,13 @@
  * Loopback fakes of Discord's API (the two reads the action makes) and of GitHub's
  * contents API, shaped after their documentation.
  */
-import { type Answer, FakeServer, type Fault, type RecordedRequest, type Router } from './server.js'
+import {
+  type Answer,
+  FakeServer,
+  type Fault,
+  type RecordedRequest,
+  type Router
+} from '../../scripts/emulator/server.js'
 
 export type DiscordRoute = 'application' | 'commands'
 

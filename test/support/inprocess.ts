@@ -16,7 +16,11 @@ import type { StatsOutcome } from '../../src/stats/outcome.js'
 import { runStats } from '../../src/stats/update.js'
 import { runVotes, type VoteOutcome } from '../../src/votes/check.js'
 import { ROOT } from './action.js'
-import { type BotSeed, type EmulatorOptions, ServiceEmulator } from './emulator.js'
+import {
+  type BotSeed,
+  type EmulatorOptions,
+  ServiceEmulator
+} from '../../scripts/emulator/service.js'
 import { DiscordFake } from './fakes.js'
 import { inputEnvironment, inputVariable, parseActionFile } from './runner.js'
 import { afterTest } from './teardown.js'

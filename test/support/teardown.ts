@@ -5,6 +5,7 @@
  * an async context of its own (trackTests, for every file), and afterTest registers with it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { AddressInfo, Server, Socket } from 'node:net'
 import * as core from '@actions/core'
 import { aroundEach, onTestFinished, type TestContext } from 'vitest'
 import { clearSecrets } from '../../src/secrets.js'
@@ -45,4 +46,22 @@ export function freshProcess(environment: NodeJS.ProcessEnv): void {
   process.exitCode = undefined
   clearSecrets()
   forgetSummaryFile()
+}
+
+/**
+ * Starts a server a test builds for itself on 127.0.0.1 at a free port, and returns the port;
+ * closed when the test ends.
+ */
+export async function listenForTest(server: Server): Promise<number> {
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  afterTest(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise<void>(resolve => server.close(() => resolve()))
+  })
+  return (server.address() as AddressInfo).port
 }

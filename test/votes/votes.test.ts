@@ -26,7 +26,7 @@ import {
   limiterFault,
   type RateLimit,
   type ServiceEmulator
-} from '../support/emulator.js'
+} from '../../scripts/emulator/service.js'
 import { BOT, emulatedBot, HOUR, KEY, TestClock } from '../support/inprocess.js'
 
 /** 2023-09-10T11:30:00Z, the `lastVote` example of the OpenAPI document. */

@@ -1,11 +1,11 @@
 /**
  * The loopback fakes' common ground: a server on 127.0.0.1 that records every request and can
- * answer a route with a fault.
+ * answer a route with a fault. The service emulator (service.ts) is one; the tests' fakes of
+ * Discord and GitHub (test/support/fakes.ts) are the others.
  */
 import * as http from 'node:http'
 import * as https from 'node:https'
-import type { AddressInfo, Server, Socket } from 'node:net'
-import { afterTest } from './teardown.js'
+import type { AddressInfo, Socket } from 'node:net'
 
 export interface RecordedRequest<Route extends string = string> {
   method: string
@@ -214,22 +214,4 @@ const connectionIds = new WeakMap<Socket, number>()
 /** The live service's error body. */
 export function serviceError(status: number, message: string): Answer {
   return { status, json: { success: false, error: message, status } }
-}
-
-/**
- * Starts a server a test builds for itself on 127.0.0.1 at a free port, and returns the port;
- * closed when the test ends.
- */
-export async function listenForTest(server: Server): Promise<number> {
-  const sockets = new Set<Socket>()
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  afterTest(async () => {
-    for (const socket of sockets) socket.destroy()
-    await new Promise<void>(resolve => server.close(() => resolve()))
-  })
-  return (server.address() as AddressInfo).port
 }

@@ -2,7 +2,8 @@
  * A loopback emulator of the bot listing service, answering as
  * test/fixtures/service/service-behaviour.md says the live one does (else as its OpenAPI document
  * says); test/shared/emulator.test.ts holds it to each answer. It records every request, rate-limit
- * window and strike, for tests to assert on.
+ * window and strike, for tests to assert on. It lives here, not under test/, because the scripts
+ * serve it too: `npm start`, `npm run bench` and the CI job that runs `uses: ./` (scripts/emulator.ts).
  */
 import type * as http from 'node:http'
 import {
@@ -95,6 +96,9 @@ export function jsonFault(
 
 const TOO_MANY = 'Too many requests, please try again later.'
 const EARLY = 'You can only update stats once every 6 hours.'
+/** The service's words when an early update is the fifth strike within 6 hours, with its 410. */
+export const FIFTH_STRIKE =
+  'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
 
 /**
  * The request limiter's 429, once, with `fields` beside its own (a `retry_after`) and these
@@ -313,10 +317,7 @@ export class ServiceEmulator extends FakeServer<RouteKind> {
         // owner generates one.
         bot.revokedKeys.add(bot.apiKey!)
         bot.apiKey = undefined
-        return error(
-          410,
-          'Your API key has been revoked due to spamming the stats API. Please generate a new key from your dashboard.'
-        )
+        return error(410, FIFTH_STRIKE)
       }
       return error(429, EARLY)
     }
