@@ -116,7 +116,7 @@ describe('the reusable workflow (stats.yml) mirrors action.yml', () => {
     expect(ours.type).toBe(kind)
   })
 
-  it('takes the secrets under the names the README gives them, so that `secrets: inherit` passes them', () => {
+  it('takes the secrets under the names the README gives them, so that callers pass them by those names', () => {
     expect(call.secrets).toEqual({
       DISCORD_PLACE_API_KEY: expect.objectContaining({ required: false }),
       DISCORD_BOT_TOKEN: expect.objectContaining({ required: false })
