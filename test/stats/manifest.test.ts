@@ -3,8 +3,9 @@
  * refusal's sentence (pinned once, in a table), the file in the workspace or read from the
  * repository, and the bytes people's tools write, which read the same both ways.
  */
-import { readFileSync } from 'node:fs'
-import { mkdir, open, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, realpathSync } from 'node:fs'
+import { chmod, mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import * as http from 'node:http'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +16,7 @@ import { ActionError } from '../../src/errors.js'
 import { Requests } from '../../src/http/client.js'
 import { readRepositoryFile } from '../../src/stats/github.js'
 import { CONTROL_CHARACTER } from '../../src/text.js'
-import { tempWorkspace } from '../support/inprocess.js'
+import { PERMISSIONS_BIND, tempWorkspace, unprivileged } from '../support/inprocess.js'
 import { listenForTest } from '../support/server.js'
 import { afterTest } from '../support/teardown.js'
 
@@ -319,6 +320,79 @@ describe('the file', () => {
       await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository: huge })))
     ).toBe(`${ORIGIN} ${TOO_LARGE}`)
   })
+
+  // A manifest is read only as a regular file of the workspace: neither a link out of it nor what
+  // would block or is not a file, refused before the repository is tried.
+  const POSIX = process.platform !== 'win32'
+  it.runIf(POSIX)('a link out of the workspace is refused, naming where it leads', async () => {
+    const elsewhere = await tempWorkspace({ 'secret.json': '[{"name":"top-secret"}]' })
+    const workspace = await tempWorkspace()
+    await symlink(join(elsewhere, 'secret.json'), join(workspace, 'commands.json'))
+    const fromRepository = unused()
+    const said = await message(() =>
+      countManifest(plan(workspace, 'commands.json', { fromRepository }))
+    )
+    expect(said).toBe(
+      `${ORIGIN}: ${join(workspace, 'commands.json')} resolves to ${realpathSync(join(elsewhere, 'secret.json'))}, ` +
+        `outside the workspace ${realpathSync(workspace)}. Give the path of a file in the repository; a symbolic link ` +
+        'may not point out of the workspace.'
+    )
+    expect(said).not.toContain('top-secret')
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  it.runIf(POSIX)('a named pipe is refused at once, not waited on', async () => {
+    const workspace = await tempWorkspace()
+    execFileSync('mkfifo', [join(workspace, 'commands.json')])
+    expect(await message(() => countManifest(plan(workspace, 'commands.json')))).toBe(
+      `${ORIGIN}: ${join(workspace, 'commands.json')} is not a regular file (a named pipe); give the path of the JSON file.`
+    )
+  })
+
+  const cannotRead = (workspace: string, code: string): string =>
+    `${ORIGIN}: ${join(workspace, 'commands.json')} cannot be read (${code}). Check the path and the file's permissions.`
+
+  it.runIf(POSIX)('a link that leads to itself cannot be read, and says why', async () => {
+    const workspace = await tempWorkspace()
+    await symlink('commands.json', join(workspace, 'commands.json'))
+    const fromRepository = unused()
+    expect(
+      await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository })))
+    ).toBe(cannotRead(workspace, 'ELOOP'))
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  // The runner's user, not root: a file's mode binds it.
+  it.runIf(PERMISSIONS_BIND)(
+    'a file its user may not read (EACCES) says so, before the repository is tried',
+    async () => {
+      const workspace = await tempWorkspace({ 'commands.json': '[{"name":"ping"}]' })
+      await chmod(workspace, 0o755)
+      await chmod(join(workspace, 'commands.json'), 0o000)
+      const fromRepository = unused()
+      const p = plan(workspace, 'commands.json', { fromRepository })
+      expect(await unprivileged(() => message(() => countManifest(p)))).toBe(
+        cannotRead(workspace, 'EACCES')
+      )
+      expect(fromRepository).not.toHaveBeenCalled()
+    }
+  )
+
+  it.runIf(PERMISSIONS_BIND)(
+    'a missing file in a checked-out workspace its user may not list: the advice without the listing',
+    async () => {
+      const workspace = await tempWorkspace({ '.git/HEAD': '' })
+      await chmod(workspace, 0o711)
+      const path = join(workspace, 'config/commands.json')
+      const p = plan(workspace, 'commands.json', { path, fromRepository: unused() })
+      const error = await unprivileged(() => refusal(() => countManifest(p)))
+      expect(error.message).toBe(
+        `${ORIGIN}: no file at ${path}. The workspace is checked out; the workspace cannot be listed. ` +
+          'Check the path for a typo, and that the step that writes the file runs before this one.'
+      )
+      expect(error.headline).toBe('commands-file not found')
+    }
+  )
 
   const CHECKOUT =
     'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
