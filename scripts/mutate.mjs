@@ -33,14 +33,14 @@ const OWN_TESTS = {
   ],
   // text.test.ts tests maskSecret and proxyCredentials with the texts they make safe.
   'src/secrets.ts': [
-    'test/shared/redact.test.ts',
+    'test/shared/secrets.test.ts',
     'test/shared/text.test.ts',
     'test/shared/settings.test.ts',
     'test/shared/cases.test.ts'
   ],
   'src/text.ts': [
     'test/shared/text.test.ts',
-    'test/shared/redact.test.ts',
+    'test/shared/secrets.test.ts',
     'test/shared/cases.test.ts'
   ],
   'src/service.ts': ['test/shared/service.test.ts', 'test/votes/'],

@@ -7,7 +7,7 @@
  *
  * The tables of test/support/cases.ts run whole in process (test/shared/cases.test.ts); one case
  * of each runs here. Text from outside is made inert by the functions every annotation and log
- * line goes through (test/shared/text.test.ts, test/shared/redact.test.ts), whichever remote sent
+ * line goes through (test/shared/text.test.ts, test/shared/secrets.test.ts), whichever remote sent
  * it; a stop's report, in process: test/stats/stops.test.ts.
  */
 import { execFileSync } from 'node:child_process'

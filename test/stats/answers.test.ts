@@ -1,6 +1,6 @@
 /**
  * The service's answers to the stats update (src/stats/answers.ts): which of the two 429s came, and
- * which outcome of the table (src/stats/outcomes.ts, its words pinned by the generated
+ * which outcome of the table (src/stats/outcome.ts, its words pinned by the generated
  * docs/troubleshooting.md) each failing answer is; then each answer as a run meets it, in process
  * against the service emulator on the TestClock: success, the refusals, the request limiter (no
  * strike) and the 6-hour refusal (a strike) with the fresh record read after it. Stops are

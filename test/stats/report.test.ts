@@ -4,7 +4,7 @@
  * make them, and are built by hand for what a run rarely meets (hostile or huge texts).
  *
  * Each sentence a person reads is pinned once: the outcomes' headlines and words by the generated
- * docs/troubleshooting.md (src/stats/outcomes.ts), the section's layout and its rows in the whole
+ * docs/troubleshooting.md (src/stats/outcome.ts), the section's layout and its rows in the whole
  * sections. The other tests assert structure: which column, which row, which output, which
  * annotation first.
  */

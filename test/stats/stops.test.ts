@@ -3,7 +3,7 @@
  * (interface.md, "A stop is a stop"), in process against the emulator and the fakes of Discord and
  * GitHub. Nothing is sent after a stop. A stop "in flight" lands once the far side has the
  * request, however long the run took to send it. Each of whatWasSent's sentences is pinned here;
- * a stop in vote-check mode: test/votes/votes.test.ts.
+ * a stop in vote-check mode: test/votes/check.test.ts.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ClientRequest } from 'node:http'

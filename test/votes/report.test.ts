@@ -2,7 +2,7 @@
  * The vote-check mode's report (src/votes/report.ts): the log, the summary section's layout (its
  * headline words are VOTE_OUTCOMES, pinned by docs/troubleshooting.md), the outputs, and what
  * reportVotes leaves for the runner. Outcomes are built by hand, as runVotes returns them
- * (votes.test.ts runs the mode itself).
+ * (check.test.ts runs the mode itself).
  */
 import { describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
