@@ -108,7 +108,8 @@ describe('retries, as the policy says', () => {
   const then200 = (n: number, reply: Act): Act[] => [...Array<Act>(n).fill(reply), OK]
   const [CAPPED, LONGEST] = [
     { ...RECORD, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 },
-    KEY_CHECK.maxRetryAfterMs
+    // The longest Retry-After the key check waits: 5 s, for a run that sends nothing.
+    5_000
   ]
   /** The caller's refusal: an HTML answer (a CDN's ban page) ends the retries with its error. */
   const refuse = (answer: HttpAnswer): Error | undefined =>

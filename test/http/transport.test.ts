@@ -207,42 +207,58 @@ describe('send: answers', () => {
   })
 
   const LIMIT = 1_000
-  it.each([
-    ['a JSON object', '{"success":true}', undefined, { success: true }, false],
-    ['a JSON array after white space', ' \n[1,2]', undefined, [1, 2], false],
-    ['a JSON scalar', '42', undefined, undefined, false],
-    ['a JSON string that holds an object', '"{\\"a\\":1}"', undefined, undefined, false],
-    ['text that contains JSON', 'error: {"a":1}', undefined, undefined, false],
-    ['broken JSON', '{"success":tru', undefined, undefined, false],
-    ['an empty body', '', undefined, undefined, false],
-    [
-      'bytes that are not UTF-8, kept as they came',
-      Buffer.from('\ufeff[]', 'utf16le'),
-      undefined,
-      undefined,
-      false
-    ],
-    ['a body one byte under the limit', 'x'.repeat(LIMIT - 1), LIMIT, undefined, false],
-    ['a body at the limit', 'x'.repeat(LIMIT), LIMIT, undefined, false],
-    ['a body one byte over the limit', 'x'.repeat(LIMIT + 1), LIMIT, undefined, true],
-    ['a body 50 times the limit', 'x'.repeat(LIMIT * 50), LIMIT, undefined, true],
-    [
-      'JSON whose kept bytes would parse: a cut body is never parsed',
-      `{"a":1}${' '.repeat(LIMIT)}`,
-      LIMIT,
-      undefined,
-      true
-    ],
-    [
-      '200 KiB under the default limit: 64 KiB kept',
-      'w'.repeat(200 * 1024),
-      undefined,
-      undefined,
-      true
-    ]
+  it.each<{
+    label: string
+    body: string | Buffer
+    limit?: number
+    json?: unknown
+    truncated: boolean
+  }>([
+    { label: 'a JSON object', body: '{"success":true}', json: { success: true }, truncated: false },
+    { label: 'a JSON array after white space', body: ' \n[1,2]', json: [1, 2], truncated: false },
+    { label: 'a JSON scalar', body: '42', truncated: false },
+    { label: 'a JSON string that holds an object', body: '"{\\"a\\":1}"', truncated: false },
+    { label: 'text that contains JSON', body: 'error: {"a":1}', truncated: false },
+    { label: 'broken JSON', body: '{"success":tru', truncated: false },
+    { label: 'an empty body', body: '', truncated: false },
+    {
+      label: 'bytes that are not UTF-8, kept as they came',
+      body: Buffer.from('\ufeff[]', 'utf16le'),
+      truncated: false
+    },
+    {
+      label: 'a body one byte under the limit',
+      body: 'x'.repeat(LIMIT - 1),
+      limit: LIMIT,
+      truncated: false
+    },
+    { label: 'a body at the limit', body: 'x'.repeat(LIMIT), limit: LIMIT, truncated: false },
+    {
+      label: 'a body one byte over the limit',
+      body: 'x'.repeat(LIMIT + 1),
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: 'a body 50 times the limit',
+      body: 'x'.repeat(LIMIT * 50),
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: 'JSON whose kept bytes would parse: a cut body is never parsed',
+      body: `{"a":1}${' '.repeat(LIMIT)}`,
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: '200 KiB under the default limit: 64 KiB kept',
+      body: 'w'.repeat(200 * 1024),
+      truncated: true
+    }
   ])(
-    '%s (limit %s): json %j, truncated %s',
-    async (_label, body, maxBodyBytes, json, truncated) => {
+    '$label (limit $limit): json $json, truncated $truncated',
+    async ({ body, limit: maxBodyBytes, json, truncated }) => {
       const bytes = Buffer.from(body)
       const { url } = await serve((_req, res) => res.end(bytes))
       const kept = bytes.subarray(0, maxBodyBytes ?? 64 * 1024)
