@@ -102,6 +102,19 @@ describe('waits and retries', () => {
       waits: [2000]
     },
     {
+      label: "waits a 429 with Discord's X-RateLimit headers and no Retry-After: its retry_after",
+      faults: [
+        {
+          kind: 'answer',
+          status: 429,
+          headers: { ...JSON_TYPE, 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset-After': '0.5' },
+          body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 0.5 })
+        }
+      ],
+      statuses: [429, 200],
+      waits: [500]
+    },
+    {
       label: 'retries a 503 and a dropped connection',
       faults: [{ kind: 'answer', status: 503, body: 'upstream connect error' }, { kind: 'reset' }],
       statuses: [503, 0, 200],
@@ -145,15 +158,26 @@ describe('waits and retries', () => {
     expect(emulator.requests).toEqual([])
   })
 
-  it('a 503 four times: given up after 4 tries, the next run to try again', async () => {
-    const failing = json(503, { message: 'Service Unavailable' })
+  it('a 500 four times: given up after 4 tries, the next run to try again', async () => {
+    const failing = json(500, { message: 'Service Unavailable' })
     const { step, asked, emulator } = await discordStep({ application: Array(4).fill(failing) })
     expect(asked).toEqual(Array(4).fill(APPLICATION))
     expect(expectCleanFailure(step)).toBe(
-      `Discord answered 503 to ${APPLICATION} ("Service Unavailable") after 4 tries. ${NOT_SENT}; the next run will try again.`
+      `Discord answered 500 to ${APPLICATION} ("Service Unavailable") after 4 tries. ${NOT_SENT}; the next run will try again.`
     )
     expect(headline(step)).toBe('Discord counts unreadable')
     expect(emulator.requests).toEqual([])
+  })
+
+  it("a wait past the step's time limit ends the run, naming Discord's API", async () => {
+    const { step, fake } = await discordStep({
+      application: [DiscordFake.rateLimited(30)],
+      inputs: { timeout: '20' }
+    })
+    expect(fake.requests).toHaveLength(1)
+    expect(expectCleanFailure(step)).toMatch(
+      / leaves no room for a wait of 30 s during Discord's API\. /
+    )
   })
 
   it('unreachable: each read retried, then one error naming the network failure', async () => {
@@ -225,6 +249,13 @@ describe("Discord's answers that stop the run before the update", () => {
       scene: { inputs: commandsToo, commands: [json(200, { commands: [] })] },
       asked: [APPLICATION, COMMANDS],
       says: "Discord's list of global commands was not a JSON array.",
+      headline: 'Discord counts unreadable'
+    },
+    {
+      label: 'a global command without a name, named by its place in the list',
+      scene: { inputs: commandsToo, globalCommands: [{ name: 'ping' }, { type: 1 }] },
+      asked: [APPLICATION, COMMANDS],
+      says: `Discord's global commands: [1] has no "name".`,
       headline: 'Discord counts unreadable'
     },
     {

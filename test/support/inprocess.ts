@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isMainThread } from 'node:worker_threads'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
@@ -193,8 +194,7 @@ const NOBODY = 65_534
  * process may act as another user for a while (a worker thread may not).
  */
 export const PERMISSIONS_BIND =
-  process.platform !== 'win32' &&
-  (process.geteuid?.() !== 0 || typeof process.seteuid === 'function')
+  process.platform !== 'win32' && (process.geteuid?.() !== 0 || isMainThread)
 
 /**
  * Runs `work` with an ordinary user's permissions, as the runner's user has them: as root (this
