@@ -125,22 +125,22 @@ it.each([
 
 const X4K = 'x'.repeat(4_000)
 it.each([
-  [
-    'one line, escaped, `code` as code',
-    '⚠️',
-    'Warning:',
-    'Set `command-count`\n\nor <none>.',
-    'Set <code>command-count</code> or &lt;none&gt;.'
-  ],
-  [
-    'over 4,000 characters: cut, saying so',
-    '❌',
-    'Error:',
-    `${X4K}x`,
-    `${X4K}… (1 more characters not shown)`
-  ],
-  ['4,000 characters: whole', '❌', 'Error:', X4K, X4K]
-])('markedParagraph: %s', (_, icon, label, message, shown) => {
+  {
+    title: 'one line, escaped, `code` as code',
+    icon: '⚠️',
+    label: 'Warning:',
+    message: 'Set `command-count`\n\nor <none>.',
+    shown: 'Set <code>command-count</code> or &lt;none&gt;.'
+  },
+  {
+    title: 'over 4,000 characters: cut, saying so',
+    icon: '❌',
+    label: 'Error:',
+    message: `${X4K}x`,
+    shown: `${X4K}… (1 more characters not shown)`
+  },
+  { title: '4,000 characters: whole', icon: '❌', label: 'Error:', message: X4K, shown: X4K }
+])('markedParagraph: $title', ({ icon, label, message, shown }) => {
   expect(markedParagraph(icon, label, message)).toBe(
     `<p>${icon} <strong>${label}</strong> ${shown}</p>\n`
   )

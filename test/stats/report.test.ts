@@ -447,35 +447,41 @@ describe('whole sections, word for word', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('the counts table', () => {
-  it.each<[string, StatsOutcome, string, string, StatsSettings?]>([
-    ['an update', ran(), 'Now', '14 (+2)'],
-    ['a skip', skipped(), 'Would be sent', '14'],
-    ['a dry run', dry(), 'Would be sent', '14'],
-    ['the strike', strike(), 'Sent, not stored', '14'],
-    ['the request limiter', limited(), 'Sent, not stored', '14'],
-    ['a failure answered', failed(), 'Sent, not stored', '14'],
-    [
-      'a failure with no answer back',
-      failed({ delivery: 'no-answer', status: undefined }),
-      'Sent, no answer',
-      '14'
-    ],
-    [
-      'a failure before sending',
-      failed({ delivery: 'not-sent', status: undefined }),
-      'Was to be sent',
-      '14'
-    ],
-    [
-      'a dry run that failed, which sends nothing anyway',
-      failed({ delivery: 'not-sent', status: undefined }),
-      'Would be sent',
-      '14',
-      staging({ 'dry-run': 'true' })
-    ]
+  it.each<{
+    label: string
+    given: StatsOutcome
+    column: string
+    commands: string
+    settings?: StatsSettings
+  }>([
+    { label: 'an update', given: ran(), column: 'Now', commands: '14 (+2)' },
+    { label: 'a skip', given: skipped(), column: 'Would be sent', commands: '14' },
+    { label: 'a dry run', given: dry(), column: 'Would be sent', commands: '14' },
+    { label: 'the strike', given: strike(), column: 'Sent, not stored', commands: '14' },
+    { label: 'the request limiter', given: limited(), column: 'Sent, not stored', commands: '14' },
+    { label: 'a failure answered', given: failed(), column: 'Sent, not stored', commands: '14' },
+    {
+      label: 'a failure with no answer back',
+      given: failed({ delivery: 'no-answer', status: undefined }),
+      column: 'Sent, no answer',
+      commands: '14'
+    },
+    {
+      label: 'a failure before sending',
+      given: failed({ delivery: 'not-sent', status: undefined }),
+      column: 'Was to be sent',
+      commands: '14'
+    },
+    {
+      label: 'a dry run that failed, which sends nothing anyway',
+      given: failed({ delivery: 'not-sent', status: undefined }),
+      column: 'Would be sent',
+      commands: '14',
+      settings: staging({ 'dry-run': 'true' })
+    }
   ])(
-    '%s: the column says what became of the counts, a change only once stored',
-    (_label, given, column, commands, settings = staging()) => {
+    '$label: the column says what became of the counts, a change only once stored',
+    ({ given, column, commands, settings = staging() }) => {
       const page = renderSummary(settings, given)
       expect(countsHeader(page)).toEqual(['Count', 'Listed before', column, 'Source'])
       expect(page).toContain(
@@ -591,95 +597,129 @@ describe('the details: each row in the words of its case', () => {
     problem,
     reason: 'answered 503'
   })
-  it.each<[string, StatsOutcome, string, string | undefined, StatsSettings?]>([
-    [
-      'no update times',
-      ran({ record: read(0, { commandsUpdatedAt: undefined, serversUpdatedAt: undefined }) }),
-      'Record read',
-      'read; last update unknown'
-    ],
-    [
-      'cooldown-check off, nothing sent',
-      dry({ record: undefined }),
-      'Record read',
-      'not read (cooldown-check: false)',
-      off
-    ],
-    ['cooldown-check off, an update sent', ran({ record: undefined }), 'Record read', OFF, off],
-    [
-      'cooldown-check off, the strike: read after, not verified',
-      strike({ record: undefined, strikeCause: 'unverified' }),
-      'Record read',
-      `${OFF}; read after the refusal: not public, the bot is not verified yet (403)`,
-      off
-    ],
-    [
-      'cooldown-check off, the strike: read after, no next time',
-      strike({ record: undefined, nextUpdateAt: undefined }),
-      'Record read',
-      `${OFF}; a read after the refusal did not show when the next update is accepted`,
-      off
-    ],
-    [
-      'a run that ended before the read',
-      failed({ record: undefined }),
-      'Record read',
-      'not read: the run ended before it'
-    ],
-    [
-      'not verified yet',
-      failed({ record: no('unverified', 403) }),
-      'Record read',
-      'not public: the bot is not verified yet (403)'
-    ],
-    ['no such bot', failed({ record: no('absent', 404) }), 'Record read', 'no such bot (404)'],
-    [
-      'an unreadable record',
-      failed({ record: no('unreadable', 503) }),
-      'Record read',
-      'could not be read: answered 503'
-    ],
-    ['no key check', ran(), 'Key check', undefined],
-    [
-      'a dry run of an update that is due',
-      dry(),
-      'Request',
-      `not sent (a real run would send <code>${PATH}</code>)`
-    ],
-    [
-      'a dry run not due',
-      skipped({ result: 'dry-run' }),
-      'Request',
-      `not sent (once an update is due, it would be <code>${PATH}</code>)`
-    ],
-    [
-      'a failure before sending: no would-be request',
-      failed({ delivery: 'not-sent', status: undefined }),
-      'Request',
-      'not sent'
-    ],
-    [
-      'a skip for want of a count',
-      skipped({ skip: 'nothing', body: {} }),
-      'Request',
-      'not sent: no count was left to send'
-    ],
-    ['a skip with no count: no request without counts', skipped(NO_COUNTS), 'Request', 'not sent'],
-    ['a run that sent nothing: no answer', skipped(), 'Answer', undefined],
-    ['an update answered with words', failed(), 'Answer', '400: Server count is off.'],
-    [
-      'an update sent with no answer back',
-      failed({ delivery: 'no-answer', status: undefined }),
-      'Answer',
-      'none (no answer came back)'
-    ],
-    [
-      'an update the record shows arrived',
-      ran({ delivery: 'arrived', status: undefined }),
-      'Answer',
-      'none (the connection failed), but the public record shows the update'
-    ]
-  ])('%s', (_label, given, key, value, settings = staging()) => {
+  it.each<{
+    label: string
+    given: StatsOutcome
+    key: string
+    value: string | undefined
+    settings?: StatsSettings
+  }>([
+    {
+      label: 'no update times',
+      given: ran({
+        record: read(0, { commandsUpdatedAt: undefined, serversUpdatedAt: undefined })
+      }),
+      key: 'Record read',
+      value: 'read; last update unknown'
+    },
+    {
+      label: 'cooldown-check off, nothing sent',
+      given: dry({ record: undefined }),
+      key: 'Record read',
+      value: 'not read (cooldown-check: false)',
+      settings: off
+    },
+    {
+      label: 'cooldown-check off, an update sent',
+      given: ran({ record: undefined }),
+      key: 'Record read',
+      value: OFF,
+      settings: off
+    },
+    {
+      label: 'cooldown-check off, the strike: read after, not verified',
+      given: strike({ record: undefined, strikeCause: 'unverified' }),
+      key: 'Record read',
+      value: `${OFF}; read after the refusal: not public, the bot is not verified yet (403)`,
+      settings: off
+    },
+    {
+      label: 'cooldown-check off, the strike: read after, no next time',
+      given: strike({ record: undefined, nextUpdateAt: undefined }),
+      key: 'Record read',
+      value: `${OFF}; a read after the refusal did not show when the next update is accepted`,
+      settings: off
+    },
+    {
+      label: 'a run that ended before the read',
+      given: failed({ record: undefined }),
+      key: 'Record read',
+      value: 'not read: the run ended before it'
+    },
+    {
+      label: 'not verified yet',
+      given: failed({ record: no('unverified', 403) }),
+      key: 'Record read',
+      value: 'not public: the bot is not verified yet (403)'
+    },
+    {
+      label: 'no such bot',
+      given: failed({ record: no('absent', 404) }),
+      key: 'Record read',
+      value: 'no such bot (404)'
+    },
+    {
+      label: 'an unreadable record',
+      given: failed({ record: no('unreadable', 503) }),
+      key: 'Record read',
+      value: 'could not be read: answered 503'
+    },
+    { label: 'no key check', given: ran(), key: 'Key check', value: undefined },
+    {
+      label: 'a dry run of an update that is due',
+      given: dry(),
+      key: 'Request',
+      value: `not sent (a real run would send <code>${PATH}</code>)`
+    },
+    {
+      label: 'a dry run not due',
+      given: skipped({ result: 'dry-run' }),
+      key: 'Request',
+      value: `not sent (once an update is due, it would be <code>${PATH}</code>)`
+    },
+    {
+      label: 'a failure before sending: no would-be request',
+      given: failed({ delivery: 'not-sent', status: undefined }),
+      key: 'Request',
+      value: 'not sent'
+    },
+    {
+      label: 'a skip for want of a count',
+      given: skipped({ skip: 'nothing', body: {} }),
+      key: 'Request',
+      value: 'not sent: no count was left to send'
+    },
+    {
+      label: 'a skip with no count: no request without counts',
+      given: skipped(NO_COUNTS),
+      key: 'Request',
+      value: 'not sent'
+    },
+    {
+      label: 'a run that sent nothing: no answer',
+      given: skipped(),
+      key: 'Answer',
+      value: undefined
+    },
+    {
+      label: 'an update answered with words',
+      given: failed(),
+      key: 'Answer',
+      value: '400: Server count is off.'
+    },
+    {
+      label: 'an update sent with no answer back',
+      given: failed({ delivery: 'no-answer', status: undefined }),
+      key: 'Answer',
+      value: 'none (no answer came back)'
+    },
+    {
+      label: 'an update the record shows arrived',
+      given: ran({ delivery: 'arrived', status: undefined }),
+      key: 'Answer',
+      value: 'none (the connection failed), but the public record shows the update'
+    }
+  ])('$label', ({ given, key, value, settings = staging() }) => {
     expect(detail(renderSummary(settings, given), key)).toBe(value)
   })
 })

@@ -259,37 +259,46 @@ describe('reportVotes: the outputs, the log, the section and a line break; it re
   const UNWRITABLE = "The step's outputs could not be written"
   // Columns: GITHUB_OUTPUT, the outcome, the failure returned, the lines printed, the section (by
   // default as renderSummary writes it).
-  it.each<[string, 'file' | 'directory', VoteOutcome, string | undefined, string[], RegExp?]>([
-    [
-      'a check that went through: no failure',
-      'file',
-      checked([A, VOTED]),
-      undefined,
-      [`User ${A}: voted`]
-    ],
-    [
-      "fail-if-not-voted: the run's failure, the outputs written",
-      'file',
-      NOT_VOTED_FAILING,
-      'Not voted: 1.',
-      [`User ${A}: has not voted`]
-    ],
-    [
-      'outputs that cannot be written: their failure, not a warning',
-      'directory',
-      checked([A, VOTED]),
-      UNWRITABLE,
-      [`User ${A}: voted`]
-    ],
-    [
-      "outputs that cannot be written after a failure: the run's failure, the outputs' a warning",
-      'directory',
-      outcome(stopped([A])),
-      'Stopped.',
-      [`::warning::${UNWRITABLE}`],
-      /^<h3>❌ .*Stopped\.<\/p>\n<p>❌ <strong>Error:<\/strong> The step&#39;s outputs could not be written.*<\/p>\n\n$/s
-    ]
-  ])('%s', async (_, output, given, failure, printed, summary) => {
+  it.each<{
+    label: string
+    output: 'file' | 'directory'
+    given: VoteOutcome
+    failure: string | undefined
+    printed: string[]
+    summary?: RegExp
+  }>([
+    {
+      label: 'a check that went through: no failure',
+      output: 'file',
+      given: checked([A, VOTED]),
+      failure: undefined,
+      printed: [`User ${A}: voted`]
+    },
+    {
+      label: "fail-if-not-voted: the run's failure, the outputs written",
+      output: 'file',
+      given: NOT_VOTED_FAILING,
+      failure: 'Not voted: 1.',
+      printed: [`User ${A}: has not voted`]
+    },
+    {
+      label: 'outputs that cannot be written: their failure, not a warning',
+      output: 'directory',
+      given: checked([A, VOTED]),
+      failure: UNWRITABLE,
+      printed: [`User ${A}: voted`]
+    },
+    {
+      label:
+        "outputs that cannot be written after a failure: the run's failure, the outputs' a warning",
+      output: 'directory',
+      given: outcome(stopped([A])),
+      failure: 'Stopped.',
+      printed: [`::warning::${UNWRITABLE}`],
+      summary:
+        /^<h3>❌ .*Stopped\.<\/p>\n<p>❌ <strong>Error:<\/strong> The step&#39;s outputs could not be written.*<\/p>\n\n$/s
+    }
+  ])('$label', async ({ output, given, failure, printed, summary }) => {
     const files = runnerFiles({ output })
     const lines = capturedStdout().lines
     const returned = await reportVotes(settings(), given)
