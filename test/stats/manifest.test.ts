@@ -154,7 +154,9 @@ describe('refusals of the text', () => {
     ['null', false, ` holds null; ${SHAPES}`],
     ['true', false, ` holds a boolean; ${SHAPES}`],
     ['{"ping":"Check the latency"}', false, ` holds an object that is neither; ${SHAPES}`],
-    ['{"commands":"ping"}', false, ` holds an object that is neither; ${SHAPES}`]
+    ['{"commands":"ping"}', false, ` holds an object that is neither; ${SHAPES}`],
+    ['{"ping":{},"version":2}', false, ` holds an object that is neither; ${SHAPES}`],
+    ['{"ping":{"type":7}}', false, `: ["ping"] ("ping") has "type": 7; ${TYPES}`]
   ])('refuses %s (count-subcommands %s)', async (given, countSubcommands, expected) => {
     const text = given.endsWith('.json') ? fixture(given) : given
     expect(await message(() => count(text, countSubcommands))).toBe(`${ORIGIN}${expected}`)
@@ -230,6 +232,9 @@ describe('refusals of the text', () => {
     const nested = (depth: number): string =>
       `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
     expect(count(nested(100), true).count).toBe(1)
+    // An escaped quote does not end the string: the brackets after it are still text.
+    const escaped = `[{"name":"ping","description":"\\"${'['.repeat(DEEP)}"}]`
+    expect(count(escaped).count).toBe(1)
     expect(await message(() => count(nested(101), true))).toContain(
       'nested more than 100 levels deep at line 1, column'
     )
@@ -394,6 +399,21 @@ describe('the file', () => {
     }
   )
 
+  it('reads a file of exactly 5 MB, from the workspace and from the repository', async () => {
+    const bytes = Buffer.from(`[${' '.repeat(FIVE_MB - 2)}]`)
+    const workspace = await tempWorkspace()
+    await writeFile(join(workspace, 'commands.json'), bytes)
+    const fromRepository = vi.fn(async (_path: string) => bytes)
+    expect(await countManifest(plan(workspace, 'commands.json'))).toEqual({
+      count: 0,
+      warnings: [],
+      readFrom: 'workspace'
+    })
+    expect(
+      await countManifest(plan(await tempWorkspace(), 'commands.json', { fromRepository }))
+    ).toEqual({ count: 0, warnings: [], readFrom: 'repository' })
+  })
+
   const CHECKOUT =
     'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   const REUSABLE =
@@ -443,6 +463,31 @@ describe('the file', () => {
       { files: { ...twelve, '.git/HEAD': '' } },
       '. The workspace is checked out; the nearest existing folder, the workspace root, holds ' +
         `f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt and 2 more. ${TYPO}`
+    ],
+    [
+      'in a checked-out workspace of 10 files: all named',
+      { files: { ...files(Object.keys(twelve).slice(0, 10)), '.git/HEAD': '' } },
+      '. The workspace is checked out; the nearest existing folder, the workspace root, holds ' +
+        `f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt. ${TYPO}`
+    ],
+    [
+      'in a checked-out workspace, two folders down',
+      { files: files(['.git/HEAD', 'config/gen/x.json']), path: 'config/gen/out/c.json' },
+      `. The workspace is checked out; the nearest existing folder, config/gen/, holds x.json. ${TYPO}`
+    ],
+    [
+      'where a file stands for a folder of its path',
+      { files: files(['config']) },
+      `, and it could not be read from the repository (the repository and a github-token are needed). ${CHECKOUT}`
+    ],
+    [
+      'nor in a repository it has no name for',
+      {
+        fromRepository: failing(new Error('HttpError: Not Found (404)')),
+        repositoryLabel: undefined,
+        asked: true
+      },
+      `, and reading config/commands.json from the repository through the GitHub API failed (HttpError: Not Found (404)). ${CHECKOUT}`
     ],
     [
       'nor in the repository',
