@@ -159,7 +159,8 @@ describe('the answer to the update', () => {
     fault?: Fault
     inputs?: Record<string, string>
     status: number
-    said: string
+    /** The service's words as the error quotes them; none when it said nothing. */
+    said?: string
     /** The summary's headline, and how the advice after the service's answer opens. */
     headline: string
     advice: string
@@ -168,7 +169,6 @@ describe('the answer to the update', () => {
       name: 'a redirect (300)',
       fault: { kind: 'answer', status: 300, body: '' },
       status: 300,
-      said: '',
       headline: 'redirect not followed',
       advice: 'A redirect is not followed: '
     },
@@ -177,9 +177,14 @@ describe('the answer to the update', () => {
       bot: { seed: { realServerCount: 5000 } },
       inputs: { 'command-count': '', 'server-count': '1260' },
       status: 400,
-      said: '',
+      said:
+        'The server count provided (1260) is too far off from the actual server count. It cannot differ by more than 500 ' +
+        'from the actual server count, which is 5000.',
       headline: 'count refused by discord.place',
-      advice: 'The service accepts a server count only within max(50, 10%)'
+      // Only a server count was sent: the advice says nothing of a command count.
+      advice:
+        'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+        'whole update: nothing was stored. '
     },
     {
       name: 'a wrong key (401)',
@@ -246,7 +251,7 @@ describe('the answer to the update', () => {
         body: `<html>${'<p>upstream</p>'.repeat(400)}</html>`
       },
       status: 502,
-      said: '',
+      said: 'a non-JSON answer (text/html, 6013 bytes)',
       headline: 'discord.place failed on its side',
       advice: 'The service failed on its side; '
     }
@@ -263,9 +268,9 @@ describe('the answer to the update', () => {
       const message = expectCleanFailure(run)
       expect(emulator.received('stats'), 'never repeated').toHaveLength(1)
       expect(run.outcome).toMatchObject({ status, nextUpdateAt: undefined })
-      const answered = `Stats update failed: the service answered ${status}${said === '' ? '' : ` with "${said}"`}`
+      const answered = `Stats update failed: the service answered ${status}${said === undefined ? '' : ` with "${said}"`}. `
       expect(message.slice(0, answered.length)).toBe(answered)
-      expect(message).toContain(`. ${advice}`)
+      expect(message.slice(answered.length, answered.length + advice.length)).toBe(advice)
       expect(message).not.toMatch(/[<\r\n]/)
       expect(run.summary).not.toContain('upstream')
       expect(run.outputs).toMatchObject({ result: 'failed', status: String(status) })
