@@ -121,20 +121,6 @@ describe.concurrent('what a remote and the runner hand the run', () => {
     expect(api.received('stats')).toEqual([])
   })
 
-  it('Discord reporting more than 10,000,000 servers: refused before any PATCH', async () => {
-    const api = await service()
-    const fake = await discord({ guildCount: 10_000_001 })
-    const result = await run({
-      inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
-    })
-    expect(errorsOf(result)).toEqual([
-      expect.stringMatching(
-        /approximate_guild_count of 10000001, above the service's maximum server count/
-      )
-    ])
-    expect(api.received('stats')).toEqual([])
-  })
-
   it("a dry run reading its workflow through GitHub: what the answer plants reaches neither stream, and 128 KiB of YAML's worst shape parses in time", async () => {
     const api = await service()
     const repo = await github()
