@@ -53,6 +53,9 @@ export default defineConfig({
     sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A table's object rows name their tests by a field (`$label`), shown whole up to this many
+    // characters (vitest's default cuts it at 40, mid-word); values in a failure's message too.
+    chaiConfig: { truncateThreshold: 200 },
     server: { deps: parserDeps },
     reporters: ['default', './test/support/closing-line.ts']
   }

@@ -7,7 +7,7 @@
  *
  * The tables of test/support/cases.ts run whole in process (test/shared/cases.test.ts); one case
  * of each runs here. Text from outside is made inert by the functions every annotation and log
- * line goes through (test/shared/text.test.ts, test/shared/redact.test.ts), whichever remote sent
+ * line goes through (test/shared/text.test.ts, test/shared/secrets.test.ts), whichever remote sent
  * it; a stop's report, in process: test/stats/stops.test.ts.
  */
 import { execFileSync } from 'node:child_process'
@@ -123,20 +123,6 @@ describe.concurrent('what a remote and the runner hand the run', () => {
       )
     ])
     expect(fake.requests, 'not tried again').toHaveLength(1)
-    expect(api.received('stats')).toEqual([])
-  })
-
-  it('Discord reporting more than 10,000,000 servers: refused before any PATCH', async () => {
-    const api = await service()
-    const fake = await discord({ guildCount: 10_000_001 })
-    const result = await run({
-      inputs: statsInputs(api, { 'discord-token': DISCORD_TOKEN, 'discord-api-url': fake.url })
-    })
-    expect(errorsOf(result)).toEqual([
-      expect.stringMatching(
-        /approximate_guild_count of 10000001, above the service's maximum server count/
-      )
-    ])
     expect(api.received('stats')).toEqual([])
   })
 

@@ -107,7 +107,8 @@ describe('retries, as the policy says', () => {
   const then200 = (n: number, reply: Act): Act[] => [...Array<Act>(n).fill(reply), OK]
   const [CAPPED, LONGEST] = [
     { ...RECORD, attempts: 5, baseDelayMs: 1_000, maxDelayMs: 3_000 },
-    KEY_CHECK.maxRetryAfterMs
+    // The longest Retry-After the key check waits: 5 s, for a run that sends nothing.
+    5_000
   ]
   /** The caller's refusal: an HTML answer (a CDN's ban page) ends the retries with its error. */
   const refuse = (answer: HttpAnswer): Error | undefined =>
@@ -122,144 +123,160 @@ describe('retries, as the policy says', () => {
   const [CLOSED, OPENS] = [{ closed: 'stays' }, { closed: 'opens' }]
 
   it.each([
-    [
-      'a 5xx, tried the policy’s attempts, random() at 0: half of base · 2^(n-1)',
-      [UNAVAILABLE],
-      RECORD,
-      R0,
-      503,
-      3,
-      [250, 500]
-    ],
-    ['random() at 1: all of it', [UNAVAILABLE], RECORD, R1, 503, 3, [500, 1_000]],
-    [
-      'capped at the policy’s largest delay',
-      [UNAVAILABLE],
-      CAPPED,
-      R1,
-      503,
-      5,
-      [1_000, 2_000, 3_000, 3_000]
-    ],
-    [
-      'a Retry-After up to the policy’s longest is waited',
-      [asks(LONGEST), OK],
-      KEY_CHECK,
-      {},
-      200,
-      2,
-      [LONGEST]
-    ],
-    [
-      'a longer one ends the retries with the answer, unwaited',
-      [asks(LONGEST + 1_000)],
-      KEY_CHECK,
-      {},
-      503,
-      1,
-      []
-    ],
-    [
-      'a refusal of the caller’s ends the retries with its error',
-      [html(429), OK],
-      VOTE,
-      REFUSING,
-      'banned by the CDN',
-      1,
-      []
-    ],
-    [
-      'a refusal is asked only about an answer that would be retried',
-      [TOO_MANY, html(404)],
-      VOTE,
-      REFUSING,
-      404,
-      2,
-      [1_000]
-    ],
-    [
-      'a gate waits out 429s itself: no attempt, no wait of the client’s',
-      then200(4, TOO_MANY),
-      VOTE,
-      GATED,
-      200,
-      5,
-      []
-    ],
-    [
-      'a gate ends a run of 429s at the tenth, with that answer',
-      then200(12, TOO_MANY),
-      VOTE,
-      GATED,
-      429,
-      10,
-      []
-    ],
-    [
-      'a gate leaves failures to the policy: its attempts and backoff',
-      ['drop', ...then200(2, UNAVAILABLE)],
-      VOTE,
-      GATED,
-      503,
-      3,
-      BACKOFFS
-    ],
-    [
-      'without a gate, a 429 is a failure: the attempts, the waits it asks for',
-      then200(3, TOO_MANY),
-      VOTE,
-      {},
-      429,
-      3,
-      [1e3, 1e3]
-    ],
-    [
-      'the stats update, dropped once it may have been read: sent once, never again',
-      ['drop', OK],
-      STATS,
-      {},
-      'ECONNRESET',
-      1,
-      []
-    ],
-    [
-      'the stats update, refused (nothing reached the server): sent again after a backoff',
-      [OK],
-      STATS,
-      OPENS,
-      200,
-      1,
-      [375]
-    ],
-    [
-      'the stats update, refused twice: its two attempts, then the NetworkError',
-      [OK],
-      STATS,
-      CLOSED,
-      'ECONNREFUSED',
-      0,
-      [375]
-    ],
-    ['a read, dropped (retryNetwork any): tried again', ['drop', OK], RECORD, {}, 200, 2, [375]],
-    [
-      'a read, dropped every time: its attempts, then the NetworkError',
-      ['drop'],
-      RECORD,
-      {},
-      'ECONNRESET',
-      3,
-      BACKOFFS
-    ],
-    [
-      'not a network failure: a URL the parser refuses (a bug), never retried',
-      [OK],
-      RECORD,
-      { port: 99999 },
-      'Invalid URL',
-      0,
-      []
-    ]
-  ] as const)('%s', async (_label, acts, policy, options, outcome, sent, waits) => {
+    {
+      label: 'a 5xx, tried the policy’s attempts, random() at 0: half of base · 2^(n-1)',
+      acts: [UNAVAILABLE],
+      policy: RECORD,
+      options: R0,
+      outcome: 503,
+      sent: 3,
+      waits: [250, 500]
+    },
+    {
+      label: 'random() at 1: all of it',
+      acts: [UNAVAILABLE],
+      policy: RECORD,
+      options: R1,
+      outcome: 503,
+      sent: 3,
+      waits: [500, 1_000]
+    },
+    {
+      label: 'capped at the policy’s largest delay',
+      acts: [UNAVAILABLE],
+      policy: CAPPED,
+      options: R1,
+      outcome: 503,
+      sent: 5,
+      waits: [1_000, 2_000, 3_000, 3_000]
+    },
+    {
+      label: 'a Retry-After up to the policy’s longest is waited',
+      acts: [asks(LONGEST), OK],
+      policy: KEY_CHECK,
+      options: {},
+      outcome: 200,
+      sent: 2,
+      waits: [LONGEST]
+    },
+    {
+      label: 'a longer one ends the retries with the answer, unwaited',
+      acts: [asks(LONGEST + 1_000)],
+      policy: KEY_CHECK,
+      options: {},
+      outcome: 503,
+      sent: 1,
+      waits: []
+    },
+    {
+      label: 'a refusal of the caller’s ends the retries with its error',
+      acts: [html(429), OK],
+      policy: VOTE,
+      options: REFUSING,
+      outcome: 'banned by the CDN',
+      sent: 1,
+      waits: []
+    },
+    {
+      label: 'a refusal is asked only about an answer that would be retried',
+      acts: [TOO_MANY, html(404)],
+      policy: VOTE,
+      options: REFUSING,
+      outcome: 404,
+      sent: 2,
+      waits: [1_000]
+    },
+    {
+      label: 'a gate waits out 429s itself: no attempt, no wait of the client’s',
+      acts: then200(4, TOO_MANY),
+      policy: VOTE,
+      options: GATED,
+      outcome: 200,
+      sent: 5,
+      waits: []
+    },
+    {
+      label: 'a gate ends a run of 429s at the tenth, with that answer',
+      acts: then200(12, TOO_MANY),
+      policy: VOTE,
+      options: GATED,
+      outcome: 429,
+      sent: 10,
+      waits: []
+    },
+    {
+      label: 'a gate leaves failures to the policy: its attempts and backoff',
+      acts: ['drop', ...then200(2, UNAVAILABLE)],
+      policy: VOTE,
+      options: GATED,
+      outcome: 503,
+      sent: 3,
+      waits: BACKOFFS
+    },
+    {
+      label: 'without a gate, a 429 is a failure: the attempts, the waits it asks for',
+      acts: then200(3, TOO_MANY),
+      policy: VOTE,
+      options: {},
+      outcome: 429,
+      sent: 3,
+      waits: [1e3, 1e3]
+    },
+    {
+      label: 'the stats update, dropped once it may have been read: sent once, never again',
+      acts: ['drop', OK],
+      policy: STATS,
+      options: {},
+      outcome: 'ECONNRESET',
+      sent: 1,
+      waits: []
+    },
+    {
+      label: 'the stats update, refused (nothing reached the server): sent again after a backoff',
+      acts: [OK],
+      policy: STATS,
+      options: OPENS,
+      outcome: 200,
+      sent: 1,
+      waits: [375]
+    },
+    {
+      label: 'the stats update, refused twice: its two attempts, then the NetworkError',
+      acts: [OK],
+      policy: STATS,
+      options: CLOSED,
+      outcome: 'ECONNREFUSED',
+      sent: 0,
+      waits: [375]
+    },
+    {
+      label: 'a read, dropped (retryNetwork any): tried again',
+      acts: ['drop', OK],
+      policy: RECORD,
+      options: {},
+      outcome: 200,
+      sent: 2,
+      waits: [375]
+    },
+    {
+      label: 'a read, dropped every time: its attempts, then the NetworkError',
+      acts: ['drop'],
+      policy: RECORD,
+      options: {},
+      outcome: 'ECONNRESET',
+      sent: 3,
+      waits: BACKOFFS
+    },
+    {
+      label: 'not a network failure: a URL the parser refuses (a bug), never retried',
+      acts: [OK],
+      policy: RECORD,
+      options: { port: 99999 },
+      outcome: 'Invalid URL',
+      sent: 0,
+      waits: []
+    }
+  ] as const)('$label', async ({ acts, policy, options, outcome, sent, waits }) => {
     const server = await script(...acts)
     if ('closed' in options) await server.close()
     const clock = new TestClock()
@@ -347,69 +364,111 @@ describe("the step's deadline (timeout 10 s, request-timeout 30 s) and a stop", 
   const STOPPED = { stopped: 'SIGINT', inFlight: false, answeredStatus: undefined }
 
   it.each([
-    ['a wait that ends at the deadline goes', 0, wait(10_000), 'done', 0, [10_000]],
-    [
-      'a wait past it, in a request, is refused',
-      0,
-      wait(10_001, VOTE),
-      refusal('a wait of 11 s during a vote check'),
-      0,
-      []
-    ],
-    [
-      'a wait past it, between requests, is refused',
-      0,
-      wait(10_001),
-      refusal('a wait of 11 s'),
-      0,
-      []
-    ],
-    ['a read goes with whatever time is left', 9_999, read, 'done', 1, []],
-    [
-      'a read with no time left is refused',
-      1e4,
-      read,
-      refusal("another attempt during the bot's public record"),
-      0,
-      []
-    ],
-    [
-      'the stats update goes with 1 s left (MIN_ATTEMPT_MS), under request-timeout',
-      9_000,
-      update,
-      'done',
-      1,
-      []
-    ],
-    [
-      'the stats update with less is refused',
-      9_001,
-      update,
-      refusal('an attempt of at least 1 s during the stats update'),
-      0,
-      []
-    ],
-    ['work between requests goes with time left', 9_999, summary, 'done', 0, []],
-    [
-      'work between requests with no time left is refused',
-      10_000,
-      summary,
-      refusal('the summary'),
-      0,
-      []
-    ],
-    ['a run already stopped waits no more', 0, stopped(wait(1_000)), STOPPED, 0, []],
-    ['a run already stopped does no more work', 0, stopped(summary), STOPPED, 0, []],
-    ['a stop while the gate holds the attempt: nothing sent', 0, gated, STOPPED, 0, []],
-    [
-      'a stop while the connection is being made (TLS): nothing in flight',
-      0,
-      handshake,
-      STOPPED,
-      0,
-      []
-    ]
-  ] as const)('%s', async (_label, elapsedMs, ask, outcome, sent, waits) => {
+    {
+      label: 'a wait that ends at the deadline goes',
+      elapsedMs: 0,
+      ask: wait(10_000),
+      outcome: 'done',
+      sent: 0,
+      waits: [10_000]
+    },
+    {
+      label: 'a wait past it, in a request, is refused',
+      elapsedMs: 0,
+      ask: wait(10_001, VOTE),
+      outcome: refusal('a wait of 11 s during a vote check'),
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a wait past it, between requests, is refused',
+      elapsedMs: 0,
+      ask: wait(10_001),
+      outcome: refusal('a wait of 11 s'),
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a read goes with whatever time is left',
+      elapsedMs: 9_999,
+      ask: read,
+      outcome: 'done',
+      sent: 1,
+      waits: []
+    },
+    {
+      label: 'a read with no time left is refused',
+      elapsedMs: 1e4,
+      ask: read,
+      outcome: refusal("another attempt during the bot's public record"),
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'the stats update goes with 1 s left (MIN_ATTEMPT_MS), under request-timeout',
+      elapsedMs: 9_000,
+      ask: update,
+      outcome: 'done',
+      sent: 1,
+      waits: []
+    },
+    {
+      label: 'the stats update with less is refused',
+      elapsedMs: 9_001,
+      ask: update,
+      outcome: refusal('an attempt of at least 1 s during the stats update'),
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'work between requests goes with time left',
+      elapsedMs: 9_999,
+      ask: summary,
+      outcome: 'done',
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'work between requests with no time left is refused',
+      elapsedMs: 10_000,
+      ask: summary,
+      outcome: refusal('the summary'),
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a run already stopped waits no more',
+      elapsedMs: 0,
+      ask: stopped(wait(1_000)),
+      outcome: STOPPED,
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a run already stopped does no more work',
+      elapsedMs: 0,
+      ask: stopped(summary),
+      outcome: STOPPED,
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a stop while the gate holds the attempt: nothing sent',
+      elapsedMs: 0,
+      ask: gated,
+      outcome: STOPPED,
+      sent: 0,
+      waits: []
+    },
+    {
+      label: 'a stop while the connection is being made (TLS): nothing in flight',
+      elapsedMs: 0,
+      ask: handshake,
+      outcome: STOPPED,
+      sent: 0,
+      waits: []
+    }
+  ] as const)('$label', async ({ elapsedMs, ask, outcome, sent, waits }) => {
     // The transport's deadline on a fake clock: an attempt with 1 ms left is not cut off by a busy
     // machine.
     fakeTimers()

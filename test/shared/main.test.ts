@@ -39,35 +39,42 @@ describe('run()', () => {
     { mode: 'vote-check', 'user-id': '223456789012345678' },
     { 'command-count': '14' }
   ]
-  // Columns: when the bot was last updated, the inputs, the outputs, the one error (and exit code
+  // Each row: when the bot was last updated, the inputs, the outputs, the one error (and exit code
   // 1), the summary headline's icon.
-  it.each<[string, number, Record<string, string>, Record<string, string>, RegExp?, string?]>([
-    [
-      'a stats update',
-      7 * HOUR,
-      C14,
-      { result: 'updated', status: '200', 'command-count': '14' },
-      undefined,
-      '✅'
-    ],
-    [
-      'a strike',
-      HOUR,
-      { ...C14, 'cooldown-check': 'false' },
-      { result: 'cooldown', status: '429' },
-      /^Stats update refused as too early/
-    ],
-    [
-      'vote-check mode',
-      7 * HOUR,
-      VOTE,
-      { result: 'not-voted', voted: 'false', status: '200' },
-      undefined,
-      '⭕'
-    ]
+  it.each<{
+    label: string
+    ago: number
+    more: Record<string, string>
+    outputs: Record<string, string>
+    error?: RegExp
+    icon?: string
+  }>([
+    {
+      label: 'a stats update',
+      ago: 7 * HOUR,
+      more: C14,
+      outputs: { result: 'updated', status: '200', 'command-count': '14' },
+      error: undefined,
+      icon: '✅'
+    },
+    {
+      label: 'a strike',
+      ago: HOUR,
+      more: { ...C14, 'cooldown-check': 'false' },
+      outputs: { result: 'cooldown', status: '429' },
+      error: /^Stats update refused as too early/
+    },
+    {
+      label: 'vote-check mode',
+      ago: 7 * HOUR,
+      more: VOTE,
+      outputs: { result: 'not-voted', voted: 'false', status: '200' },
+      error: undefined,
+      icon: '⭕'
+    }
   ])(
-    '%s: its outputs, exit code and summary section, the key masked first',
-    async (_, ago, more, outputs, error, icon) => {
+    '$label: its outputs, exit code and summary section, the key masked first',
+    async ({ ago, more, outputs, error, icon }) => {
       const view = await runStep(botInputs(await service(ago), more))
       expect([view.code, view.outputs]).toEqual([error ? 1 : 0, expect.objectContaining(outputs)])
       expect(errors(view)).toEqual(error ? [expect.stringMatching(error)] : [])

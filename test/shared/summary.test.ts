@@ -14,7 +14,6 @@ import {
   failureSection,
   headlineWith,
   markedParagraph,
-  MAX_SECTION_CHARS,
   utc,
   writeOutputsSafely,
   writeSection
@@ -87,19 +86,20 @@ describe('writeSection', () => {
 
   it('a section of exactly the cap (256 KiB) is written whole; one over it is cut at a line end 200 characters short, saying so', async () => {
     const { file, summary } = step()
+    const CAP = 256 * 1024
     const line = `${'x'.repeat(99)}\n`
-    const whole = line.repeat(MAX_SECTION_CHARS / 100) + 'y'.repeat(MAX_SECTION_CHARS % 100)
-    expect(whole).toHaveLength(MAX_SECTION_CHARS)
+    const whole = line.repeat(CAP / 100) + 'y'.repeat(CAP % 100)
+    expect(whole).toHaveLength(CAP)
     await writeSection(builder => builder.addRaw(whole, false))
     expect(summary()).toBe(whole)
     writeFileSync(file, '')
-    await writeSection(builder => builder.addRaw(line.repeat(MAX_SECTION_CHARS / 100 + 1), false))
+    await writeSection(builder => builder.addRaw(line.repeat(CAP / 100 + 1), false))
     const written = summary()
     const note =
       '\n<p>(The rest of this section was cut: it would have been too large for the job summary.)</p>\n'
     // Whole lines up to the last line end at or before character 262,144 − 200 = 261,944.
     expect(written).toBe(line.repeat(2619) + note)
-    expect(written.length).toBeLessThanOrEqual(MAX_SECTION_CHARS)
+    expect(written.length).toBeLessThanOrEqual(CAP)
   })
 })
 
@@ -125,22 +125,22 @@ it.each([
 
 const X4K = 'x'.repeat(4_000)
 it.each([
-  [
-    'one line, escaped, `code` as code',
-    '⚠️',
-    'Warning:',
-    'Set `command-count`\n\nor <none>.',
-    'Set <code>command-count</code> or &lt;none&gt;.'
-  ],
-  [
-    'over 4,000 characters: cut, saying so',
-    '❌',
-    'Error:',
-    `${X4K}x`,
-    `${X4K}… (1 more characters not shown)`
-  ],
-  ['4,000 characters: whole', '❌', 'Error:', X4K, X4K]
-])('markedParagraph: %s', (_, icon, label, message, shown) => {
+  {
+    title: 'one line, escaped, `code` as code',
+    icon: '⚠️',
+    label: 'Warning:',
+    message: 'Set `command-count`\n\nor <none>.',
+    shown: 'Set <code>command-count</code> or &lt;none&gt;.'
+  },
+  {
+    title: 'over 4,000 characters: cut, saying so',
+    icon: '❌',
+    label: 'Error:',
+    message: `${X4K}x`,
+    shown: `${X4K}… (1 more characters not shown)`
+  },
+  { title: '4,000 characters: whole', icon: '❌', label: 'Error:', message: X4K, shown: X4K }
+])('markedParagraph: $title', ({ icon, label, message, shown }) => {
   expect(markedParagraph(icon, label, message)).toBe(
     `<p>${icon} <strong>${label}</strong> ${shown}</p>\n`
   )

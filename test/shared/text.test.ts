@@ -1,7 +1,7 @@
 /**
  * Text made safe to show: where a secret stands in a text and what is around it, the masks the
  * runner is given, and the forms each place needs: a log line, an annotation, the HTML summary,
- * a figure or a time. test/shared/redact.test.ts covers the many encodings of a secret.
+ * a figure or a time. test/shared/secrets.test.ts covers the many encodings of a secret.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import {

@@ -100,20 +100,32 @@ describe('a commands-file', () => {
   const NEEDED =
     /could not be read from the repository \(the repository and a github-token are needed\)/
   // The inputs, the run's context, the failure, and the requests to GitHub.
-  it.each([
-    [
-      'not in the repository either',
-      { ...token, 'commands-file': 'missing.json' },
-      CONTEXT,
-      /missing\.json from example\/bot at 0123456789ab/,
-      1
-    ],
-    ['with no github-token', {}, CONTEXT, NEEDED, 0],
-    ['with no repository', token, { GITHUB_SHA: SHA }, NEEDED, 0],
-    ['with no commit', token, { GITHUB_REPOSITORY: 'example/bot' }, NEEDED, 0]
+  it.each<{
+    label: string
+    more: Record<string, string>
+    env: Record<string, string>
+    why: RegExp
+    asked: number
+  }>([
+    {
+      label: 'not in the repository either',
+      more: { ...token, 'commands-file': 'missing.json' },
+      env: CONTEXT,
+      why: /missing\.json from example\/bot at 0123456789ab/,
+      asked: 1
+    },
+    { label: 'with no github-token', more: {}, env: CONTEXT, why: NEEDED, asked: 0 },
+    { label: 'with no repository', more: token, env: { GITHUB_SHA: SHA }, why: NEEDED, asked: 0 },
+    {
+      label: 'with no commit',
+      more: token,
+      env: { GITHUB_REPOSITORY: 'example/bot' },
+      why: NEEDED,
+      asked: 0
+    }
   ])(
-    'not in the workspace, %s: the run fails before any request to the service',
-    async (_, more, env, why, asked) => {
+    'not in the workspace, $label: the run fails before any request to the service',
+    async ({ more, env, why, asked }) => {
       const before = github.requests.length
       const { outcome, emulator } = await run(more, { env })
       expect(outcome.result).toBe('failed')
@@ -143,42 +155,48 @@ describe('a command count of 0 that a source read', () => {
   ]
   const SERVER_ONLY = [{ server_count: 1250 }]
   // What the listing shows, the inputs, what is sent, and the warning (none when 0 is sent).
-  it.each<[string, number, Record<string, string>, unknown[], string?]>([
-    [
-      'a manifest listing none, the listing 12: left out',
-      12,
-      servers,
-      SERVER_ONLY,
-      leftOut(FILE, SHOWS, MANIFEST)
-    ],
-    [
-      'the same, the only count: skipped',
-      12,
-      { 'discord-token': '' },
-      [],
-      leftOut(FILE, SHOWS, MANIFEST)
-    ],
-    [
-      'the same, unchecked (cooldown-check: false)',
-      12,
-      unchecked,
-      SERVER_ONLY,
-      leftOut(FILE, UNREAD, MANIFEST)
-    ],
-    [
-      'Discord with no global commands',
-      12,
-      { 'commands-file': '' },
-      SERVER_ONLY,
-      leftOut('Discord (global commands)', SHOWS, PER_SERVER)
-    ],
-    [
-      'a manifest listing none, the listing none: 0 is sent',
-      0,
-      servers,
-      [{ command_count: 0, server_count: 1250 }]
-    ]
-  ])('%s', async (_, commands, more, bodies, warning) => {
+  it.each<{
+    label: string
+    commands: number
+    more: Record<string, string>
+    bodies: unknown[]
+    warning?: string
+  }>([
+    {
+      label: 'a manifest listing none, the listing 12: left out',
+      commands: 12,
+      more: servers,
+      bodies: SERVER_ONLY,
+      warning: leftOut(FILE, SHOWS, MANIFEST)
+    },
+    {
+      label: 'the same, the only count: skipped',
+      commands: 12,
+      more: { 'discord-token': '' },
+      bodies: [],
+      warning: leftOut(FILE, SHOWS, MANIFEST)
+    },
+    {
+      label: 'the same, unchecked (cooldown-check: false)',
+      commands: 12,
+      more: unchecked,
+      bodies: SERVER_ONLY,
+      warning: leftOut(FILE, UNREAD, MANIFEST)
+    },
+    {
+      label: 'Discord with no global commands',
+      commands: 12,
+      more: { 'commands-file': '' },
+      bodies: SERVER_ONLY,
+      warning: leftOut('Discord (global commands)', SHOWS, PER_SERVER)
+    },
+    {
+      label: 'a manifest listing none, the listing none: 0 is sent',
+      commands: 0,
+      more: servers,
+      bodies: [{ command_count: 0, server_count: 1250 }]
+    }
+  ])('$label', async ({ commands, more, bodies, warning }) => {
     const { outcome, emulator, sent } = await run(more, {
       manifest: '[]',
       seed: { commands },
@@ -236,25 +254,39 @@ describe('Discord fills in whichever count is missing', () => {
   ]
   // The inputs (commands-file: commands.json, "ping" twice, unless left out), what is read, the
   // counts' sources, the warnings.
-  it.each<[string, Record<string, string>, string, string, string, string[]]>([
-    ['both counts', noFile, 'the server count and the command count', COMMANDS, SERVERS, []],
-    [
-      'only commands: server-count given, even out of range',
-      server,
-      'the command count',
-      COMMANDS,
-      'input server-count',
-      []
-    ],
-    [
-      'only servers: the manifest’s warnings kept',
-      {},
-      'the server count',
-      'commands-file commands.json',
-      SERVERS,
-      [DUPLICATE]
-    ]
-  ])('%s', async (_, more, read, commandSource, serverSource, warnings) => {
+  it.each<{
+    label: string
+    more: Record<string, string>
+    read: string
+    commandSource: string
+    serverSource: string
+    warnings: string[]
+  }>([
+    {
+      label: 'both counts',
+      more: noFile,
+      read: 'the server count and the command count',
+      commandSource: COMMANDS,
+      serverSource: SERVERS,
+      warnings: []
+    },
+    {
+      label: 'only commands: server-count given, even out of range',
+      more: server,
+      read: 'the command count',
+      commandSource: COMMANDS,
+      serverSource: 'input server-count',
+      warnings: []
+    },
+    {
+      label: 'only servers: the manifest’s warnings kept',
+      more: {},
+      read: 'the server count',
+      commandSource: 'commands-file commands.json',
+      serverSource: SERVERS,
+      warnings: [DUPLICATE]
+    }
+  ])('$label', async ({ more, read, commandSource, serverSource, warnings }) => {
     const manifest = '[{"name":"ping"},{"name":"ping"}]'
     const { outcome, log, fake, emulator, sent } = await run(more, {
       manifest,

@@ -3,8 +3,9 @@
  * refusal's sentence (pinned once, in a table), the file in the workspace or read from the
  * repository, and the bytes people's tools write, which read the same both ways.
  */
-import { readFileSync } from 'node:fs'
-import { mkdir, open, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, realpathSync } from 'node:fs'
+import { chmod, mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import * as http from 'node:http'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +16,7 @@ import { ActionError } from '../../src/errors.js'
 import { Requests } from '../../src/http/client.js'
 import { readRepositoryFile } from '../../src/stats/github.js'
 import { CONTROL_CHARACTER } from '../../src/text.js'
-import { tempWorkspace } from '../support/inprocess.js'
+import { PERMISSIONS_BIND, tempWorkspace, unprivileged } from '../support/inprocess.js'
 import { afterTest, listenForTest } from '../support/teardown.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/manifests/', import.meta.url))
@@ -152,7 +153,9 @@ describe('refusals of the text', () => {
     ['null', false, ` holds null; ${SHAPES}`],
     ['true', false, ` holds a boolean; ${SHAPES}`],
     ['{"ping":"Check the latency"}', false, ` holds an object that is neither; ${SHAPES}`],
-    ['{"commands":"ping"}', false, ` holds an object that is neither; ${SHAPES}`]
+    ['{"commands":"ping"}', false, ` holds an object that is neither; ${SHAPES}`],
+    ['{"ping":{},"version":2}', false, ` holds an object that is neither; ${SHAPES}`],
+    ['{"ping":{"type":7}}', false, `: ["ping"] ("ping") has "type": 7; ${TYPES}`]
   ])('refuses %s (count-subcommands %s)', async (given, countSubcommands, expected) => {
     const text = given.endsWith('.json') ? fixture(given) : given
     expect(await message(() => count(text, countSubcommands))).toBe(`${ORIGIN}${expected}`)
@@ -228,6 +231,9 @@ describe('refusals of the text', () => {
     const nested = (depth: number): string =>
       `[{"name":"ping","description":"${'[{'.repeat(500)}","x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}]`
     expect(count(nested(100), true).count).toBe(1)
+    // An escaped quote does not end the string: the brackets after it are still text.
+    const escaped = `[{"name":"ping","description":"\\"${'['.repeat(DEEP)}"}]`
+    expect(count(escaped).count).toBe(1)
     expect(await message(() => count(nested(101), true))).toContain(
       'nested more than 100 levels deep at line 1, column'
     )
@@ -319,6 +325,94 @@ describe('the file', () => {
     ).toBe(`${ORIGIN} ${TOO_LARGE}`)
   })
 
+  // A manifest is read only as a regular file of the workspace: neither a link out of it nor what
+  // would block or is not a file, refused before the repository is tried.
+  const POSIX = process.platform !== 'win32'
+  it.runIf(POSIX)('a link out of the workspace is refused, naming where it leads', async () => {
+    const elsewhere = await tempWorkspace({ 'secret.json': '[{"name":"top-secret"}]' })
+    const workspace = await tempWorkspace()
+    await symlink(join(elsewhere, 'secret.json'), join(workspace, 'commands.json'))
+    const fromRepository = unused()
+    const said = await message(() =>
+      countManifest(plan(workspace, 'commands.json', { fromRepository }))
+    )
+    expect(said).toBe(
+      `${ORIGIN}: ${join(workspace, 'commands.json')} resolves to ${realpathSync(join(elsewhere, 'secret.json'))}, ` +
+        `outside the workspace ${realpathSync(workspace)}. Give the path of a file in the repository; a symbolic link ` +
+        'may not point out of the workspace.'
+    )
+    expect(said).not.toContain('top-secret')
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  it.runIf(POSIX)('a named pipe is refused at once, not waited on', async () => {
+    const workspace = await tempWorkspace()
+    execFileSync('mkfifo', [join(workspace, 'commands.json')])
+    expect(await message(() => countManifest(plan(workspace, 'commands.json')))).toBe(
+      `${ORIGIN}: ${join(workspace, 'commands.json')} is not a regular file (a named pipe); give the path of the JSON file.`
+    )
+  })
+
+  const cannotRead = (workspace: string, code: string): string =>
+    `${ORIGIN}: ${join(workspace, 'commands.json')} cannot be read (${code}). Check the path and the file's permissions.`
+
+  it.runIf(POSIX)('a link that leads to itself cannot be read, and says why', async () => {
+    const workspace = await tempWorkspace()
+    await symlink('commands.json', join(workspace, 'commands.json'))
+    const fromRepository = unused()
+    expect(
+      await message(() => countManifest(plan(workspace, 'commands.json', { fromRepository })))
+    ).toBe(cannotRead(workspace, 'ELOOP'))
+    expect(fromRepository).not.toHaveBeenCalled()
+  })
+
+  // The runner's user, not root: a file's mode binds it.
+  it.runIf(PERMISSIONS_BIND)(
+    'a file its user may not read (EACCES) says so, before the repository is tried',
+    async () => {
+      const workspace = await tempWorkspace({ 'commands.json': '[{"name":"ping"}]' })
+      await chmod(workspace, 0o755)
+      await chmod(join(workspace, 'commands.json'), 0o000)
+      const fromRepository = unused()
+      const p = plan(workspace, 'commands.json', { fromRepository })
+      expect(await unprivileged(() => message(() => countManifest(p)))).toBe(
+        cannotRead(workspace, 'EACCES')
+      )
+      expect(fromRepository).not.toHaveBeenCalled()
+    }
+  )
+
+  it.runIf(PERMISSIONS_BIND)(
+    'a missing file in a checked-out workspace its user may not list: the advice without the listing',
+    async () => {
+      const workspace = await tempWorkspace({ '.git/HEAD': '' })
+      await chmod(workspace, 0o711)
+      const path = join(workspace, 'config/commands.json')
+      const p = plan(workspace, 'commands.json', { path, fromRepository: unused() })
+      const error = await unprivileged(() => refusal(() => countManifest(p)))
+      expect(error.message).toBe(
+        `${ORIGIN}: no file at ${path}. The workspace is checked out; the workspace cannot be listed. ` +
+          'Check the path for a typo, and that the step that writes the file runs before this one.'
+      )
+      expect(error.headline).toBe('commands-file not found')
+    }
+  )
+
+  it('reads a file of exactly 5 MB, from the workspace and from the repository', async () => {
+    const bytes = Buffer.from(`[${' '.repeat(FIVE_MB - 2)}]`)
+    const workspace = await tempWorkspace()
+    await writeFile(join(workspace, 'commands.json'), bytes)
+    const fromRepository = vi.fn(async (_path: string) => bytes)
+    expect(await countManifest(plan(workspace, 'commands.json'))).toEqual({
+      count: 0,
+      warnings: [],
+      readFrom: 'workspace'
+    })
+    expect(
+      await countManifest(plan(await tempWorkspace(), 'commands.json', { fromRepository }))
+    ).toEqual({ count: 0, warnings: [], readFrom: 'repository' })
+  })
+
   const CHECKOUT =
     'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
   const REUSABLE =
@@ -368,6 +462,31 @@ describe('the file', () => {
       { files: { ...twelve, '.git/HEAD': '' } },
       '. The workspace is checked out; the nearest existing folder, the workspace root, holds ' +
         `f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt and 2 more. ${TYPO}`
+    ],
+    [
+      'in a checked-out workspace of 10 files: all named',
+      { files: { ...files(Object.keys(twelve).slice(0, 10)), '.git/HEAD': '' } },
+      '. The workspace is checked out; the nearest existing folder, the workspace root, holds ' +
+        `f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt. ${TYPO}`
+    ],
+    [
+      'in a checked-out workspace, two folders down',
+      { files: files(['.git/HEAD', 'config/gen/x.json']), path: 'config/gen/out/c.json' },
+      `. The workspace is checked out; the nearest existing folder, config/gen/, holds x.json. ${TYPO}`
+    ],
+    [
+      'where a file stands for a folder of its path',
+      { files: files(['config']) },
+      `, and it could not be read from the repository (the repository and a github-token are needed). ${CHECKOUT}`
+    ],
+    [
+      'nor in a repository it has no name for',
+      {
+        fromRepository: failing(new Error('HttpError: Not Found (404)')),
+        repositoryLabel: undefined,
+        asked: true
+      },
+      `, and reading config/commands.json from the repository through the GitHub API failed (HttpError: Not Found (404)). ${CHECKOUT}`
     ],
     [
       'nor in the repository',

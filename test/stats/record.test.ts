@@ -370,44 +370,63 @@ describe('the read limiter (429, Retry-After) is waited out within the step', ()
   }
   const TOO_LONG =
     "the service's read limit asks for a wait of 60 s, more than the step's timeout leaves"
-  // Columns: the inputs; the 429s ('live': the live limiter, 10 a minute per address) and the wait
+  // Each row: the inputs; the 429s ('live': the live limiter, 10 a minute per address) and the wait
   // each asks for; the reads; why the record is left unread (or it is read and the update sent).
   // Room = timeout - 2 × request-timeout: the read again, the update.
-  it.each<[string, Record<string, string>, number | 'live', number, number, string?]>([
-    ['for as long as it asks, then the record is read again', {}, 1, 5, 2],
-    ['the live limiter (Retry-After: 60)', {}, 'live', 60, 2],
-    [
-      'three times at most: a fourth leaves it unreadable, saying how often',
-      {},
-      6,
-      1,
-      4,
-      'the service is limiting reads (429), 4 times'
-    ],
-    [
-      'exactly room for the wait, the read again and the update',
-      { timeout: '120', 'request-timeout': '30' },
-      'live',
-      60,
-      2
-    ],
-    [
-      'not room for the read again and the update after the wait',
-      { timeout: '90', 'request-timeout': '30' },
-      'live',
-      60,
-      1,
-      TOO_LONG
-    ],
-    [
-      'far less room than the live limiter asks',
-      { timeout: '20', 'request-timeout': '5' },
-      'live',
-      60,
-      1,
-      TOO_LONG
-    ]
-  ])('%s', async (_, inputs, limited, seconds, reads, reason) => {
+  it.each<{
+    label: string
+    inputs: Record<string, string>
+    limited: number | 'live'
+    seconds: number
+    reads: number
+    reason?: string
+  }>([
+    {
+      label: 'for as long as it asks, then the record is read again',
+      inputs: {},
+      limited: 1,
+      seconds: 5,
+      reads: 2
+    },
+    {
+      label: 'the live limiter (Retry-After: 60)',
+      inputs: {},
+      limited: 'live',
+      seconds: 60,
+      reads: 2
+    },
+    {
+      label: 'three times at most: a fourth leaves it unreadable, saying how often',
+      inputs: {},
+      limited: 6,
+      seconds: 1,
+      reads: 4,
+      reason: 'the service is limiting reads (429), 4 times'
+    },
+    {
+      label: 'exactly room for the wait, the read again and the update',
+      inputs: { timeout: '120', 'request-timeout': '30' },
+      limited: 'live',
+      seconds: 60,
+      reads: 2
+    },
+    {
+      label: 'not room for the read again and the update after the wait',
+      inputs: { timeout: '90', 'request-timeout': '30' },
+      limited: 'live',
+      seconds: 60,
+      reads: 1,
+      reason: TOO_LONG
+    },
+    {
+      label: 'far less room than the live limiter asks',
+      inputs: { timeout: '20', 'request-timeout': '5' },
+      limited: 'live',
+      seconds: 60,
+      reads: 1,
+      reason: TOO_LONG
+    }
+  ])('$label', async ({ inputs, limited, seconds, reads, reason }) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
     if (limited === 'live') emulator.spendLimit('record', '127.0.0.1', 10)

@@ -3,7 +3,7 @@
  * (interface.md, "A stop is a stop"), in process against the emulator and the fakes of Discord and
  * GitHub. Nothing is sent after a stop. A stop "in flight" lands once the far side has the
  * request, however long the run took to send it. Each of whatWasSent's sentences is pinned here;
- * a stop in vote-check mode: test/votes/votes.test.ts.
+ * a stop in vote-check mode: test/votes/check.test.ts.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ClientRequest } from 'node:http'
@@ -189,28 +189,34 @@ describe('a stop before the update goes out: not sent, and the report says so', 
 })
 
 describe('a stop says what was sent and answered, and nothing is sent after it', () => {
-  it.each<[string, Arrange, string[], Partial<StatsOutcome>, string | RegExp]>([
-    [
-      'while the record read is in flight in a dry run: as in any dry run',
-      async emulator => ({ signal: hangThenStop(emulator, 'record'), inputs: DRY_RUN }),
-      [READ],
-      { result: 'failed', delivery: 'not-sent' },
-      stopped('Nothing was sent (dry run).')
-    ],
-    [
-      'while the PATCH is in flight: sent, no answer, and the next run will not send it twice',
-      async emulator => ({ signal: hangThenStop(emulator, 'stats') }),
-      [READ, PATCH],
-      { result: 'failed', delivery: 'no-answer' },
-      stopped(
+  it.each<{
+    label: string
+    arrange: Arrange
+    received: string[]
+    expected: Partial<StatsOutcome>
+    message: string | RegExp
+  }>([
+    {
+      label: 'while the record read is in flight in a dry run: as in any dry run',
+      arrange: async emulator => ({ signal: hangThenStop(emulator, 'record'), inputs: DRY_RUN }),
+      received: [READ],
+      expected: { result: 'failed', delivery: 'not-sent' },
+      message: stopped('Nothing was sent (dry run).')
+    },
+    {
+      label:
+        'while the PATCH is in flight: sent, no answer, and the next run will not send it twice',
+      arrange: async emulator => ({ signal: hangThenStop(emulator, 'stats') }),
+      received: [READ, PATCH],
+      expected: { result: 'failed', delivery: 'no-answer' },
+      message: stopped(
         'The stats update was sent, and no answer came back: the service may have stored it. ' +
           'With cooldown-check: true the next run reads the public record first and does not send it twice.'
       )
-    ],
-    [
-      // The status line and headers, then the body two bytes at a time: the stop cuts the body.
-      "after the update's status line came: sent and answered, with its status",
-      async emulator => {
+    },
+    {
+      label: "after the update's status line came: sent and answered, with its status",
+      arrange: async emulator => {
         emulator.inject('stats', {
           kind: 'drip',
           status: 200,
@@ -219,13 +225,13 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
         })
         return { signal: stopOnAnswerHead(emulator) }
       },
-      [READ, PATCH],
-      { result: 'failed', delivery: 'answered', status: 200 },
-      stopped('The stats update was sent and answered (200).')
-    ],
-    [
-      'after the status line of a 429 came: a strike may have been counted',
-      async emulator => {
+      received: [READ, PATCH],
+      expected: { result: 'failed', delivery: 'answered', status: 200 },
+      message: stopped('The stats update was sent and answered (200).')
+    },
+    {
+      label: 'after the status line of a 429 came: a strike may have been counted',
+      arrange: async emulator => {
         emulator.inject('stats', {
           kind: 'drip',
           status: 429,
@@ -234,58 +240,62 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
         })
         return { signal: stopOnAnswerHead(emulator) }
       },
-      [READ, PATCH],
-      { result: 'failed', delivery: 'answered', status: 429 },
-      stopped(
+      received: [READ, PATCH],
+      expected: { result: 'failed', delivery: 'answered', status: 429 },
+      message: stopped(
         'The stats update was sent and answered (429). Its answer was cut off after the status line: if that 429 was the 6-hour ' +
           'refusal rather than the request limiter, the service counted a strike against the key (5 within 6 hours revoke it).'
       )
-    ],
-    [
-      // A stop never hides a strike: the result is the strike, and its error says so, with the
-      // stop.
-      'during the record read after a 6-hour refusal: the strike, and the stop with it',
-      async emulator => {
+    },
+    {
+      label: 'during the record read after a 6-hour refusal: the strike, and the stop with it',
+      arrange: async emulator => {
         emulator.inject('stats', SIX_HOUR_REFUSAL)
         // The second read hangs, so that the stop lands while it is in flight.
         const onLog = (line: string): void =>
           void (line.startsWith('Sending PATCH') && emulator.inject('record', { kind: 'hang' }))
         return { signal: stopWhen(() => emulator.received('record').length === 2), onLog }
       },
-      [READ, PATCH, READ],
-      { result: 'cooldown', delivery: 'answered', status: 429, nextUpdateAt: undefined },
-      new RegExp(
+      received: [READ, PATCH, READ],
+      expected: { result: 'cooldown', delivery: 'answered', status: 429, nextUpdateAt: undefined },
+      message: new RegExp(
         `${REFUSED}.* stopped by SIGTERM .* It came while the bot's record was read after the refusal\\.$`
       )
-    ],
-    [
-      'during the read of the workflow after a strike: the strike, the stop, and that the workflow was not checked',
-      async emulator => {
+    },
+    {
+      label:
+        'during the read of the workflow after a strike: the strike, the stop, and that the workflow was not checked',
+      arrange: async emulator => {
         emulator.inject('stats', SIX_HOUR_REFUSAL)
         return { ...(await hangingGitHub()), inputs: { 'github-token': TOKEN } }
       },
-      [READ, PATCH, READ],
-      { result: 'cooldown', status: 429 },
-      new RegExp(
+      received: [READ, PATCH, READ],
+      expected: { result: 'cooldown', status: 429 },
+      message: new RegExp(
         `${REFUSED}.* The update was not retried\\. .* stopped by SIGTERM .* The workflow that ran this step was not checked\\.$`
       )
-    ],
-    [
-      'during the read of the workflow in a dry run: the step fails, naming the stop and what was not checked',
-      async () => ({ ...(await hangingGitHub()), inputs: { 'github-token': TOKEN, ...DRY_RUN } }),
-      [READ, KEY_CHECK],
-      {
+    },
+    {
+      label:
+        'during the read of the workflow in a dry run: the step fails, naming the stop and what was not checked',
+      arrange: async () => ({
+        ...(await hangingGitHub()),
+        inputs: { 'github-token': TOKEN, ...DRY_RUN }
+      }),
+      received: [READ, KEY_CHECK],
+      expected: {
         result: 'failed',
         delivery: 'not-sent',
         error: expect.objectContaining({ headline: 'stopped by SIGTERM' })
       },
-      stopped('The workflow that ran this step was not checked. Nothing was sent (dry run).')
-    ],
-    [
-      // The key check is the last request before the workflow read: once it is received, the step's
-      // time is up.
-      'a dry run whose time is up before the workflow read: the step fails, naming what was not checked',
-      async (emulator, clock) => ({
+      message: stopped(
+        'The workflow that ran this step was not checked. Nothing was sent (dry run).'
+      )
+    },
+    {
+      label:
+        'a dry run whose time is up before the workflow read: the step fails, naming what was not checked',
+      arrange: async (emulator, clock) => ({
         env: {
           ...WORKFLOW_RUN,
           GITHUB_WORKSPACE: await tempWorkspace({ '.github/workflows/stats.yml': 'jobs: {}' })
@@ -296,11 +306,12 @@ describe('a stop says what was sent and answered, and nothing is sent after it',
         },
         inputs: { ...DRY_RUN, timeout: '60' }
       }),
-      [READ, KEY_CHECK],
-      { result: 'failed', delivery: 'not-sent' },
-      /leaves no room for reading the workflow that ran this step\. .*The workflow that ran this step was not checked\. Nothing was sent \(dry run\)\.$/
-    ]
-  ])('%s', async (_, arrange, received, expected, message) => {
+      received: [READ, KEY_CHECK],
+      expected: { result: 'failed', delivery: 'not-sent' },
+      message:
+        /leaves no room for reading the workflow that ran this step\. .*The workflow that ran this step was not checked\. Nothing was sent \(dry run\)\.$/
+    }
+  ])('$label', async ({ arrange, received, expected, message }) => {
     const { emulator, outcome } = await stoppedRun(arrange)
     expect(routes(emulator)).toEqual(received)
     expect(outcome).toMatchObject(expected)

@@ -113,40 +113,46 @@ describe('runs that send nothing, no strike', () => {
   const CACHED = recordFault(BOT, new Date(START - 7 * HOUR), { Age: '120' })
   const COUNTS = { command_count: 14, server_count: 1260 }
   const CACHE_WARNING = [expect.stringContaining('came from a cache')]
-  // Columns: the bot (or the answer to its record read), the inputs, the requests received, the
+  // Each row: the bot (or the answer to its record read), the inputs, the requests received, the
   // outcome.
-  it.each<[string, EmulatedBot | Fault, Record<string, string>, string[], object]>([
+  it.each<{
+    label: string
+    bot: EmulatedBot | Fault
+    inputs: Record<string, string>
+    received: string[]
+    expected: object
+  }>([
     // The record's 403: the bot is not public until discord.place verifies it.
-    [
-      'the first day: skipped, the key still checked',
-      FIRST_DAY,
-      {},
-      [READ, KEY_CHECK],
-      { ...NOT_VERIFIED, result: 'skipped' }
-    ],
-    [
-      'the first day, a dry run: not sent either',
-      FIRST_DAY,
-      DRY,
-      [READ, KEY_CHECK],
-      { ...NOT_VERIFIED, result: 'dry-run' }
-    ],
+    {
+      label: 'the first day: skipped, the key still checked',
+      bot: FIRST_DAY,
+      inputs: {},
+      received: [READ, KEY_CHECK],
+      expected: { ...NOT_VERIFIED, result: 'skipped' }
+    },
+    {
+      label: 'the first day, a dry run: not sent either',
+      bot: FIRST_DAY,
+      inputs: DRY,
+      received: [READ, KEY_CHECK],
+      expected: { ...NOT_VERIFIED, result: 'dry-run' }
+    },
     // A dry run needs no key, and reports the counts a real run would send.
-    [
-      'a dry run without a key: the counts',
-      {},
-      { ...KEYLESS, 'server-count': '1260' },
-      [READ],
-      { result: 'dry-run', body: COUNTS }
-    ],
-    [
-      'a dry run, a cached record: not sent either',
-      CACHED,
-      KEYLESS,
-      [READ],
-      { result: 'dry-run', skip: 'unchecked', warnings: CACHE_WARNING }
-    ]
-  ])('%s', async (_, bot, inputs, received, expected) => {
+    {
+      label: 'a dry run without a key: the counts',
+      bot: {},
+      inputs: { ...KEYLESS, 'server-count': '1260' },
+      received: [READ],
+      expected: { result: 'dry-run', body: COUNTS }
+    },
+    {
+      label: 'a dry run, a cached record: not sent either',
+      bot: CACHED,
+      inputs: KEYLESS,
+      received: [READ],
+      expected: { result: 'dry-run', skip: 'unchecked', warnings: CACHE_WARNING }
+    }
+  ])('$label', async ({ bot, inputs, received, expected }) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, 'kind' in bot ? {} : bot)
     if ('kind' in bot) emulator.inject('record', bot)
@@ -269,85 +275,97 @@ describe('an update whose answer was lost', () => {
     headers: { 'X-Padding': 'p'.repeat(20_000) },
     body: ''
   }
-  // Columns: the faults of the PATCH; the record read first, or not ('unchecked'), or not and
+  // Each row: the faults of the PATCH; the record read first, or not ('unchecked'), or not and
   // answering the delivery check with this; the requests received; the result, status and delivery;
   // what the log (or the error) says.
-  it.each<
-    [
-      string,
-      Fault[],
-      'checked' | 'unchecked' | Fault,
-      string[],
-      [string, number?, string?],
-      string | RegExp
-    ]
-  >([
-    [
-      'an interim 103, then dropped: sent once more',
-      [INTERIM],
-      'checked',
-      RETRIED,
-      ['updated', 200, 'answered'],
-      RESENT
-    ],
-    [
-      'dropped before it was read: sent once more',
-      [RESET],
-      'checked',
-      RETRIED,
-      ['updated', 200, 'answered'],
-      RESENT
-    ],
-    [
-      'dropped once stored: arrived, not sent again',
-      [STORED],
-      'unchecked',
-      [PATCH, READ],
-      ['updated', undefined, 'arrived'],
-      ARRIVED
-    ],
-    [
-      'dropped twice: not sent a third time',
-      [RESET, RESET],
-      'checked',
-      RETRIED,
-      ['failed', undefined, 'no-answer'],
-      TWICE
-    ],
-    [
-      'dropped, the record not public (403): not sent again',
-      [RESET],
-      NOT_PUBLIC,
-      [PATCH, READ],
-      ['failed', undefined, 'no-answer'],
-      MAYBE
-    ],
-    [
-      'dropped, the record from a cache: not sent again',
-      [RESET],
-      CACHED,
-      [PATCH, READ],
-      ['failed', undefined, 'no-answer'],
-      FROM_CACHE
-    ],
+  it.each<{
+    label: string
+    faults: Fault[]
+    record: 'checked' | 'unchecked' | Fault
+    received: string[]
+    result: string
+    status?: number
+    delivery?: string
+    said: string | RegExp
+  }>([
+    {
+      label: 'an interim 103, then dropped: sent once more',
+      faults: [INTERIM],
+      record: 'checked',
+      received: RETRIED,
+      result: 'updated',
+      status: 200,
+      delivery: 'answered',
+      said: RESENT
+    },
+    {
+      label: 'dropped before it was read: sent once more',
+      faults: [RESET],
+      record: 'checked',
+      received: RETRIED,
+      result: 'updated',
+      status: 200,
+      delivery: 'answered',
+      said: RESENT
+    },
+    {
+      label: 'dropped once stored: arrived, not sent again',
+      faults: [STORED],
+      record: 'unchecked',
+      received: [PATCH, READ],
+      result: 'updated',
+      delivery: 'arrived',
+      said: ARRIVED
+    },
+    {
+      label: 'dropped twice: not sent a third time',
+      faults: [RESET, RESET],
+      record: 'checked',
+      received: RETRIED,
+      result: 'failed',
+      delivery: 'no-answer',
+      said: TWICE
+    },
+    {
+      label: 'dropped, the record not public (403): not sent again',
+      faults: [RESET],
+      record: NOT_PUBLIC,
+      received: [PATCH, READ],
+      result: 'failed',
+      delivery: 'no-answer',
+      said: MAYBE
+    },
+    {
+      label: 'dropped, the record from a cache: not sent again',
+      faults: [RESET],
+      record: CACHED,
+      received: [PATCH, READ],
+      result: 'failed',
+      delivery: 'no-answer',
+      said: FROM_CACHE
+    },
     // A received status line is an answer: not sent again, and no delivery check.
-    [
-      'a status line, then the body cut off',
-      [CUT],
-      'unchecked',
-      [PATCH],
-      ['updated', 200, 'answered'],
-      CUT_ANSWER
-    ],
-    [
-      'a status line, then headers that overflow',
-      [OVERFLOW],
-      'unchecked',
-      [PATCH],
-      ['failed', 503, 'answered'],
-      CUT_ANSWER
-    ]
-  ])('%s', async (_, faults, record, received, [result, status, delivery], said) => {
+    {
+      label: 'a status line, then the body cut off',
+      faults: [CUT],
+      record: 'unchecked',
+      received: [PATCH],
+      result: 'updated',
+      status: 200,
+      delivery: 'answered',
+      said: CUT_ANSWER
+    },
+    {
+      label: 'a status line, then headers that overflow',
+      faults: [OVERFLOW],
+      record: 'unchecked',
+      received: [PATCH],
+      result: 'failed',
+      status: 503,
+      delivery: 'answered',
+      said: CUT_ANSWER
+    }
+  ])('$label', async ({ faults, record, received, result, status, delivery, said }) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock)
     if (typeof record !== 'string') emulator.inject('record', record)

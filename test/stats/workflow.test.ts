@@ -1,7 +1,7 @@
 /**
  * The workflow reader (src/stats/workflow.ts): how often a cron fires, as GitHub reads it, over
  * the whole calendar; what a workflow shows for the job that ran the step; the words a bot owner
- * reads, each pinned here. Finding and reading the file: workflow-diagnosis.test.ts.
+ * reads, each pinned here. Finding and reading the file: diagnosis.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { describeFindings, inspectWorkflow, shortestGapMinutes } from '../../src/stats/workflow.js'

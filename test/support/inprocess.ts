@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isMainThread } from 'node:worker_threads'
 import { type Clock, Requests } from '../../src/http/client.js'
 import { parseSettings, type StatsSettings, type VoteSettings } from '../../src/settings.js'
 import type { StatsOutcome } from '../../src/stats/outcome.js'
@@ -187,6 +188,31 @@ export async function tempWorkspace(files: Record<string, string> = {}): Promise
     await writeFile(join(dir, path), text)
   }
   return dir
+}
+
+/** The user nobody: the least a runner's user may do, and no more. */
+const NOBODY = 65_534
+
+/**
+ * Whether a file's permissions can stop this process: not on Windows, and as root only where the
+ * process may act as another user for a while (a worker thread may not).
+ */
+export const PERMISSIONS_BIND =
+  process.platform !== 'win32' && (process.geteuid?.() !== 0 || isMainThread)
+
+/**
+ * Runs `work` with an ordinary user's permissions, as the runner's user has them: as root (this
+ * machine's tests), with the effective user nobody for its duration, since root reads any file
+ * whatever its mode. The files `work` needs besides the one it must not read must be open to all.
+ */
+export async function unprivileged<T>(work: () => Promise<T>): Promise<T> {
+  if (process.geteuid?.() !== 0) return work()
+  process.seteuid!(NOBODY)
+  try {
+    return await work()
+  } finally {
+    process.seteuid!(0)
+  }
 }
 
 /**

@@ -2,20 +2,13 @@
  * The vote-check mode's report (src/votes/report.ts): the log, the summary section's layout (its
  * headline words are VOTE_OUTCOMES, pinned by docs/troubleshooting.md), the outputs, and what
  * reportVotes leaves for the runner. Outcomes are built by hand, as runVotes returns them
- * (votes.test.ts runs the mode itself).
+ * (check.test.ts runs the mode itself).
  */
 import { describe, expect, it } from 'vitest'
 import { ActionError } from '../../src/errors.js'
 import type { VoteSettings } from '../../src/settings.js'
-import { headlineWith } from '../../src/summary.js'
 import type { Vote, VoteOutcome } from '../../src/votes/check.js'
-import {
-  announce,
-  renderSummary,
-  reportVotes,
-  VOTE_OUTCOMES,
-  writeOutputs
-} from '../../src/votes/report.js'
+import { announce, renderSummary, reportVotes, writeOutputs } from '../../src/votes/report.js'
 import { BOT, botInputs, settingsFor } from '../support/inprocess.js'
 import { capturedStdout, runnerFiles } from '../support/step.js'
 
@@ -126,13 +119,6 @@ describe('the summary section of a vote check', () => {
   const unchecked = (id: string): string => row(id, 'not checked', '', '')
   const error = (message: string): string => `<p>❌ <strong>Error:</strong> ${message}</p>\n`
   const VOTED_ROW = row(A, 'yes', '1,234', '11:00 UTC, 1 h before this run')
-  /**
-   * The headline's mark and words: the VOTE_OUTCOMES entry of the result, with the users checked
-   * and those not voted.
-   */
-  const entry = (result: 'voted' | 'not-voted' | 'dry-run', users = 1, missing = 0): string =>
-    `${VOTE_OUTCOMES[result].mark} ${VOTE_OUTCOMES[result].headline(users, missing)}`
-
   it('names the bot with a link on the live service; one user who has not voted, in the words for one', () => {
     const html = renderSummary(
       settings([A], { 'base-url': 'https://api.discord.place' }),
@@ -145,63 +131,78 @@ describe('the summary section of a vote check', () => {
     )
   })
 
-  // Columns: the outcome, the headline's mark and words, what follows it (anything when left out),
-  // the outputs failure. Two users asked for.
-  it.each<[string, VoteOutcome, string, string | undefined, string?]>([
-    ['one user voted', checked([A, VOTED]), entry('voted'), table(VOTED_ROW)],
-    [
-      'every user of three voted',
-      checked([A, VOTED], [B, BARE], [C, VOTED]),
-      entry('voted', 3),
-      undefined
-    ],
-    [
-      'one of three has not voted: one row each, in the order given',
-      checked([A, VOTED], [B, NOT_VOTED], [C, BARE]),
-      entry('not-voted', 3, 1),
-      table(VOTED_ROW, row(B, 'no', '0', ''), row(C, 'yes', '', ''))
-    ],
-    [
-      'a failure without an error of its own',
-      outcome({ result: 'failed' }, [A, VOTED]),
-      '❌ failed',
-      table(VOTED_ROW)
-    ],
-    [
-      'nothing answered: the users not checked',
-      outcome(stopped([A, B])),
-      '❌ failed: 2 user(s) not checked',
-      table(unchecked(A), unchecked(B)) + error('Stopped.')
-    ],
-    [
-      'a failure part-way: the users checked, those not checked, the error (escaped) and the outputs failure',
-      outcome({ unchecked: [B, C], error: refused('The key <b>was</b> refused.') }, [A, BARE]),
-      '❌ failed: key refused; 2 user(s) not checked',
-      table(row(A, 'yes', '', ''), unchecked(B), unchecked(C)) +
+  // Two users asked for; `section` is what follows the headline (anything when left out).
+  it.each<{
+    label: string
+    given: VoteOutcome
+    headline: string
+    section?: string
+    outputsFailure?: string
+  }>([
+    {
+      label: 'one user voted',
+      given: checked([A, VOTED]),
+      headline: '✅ voted',
+      section: table(VOTED_ROW)
+    },
+    {
+      label: 'every user of three voted',
+      given: checked([A, VOTED], [B, BARE], [C, VOTED]),
+      headline: '✅ all 3 users voted'
+    },
+    {
+      label: 'one of three has not voted: one row each, in the order given',
+      given: checked([A, VOTED], [B, NOT_VOTED], [C, BARE]),
+      headline: '⭕ 1 of 3 users have not voted in the last 24 hours',
+      section: table(VOTED_ROW, row(B, 'no', '0', ''), row(C, 'yes', '', ''))
+    },
+    {
+      label: 'a failure without an error of its own',
+      given: outcome({ result: 'failed' }, [A, VOTED]),
+      headline: '❌ failed',
+      section: table(VOTED_ROW)
+    },
+    {
+      label: 'nothing answered: the users not checked',
+      given: outcome(stopped([A, B])),
+      headline: '❌ failed: 2 user(s) not checked',
+      section: table(unchecked(A), unchecked(B)) + error('Stopped.')
+    },
+    {
+      label:
+        'a failure part-way: the users checked, those not checked, the error (escaped) and the outputs failure',
+      given: outcome({ unchecked: [B, C], error: refused('The key <b>was</b> refused.') }, [
+        A,
+        BARE
+      ]),
+      headline: '❌ failed: key refused; 2 user(s) not checked',
+      section:
+        table(row(A, 'yes', '', ''), unchecked(B), unchecked(C)) +
         error('The key &lt;b&gt;was&lt;/b&gt; refused.') +
         error('Outputs failed.'),
-      'Outputs failed.'
-    ],
-    [
-      "a dry run's failed key check: no table, nor what a real run would check",
-      outcome({ error: refused('No.'), status: undefined }),
-      '❌ failed: key refused',
-      error('No.')
-    ],
-    [
-      'a dry run: the users a real run would check',
-      outcome(DRY_RUN),
-      entry('dry-run'),
-      `<p>A real run would check 2 user(s): <code>${A}</code>, <code>${B}</code>.</p>\n`
-    ],
-    [
-      'outputs that could not be written turn the headline failed, keeping what the check found',
-      checked([A, VOTED]),
-      headlineWith('Outputs failed.', ['✅', 'voted']).join(' '),
-      table(VOTED_ROW) + error('Outputs failed.'),
-      'Outputs failed.'
-    ]
-  ])('%s', (_, given, headline, section, outputsFailure) => {
+      outputsFailure: 'Outputs failed.'
+    },
+    {
+      label: "a dry run's failed key check: no table, nor what a real run would check",
+      given: outcome({ error: refused('No.'), status: undefined }),
+      headline: '❌ failed: key refused',
+      section: error('No.')
+    },
+    {
+      label: 'a dry run: the users a real run would check',
+      given: outcome(DRY_RUN),
+      headline: '🧪 dry run: nobody checked',
+      section: `<p>A real run would check 2 user(s): <code>${A}</code>, <code>${B}</code>.</p>\n`
+    },
+    {
+      label:
+        'outputs that could not be written turn the headline failed, keeping what the check found',
+      given: checked([A, VOTED]),
+      headline: '❌ voted; the step failed: its outputs could not be written',
+      section: table(VOTED_ROW) + error('Outputs failed.'),
+      outputsFailure: 'Outputs failed.'
+    }
+  ])('$label', ({ given, headline, section, outputsFailure }) => {
     const html = renderSummary(settings([A, B]), given, outputsFailure)
     expect(html.split('\n')[0]).toBe(`<h3>${headline.replace(' ', ` ${TITLE}: `)}</h3>`)
     if (section !== undefined) expect(html.slice(html.indexOf('\n') + 1)).toBe(section)
@@ -258,37 +259,46 @@ describe('reportVotes: the outputs, the log, the section and a line break; it re
   const UNWRITABLE = "The step's outputs could not be written"
   // Columns: GITHUB_OUTPUT, the outcome, the failure returned, the lines printed, the section (by
   // default as renderSummary writes it).
-  it.each<[string, 'file' | 'directory', VoteOutcome, string | undefined, string[], RegExp?]>([
-    [
-      'a check that went through: no failure',
-      'file',
-      checked([A, VOTED]),
-      undefined,
-      [`User ${A}: voted`]
-    ],
-    [
-      "fail-if-not-voted: the run's failure, the outputs written",
-      'file',
-      NOT_VOTED_FAILING,
-      'Not voted: 1.',
-      [`User ${A}: has not voted`]
-    ],
-    [
-      'outputs that cannot be written: their failure, not a warning',
-      'directory',
-      checked([A, VOTED]),
-      UNWRITABLE,
-      [`User ${A}: voted`]
-    ],
-    [
-      "outputs that cannot be written after a failure: the run's failure, the outputs' a warning",
-      'directory',
-      outcome(stopped([A])),
-      'Stopped.',
-      [`::warning::${UNWRITABLE}`],
-      /^<h3>❌ .*Stopped\.<\/p>\n<p>❌ <strong>Error:<\/strong> The step&#39;s outputs could not be written.*<\/p>\n\n$/s
-    ]
-  ])('%s', async (_, output, given, failure, printed, summary) => {
+  it.each<{
+    label: string
+    output: 'file' | 'directory'
+    given: VoteOutcome
+    failure: string | undefined
+    printed: string[]
+    summary?: RegExp
+  }>([
+    {
+      label: 'a check that went through: no failure',
+      output: 'file',
+      given: checked([A, VOTED]),
+      failure: undefined,
+      printed: [`User ${A}: voted`]
+    },
+    {
+      label: "fail-if-not-voted: the run's failure, the outputs written",
+      output: 'file',
+      given: NOT_VOTED_FAILING,
+      failure: 'Not voted: 1.',
+      printed: [`User ${A}: has not voted`]
+    },
+    {
+      label: 'outputs that cannot be written: their failure, not a warning',
+      output: 'directory',
+      given: checked([A, VOTED]),
+      failure: UNWRITABLE,
+      printed: [`User ${A}: voted`]
+    },
+    {
+      label:
+        "outputs that cannot be written after a failure: the run's failure, the outputs' a warning",
+      output: 'directory',
+      given: outcome(stopped([A])),
+      failure: 'Stopped.',
+      printed: [`::warning::${UNWRITABLE}`],
+      summary:
+        /^<h3>❌ .*Stopped\.<\/p>\n<p>❌ <strong>Error:<\/strong> The step&#39;s outputs could not be written.*<\/p>\n\n$/s
+    }
+  ])('$label', async ({ output, given, failure, printed, summary }) => {
     const files = runnerFiles({ output })
     const lines = capturedStdout().lines
     const returned = await reportVotes(settings(), given)

@@ -280,62 +280,60 @@ describe('a strike explained from its workflow, in a run (the file: no group, ev
   }
   const unchecked = { 'cooldown-check': 'false' }
 
-  it.each<
-    [
-      string,
-      EmulatedBot,
-      Record<string, string>,
-      object,
-      RegExp | undefined,
-      Record<string, string>?
-    ]
-  >([
+  it.each<{
+    label: string
+    bot: EmulatedBot
+    inputs: Record<string, string>
+    found: object
+    said: RegExp | undefined
+    more?: Record<string, string>
+  }>([
     // The first read shows an update 7 hours ago (so the update is sent), the next one an hour ago.
-    [
-      'a strike the record allowed: the group to add',
-      { ago: HOUR },
-      {},
-      { strikeCause: 'overlap' },
-      /shows why: its job has no/
-    ],
-    [
-      'a strike sent unchecked: its schedule alone',
-      { ago: HOUR },
-      unchecked,
-      { strikeCause: 'unchecked' },
-      /shows why: it runs on the/
-    ],
-    [
-      'the first day (the re-read answers "not verified"): not read',
-      firstDay,
-      unchecked,
-      { strikeCause: 'unverified' },
-      undefined
-    ],
-    [
-      'in the reusable workflow: its group',
-      { ago: HOUR },
-      {},
-      { strikeCause: 'overlap' },
-      /The step ran in the reusable/,
-      REUSABLE
-    ],
-    [
-      'a run that skips (updated 2 hours ago): not read',
-      { ago: 2 * HOUR },
-      {},
-      { result: 'skipped', warnings: [] },
-      undefined
-    ],
+    {
+      label: 'a strike the record allowed: the group to add',
+      bot: { ago: HOUR },
+      inputs: {},
+      found: { strikeCause: 'overlap' },
+      said: /shows why: its job has no/
+    },
+    {
+      label: 'a strike sent unchecked: its schedule alone',
+      bot: { ago: HOUR },
+      inputs: unchecked,
+      found: { strikeCause: 'unchecked' },
+      said: /shows why: it runs on the/
+    },
+    {
+      label: 'the first day (the re-read answers "not verified"): not read',
+      bot: firstDay,
+      inputs: unchecked,
+      found: { strikeCause: 'unverified' },
+      said: undefined
+    },
+    {
+      label: 'in the reusable workflow: its group',
+      bot: { ago: HOUR },
+      inputs: {},
+      found: { strikeCause: 'overlap' },
+      said: /The step ran in the reusable/,
+      more: REUSABLE
+    },
+    {
+      label: 'a run that skips (updated 2 hours ago): not read',
+      bot: { ago: 2 * HOUR },
+      inputs: {},
+      found: { result: 'skipped', warnings: [] },
+      said: undefined
+    },
     // Nothing happened in a dry run: the finding is what could cost a strike, as a warning.
-    [
-      'a dry run: a warning',
-      {},
-      { 'dry-run': 'true' },
-      { result: 'dry-run', error: undefined },
-      /could cost a strike later: its job/
-    ]
-  ])('%s', async (_, bot, inputs, found, said, more = {}) => {
+    {
+      label: 'a dry run: a warning',
+      bot: {},
+      inputs: { 'dry-run': 'true' },
+      found: { result: 'dry-run', error: undefined },
+      said: /could cost a strike later: its job/
+    }
+  ])('$label', async ({ bot, inputs, found, said, more = {} }) => {
     const clock = new TestClock()
     const emulator = await emulatedBot(clock, bot)
     if (bot.ago === HOUR && inputs['cooldown-check'] !== 'false')

@@ -389,103 +389,130 @@ describe('runVotes', () => {
     arm: (stop, emulator) => emulator.inject('votes', { kind: 'hang', seen: stop })
   }
 
-  // Columns: users, setup, checks sent, users answered, the last status, waits, the error.
-  it.each<[string, number, Setup, number, number, number | undefined, number[], string | RegExp]>([
-    [
-      'three 503s: the vote is unknown',
-      2,
-      THREE_503S,
-      3,
-      0,
-      503,
-      [375, 750],
-      /answered 503 with "/
-    ],
-    [
-      'three lost connections',
-      2,
-      { faults: [RESET, RESET, RESET] },
-      3,
-      0,
-      undefined,
-      [375, 750],
-      LOST
-    ],
-    [
-      'a 404 for the second user, not retried',
-      3,
-      { faults: [NO_CONTENT, NOT_FOUND] },
-      2,
-      1,
-      404,
-      [],
-      /Check bot-id/
-    ],
-    [
-      'a 401 (a wrong key)',
-      2,
-      { plan: { apiKey: 'dp_wrong-key_000000' } },
-      1,
-      0,
-      401,
-      [],
-      /secret passed as api-key/
-    ],
-    [
-      'a 410 (a key revoked for strikes)',
-      2,
-      { seed: { apiKey: 'dp_new-key_0000000', revokedKeys: [KEY] } },
-      1,
-      0,
-      410,
-      [],
-      /five updates/
-    ],
-    [
-      'a 429 asking past rate-limit-wait',
-      3,
-      { faults: [tooMany(60)], plan: { rateLimitWaitMs: 10_000 } },
-      1,
-      0,
-      429,
-      [],
-      OVER_WAIT
-    ],
-    ['two waits past rate-limit-wait in all', 12, PACED_3S, 10, 10, 200, [2_000], /2 s more/],
-    [
-      'a run of 429s, each waited a second',
-      1,
-      TEN_429S,
-      10,
-      0,
-      429,
-      Array<number>(9).fill(1_000),
-      /answered 429/
-    ],
-    [
-      "a 429 whose wait passes the step's time limit",
-      2,
-      { faults: [tooMany(50)], totalMs: 30_000 },
-      1,
-      0,
-      429,
-      [],
-      /time limit of 30 s/
-    ],
-    [
-      'a stop during a wait for the window',
-      3,
-      { limit: { limit: 1, windowMs: 60_000 }, arm: stopOnWait },
-      1,
-      1,
-      200,
-      [60_000],
-      STOPPED
-    ],
-    ['a stop with a check in flight, naming it', 3, IN_FLIGHT, 2, 1, 204, [], CUT_OFF]
+  // Each row: users, setup, checks sent, users answered, the last status, waits, the error.
+  it.each<{
+    label: string
+    count: number
+    setup: Setup
+    sentCount: number
+    answered: number
+    status: number | undefined
+    waits: number[]
+    message: string | RegExp
+  }>([
+    {
+      label: 'three 503s: the vote is unknown',
+      count: 2,
+      setup: THREE_503S,
+      sentCount: 3,
+      answered: 0,
+      status: 503,
+      waits: [375, 750],
+      message: /answered 503 with "/
+    },
+    {
+      label: 'three lost connections',
+      count: 2,
+      setup: { faults: [RESET, RESET, RESET] },
+      sentCount: 3,
+      answered: 0,
+      status: undefined,
+      waits: [375, 750],
+      message: LOST
+    },
+    {
+      label: 'a 404 for the second user, not retried',
+      count: 3,
+      setup: { faults: [NO_CONTENT, NOT_FOUND] },
+      sentCount: 2,
+      answered: 1,
+      status: 404,
+      waits: [],
+      message: /Check bot-id/
+    },
+    {
+      label: 'a 401 (a wrong key)',
+      count: 2,
+      setup: { plan: { apiKey: 'dp_wrong-key_000000' } },
+      sentCount: 1,
+      answered: 0,
+      status: 401,
+      waits: [],
+      message: /secret passed as api-key/
+    },
+    {
+      label: 'a 410 (a key revoked for strikes)',
+      count: 2,
+      setup: { seed: { apiKey: 'dp_new-key_0000000', revokedKeys: [KEY] } },
+      sentCount: 1,
+      answered: 0,
+      status: 410,
+      waits: [],
+      message: /five updates/
+    },
+    {
+      label: 'a 429 asking past rate-limit-wait',
+      count: 3,
+      setup: { faults: [tooMany(60)], plan: { rateLimitWaitMs: 10_000 } },
+      sentCount: 1,
+      answered: 0,
+      status: 429,
+      waits: [],
+      message: OVER_WAIT
+    },
+    {
+      label: 'two waits past rate-limit-wait in all',
+      count: 12,
+      setup: PACED_3S,
+      sentCount: 10,
+      answered: 10,
+      status: 200,
+      waits: [2_000],
+      message: /2 s more/
+    },
+    {
+      label: 'a run of 429s, each waited a second',
+      count: 1,
+      setup: TEN_429S,
+      sentCount: 10,
+      answered: 0,
+      status: 429,
+      waits: Array<number>(9).fill(1_000),
+      message: /answered 429/
+    },
+    {
+      label: "a 429 whose wait passes the step's time limit",
+      count: 2,
+      setup: { faults: [tooMany(50)], totalMs: 30_000 },
+      sentCount: 1,
+      answered: 0,
+      status: 429,
+      waits: [],
+      message: /time limit of 30 s/
+    },
+    {
+      label: 'a stop during a wait for the window',
+      count: 3,
+      setup: { limit: { limit: 1, windowMs: 60_000 }, arm: stopOnWait },
+      sentCount: 1,
+      answered: 1,
+      status: 200,
+      waits: [60_000],
+      message: STOPPED
+    },
+    {
+      label: 'a stop with a check in flight, naming it',
+      count: 3,
+      setup: IN_FLIGHT,
+      sentCount: 2,
+      answered: 1,
+      status: 204,
+      waits: [],
+      message: CUT_OFF
+    }
   ])(
-    'fails on %s, listing the users not checked',
-    async (_, count, setup, sentCount, answered, status, waits, message) => {
+    'fails on $label, listing the users not checked',
+    async ({ count, setup, sentCount, answered, status, waits, message }) => {
       const ids = users(count)
       const { outcome, logs, clock, sent, rateLimited } = await check(ids, setup)
 
@@ -523,36 +550,42 @@ describe('runVotes', () => {
   )
 
   const DRY = { dryRun: true }
-  it.each<[string, Setup, VoteOutcome['result'], VoteOutcome['keyCheck'], string[]]>([
-    [
-      'without a key, dry-run false: nothing sent',
-      { plan: { apiKey: undefined } },
-      'dry-run',
-      undefined,
-      []
-    ],
-    [
-      'a dry run without a key: nothing sent',
-      { plan: { ...DRY, apiKey: undefined } },
-      'dry-run',
-      undefined,
-      []
-    ],
-    [
-      'a dry run: the key checked, nobody else',
-      { plan: DRY },
-      'dry-run',
-      { state: 'valid' },
-      [BOT]
-    ],
-    [
-      'a dry run with a wrong key: fails now',
-      { plan: DRY, seed: { apiKey: 'the-real-key-000000' } },
-      'failed',
-      undefined,
-      [BOT]
-    ]
-  ])('%s; no vote status', async (_, setup, result, keyCheck, asked) => {
+  it.each<{
+    label: string
+    setup: Setup
+    result: VoteOutcome['result']
+    keyCheck: VoteOutcome['keyCheck']
+    asked: string[]
+  }>([
+    {
+      label: 'without a key, dry-run false: nothing sent',
+      setup: { plan: { apiKey: undefined } },
+      result: 'dry-run',
+      keyCheck: undefined,
+      asked: []
+    },
+    {
+      label: 'a dry run without a key: nothing sent',
+      setup: { plan: { ...DRY, apiKey: undefined } },
+      result: 'dry-run',
+      keyCheck: undefined,
+      asked: []
+    },
+    {
+      label: 'a dry run: the key checked, nobody else',
+      setup: { plan: DRY },
+      result: 'dry-run',
+      keyCheck: { state: 'valid' },
+      asked: [BOT]
+    },
+    {
+      label: 'a dry run with a wrong key: fails now',
+      setup: { plan: DRY, seed: { apiKey: 'the-real-key-000000' } },
+      result: 'failed',
+      keyCheck: undefined,
+      asked: [BOT]
+    }
+  ])('$label; no vote status', async ({ setup, result, keyCheck, asked }) => {
     const ids = users(2)
     const { outcome, logs, sent } = await check(ids, setup)
     expect(outcome).toMatchObject({

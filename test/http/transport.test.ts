@@ -204,42 +204,58 @@ describe('send: answers', () => {
   })
 
   const LIMIT = 1_000
-  it.each([
-    ['a JSON object', '{"success":true}', undefined, { success: true }, false],
-    ['a JSON array after white space', ' \n[1,2]', undefined, [1, 2], false],
-    ['a JSON scalar', '42', undefined, undefined, false],
-    ['a JSON string that holds an object', '"{\\"a\\":1}"', undefined, undefined, false],
-    ['text that contains JSON', 'error: {"a":1}', undefined, undefined, false],
-    ['broken JSON', '{"success":tru', undefined, undefined, false],
-    ['an empty body', '', undefined, undefined, false],
-    [
-      'bytes that are not UTF-8, kept as they came',
-      Buffer.from('\ufeff[]', 'utf16le'),
-      undefined,
-      undefined,
-      false
-    ],
-    ['a body one byte under the limit', 'x'.repeat(LIMIT - 1), LIMIT, undefined, false],
-    ['a body at the limit', 'x'.repeat(LIMIT), LIMIT, undefined, false],
-    ['a body one byte over the limit', 'x'.repeat(LIMIT + 1), LIMIT, undefined, true],
-    ['a body 50 times the limit', 'x'.repeat(LIMIT * 50), LIMIT, undefined, true],
-    [
-      'JSON whose kept bytes would parse: a cut body is never parsed',
-      `{"a":1}${' '.repeat(LIMIT)}`,
-      LIMIT,
-      undefined,
-      true
-    ],
-    [
-      '200 KiB under the default limit: 64 KiB kept',
-      'w'.repeat(200 * 1024),
-      undefined,
-      undefined,
-      true
-    ]
+  it.each<{
+    label: string
+    body: string | Buffer
+    limit?: number
+    json?: unknown
+    truncated: boolean
+  }>([
+    { label: 'a JSON object', body: '{"success":true}', json: { success: true }, truncated: false },
+    { label: 'a JSON array after white space', body: ' \n[1,2]', json: [1, 2], truncated: false },
+    { label: 'a JSON scalar', body: '42', truncated: false },
+    { label: 'a JSON string that holds an object', body: '"{\\"a\\":1}"', truncated: false },
+    { label: 'text that contains JSON', body: 'error: {"a":1}', truncated: false },
+    { label: 'broken JSON', body: '{"success":tru', truncated: false },
+    { label: 'an empty body', body: '', truncated: false },
+    {
+      label: 'bytes that are not UTF-8, kept as they came',
+      body: Buffer.from('\ufeff[]', 'utf16le'),
+      truncated: false
+    },
+    {
+      label: 'a body one byte under the limit',
+      body: 'x'.repeat(LIMIT - 1),
+      limit: LIMIT,
+      truncated: false
+    },
+    { label: 'a body at the limit', body: 'x'.repeat(LIMIT), limit: LIMIT, truncated: false },
+    {
+      label: 'a body one byte over the limit',
+      body: 'x'.repeat(LIMIT + 1),
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: 'a body 50 times the limit',
+      body: 'x'.repeat(LIMIT * 50),
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: 'JSON whose kept bytes would parse: a cut body is never parsed',
+      body: `{"a":1}${' '.repeat(LIMIT)}`,
+      limit: LIMIT,
+      truncated: true
+    },
+    {
+      label: '200 KiB under the default limit: 64 KiB kept',
+      body: 'w'.repeat(200 * 1024),
+      truncated: true
+    }
   ])(
-    '%s (limit %s): json %j, truncated %s',
-    async (_label, body, maxBodyBytes, json, truncated) => {
+    '$label (limit $limit): json $json, truncated $truncated',
+    async ({ body, limit: maxBodyBytes, json, truncated }) => {
       const bytes = Buffer.from(body)
       const { url } = await serve((_req, res) => res.end(bytes))
       const kept = bytes.subarray(0, maxBodyBytes ?? 64 * 1024)
@@ -399,122 +415,145 @@ describe('send: a failure says whether the request may have been read', () => {
   type More = { signal?: AbortSignal; delivered?: boolean; answered?: typeof SEEN; read?: string[] }
 
   it.each([
-    [
-      'a refused connection',
-      closedPort,
-      'ECONNREFUSED',
-      `${CONNECT}the connection was refused`,
-      {}
-    ],
-    ['a name not found', undefined, 'ENOTFOUND', UNRESOLVED, {}],
-    ['a name lookup to try again', undefined, 'EAI_AGAIN', UNRESOLVED, {}],
-    ['an unreachable host', undefined, 'EHOSTUNREACH', UNREACHABLE, {}],
-    ['an unreachable network', undefined, 'ENETUNREACH', UNREACHABLE, {}],
-    ['an EPROTO before the connection opens', undefined, 'EPROTO', FAILED, {}],
-    [
-      'an error without a code',
-      undefined,
-      undefined,
-      'the connection to {host} failed (unknown error)',
-      {}
-    ],
-    [
-      'an untrusted certificate',
-      reading(answers, true),
-      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-      UNTRUSTED,
-      {}
-    ],
-    [
-      'a run already stopped: nothing sent, at once',
-      reading(answers),
-      'ABORT_ERR',
-      FAILED,
-      { signal: AbortSignal.abort() }
-    ],
-    [
-      'a drop once the server read it, unanswered',
-      reading(cutOff),
-      'ECONNRESET',
-      FAILED,
-      { delivered: true }
-    ],
-    [
-      'a drop mid-answer: its status and headers kept',
-      reading(midAnswer),
-      'ECONNRESET',
-      FAILED,
-      { delivered: true, answered: SEEN }
-    ],
-    [
-      'http_proxy takes http through the proxy, which refuses it',
-      proxied('http_proxy'),
-      'ECONNRESET',
-      REFUSED,
-      TUNNEL_80
-    ],
-    [
-      'HTTP_PROXY takes http through the proxy, which refuses it',
-      proxied('HTTP_PROXY'),
-      'ECONNRESET',
-      REFUSED,
-      TUNNEL_80
-    ],
-    [
-      'https_proxy takes https through the proxy, which refuses it',
-      proxied('https_proxy'),
-      'ECONNRESET',
-      REFUSED,
-      TUNNEL_443
-    ],
-    [
-      'HTTPS_PROXY takes https through the proxy, which refuses it',
-      proxied('HTTPS_PROXY'),
-      'ECONNRESET',
-      REFUSED,
-      TUNNEL_443
-    ],
-    [
-      'a proxy that asks for credentials (407)',
-      proxied('HTTP_PROXY', 'Basic dXNlcjpwYXNz'),
-      'ECONNRESET',
-      'the proxy did not open a connection to {host}; it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)',
-      TUNNEL_80
-    ]
-  ])(
-    '%s',
-    async (
-      _label,
-      target,
-      code,
-      message,
-      { signal, delivered = false, answered, read: seen }: More
-    ) => {
-      const { url, read } = await (target ?? lookup(code))()
-      const failing = failure(send(patch(url, { signal })))
-      if (signal) expect(await watch(failing)(), 'at once').toBe(true)
-      const said = message.replaceAll('{host}', new URL(url).host).replace('{code}', String(code))
-      expect(await failing).toMatchObject({
-        name: 'NetworkError',
-        code,
-        delivered,
-        answered,
-        message: said
-      })
-      if (signal) await send(get(url))
-      const sentBody = delivered ? [PATCH_BODY] : []
-      const expected = seen ?? (signal ? [''] : sentBody)
-      expect(
-        read,
-        'what the server read (after a stop, only the request after it), or the CONNECTs the proxy saw'
-      ).toEqual(expected)
-      if (signal)
-        expect(
-          getEventListeners(signal, 'abort'),
-          'no listener left on a signal that had aborted'
-        ).toHaveLength(0)
+    {
+      label: 'a refused connection',
+      target: closedPort,
+      code: 'ECONNREFUSED',
+      message: `${CONNECT}the connection was refused`,
+      more: {}
+    },
+    {
+      label: 'a name not found',
+      target: undefined,
+      code: 'ENOTFOUND',
+      message: UNRESOLVED,
+      more: {}
+    },
+    {
+      label: 'a name lookup to try again',
+      target: undefined,
+      code: 'EAI_AGAIN',
+      message: UNRESOLVED,
+      more: {}
+    },
+    {
+      label: 'an unreachable host',
+      target: undefined,
+      code: 'EHOSTUNREACH',
+      message: UNREACHABLE,
+      more: {}
+    },
+    {
+      label: 'an unreachable network',
+      target: undefined,
+      code: 'ENETUNREACH',
+      message: UNREACHABLE,
+      more: {}
+    },
+    {
+      label: 'an EPROTO before the connection opens',
+      target: undefined,
+      code: 'EPROTO',
+      message: FAILED,
+      more: {}
+    },
+    {
+      label: 'an error without a code',
+      target: undefined,
+      code: undefined,
+      message: 'the connection to {host} failed (unknown error)',
+      more: {}
+    },
+    {
+      label: 'an untrusted certificate',
+      target: reading(answers, true),
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      message: UNTRUSTED,
+      more: {}
+    },
+    {
+      label: 'a run already stopped: nothing sent, at once',
+      target: reading(answers),
+      code: 'ABORT_ERR',
+      message: FAILED,
+      more: { signal: AbortSignal.abort() }
+    },
+    {
+      label: 'a drop once the server read it, unanswered',
+      target: reading(cutOff),
+      code: 'ECONNRESET',
+      message: FAILED,
+      more: { delivered: true }
+    },
+    {
+      label: 'a drop mid-answer: its status and headers kept',
+      target: reading(midAnswer),
+      code: 'ECONNRESET',
+      message: FAILED,
+      more: { delivered: true, answered: SEEN }
+    },
+    {
+      label: 'http_proxy takes http through the proxy, which refuses it',
+      target: proxied('http_proxy'),
+      code: 'ECONNRESET',
+      message: REFUSED,
+      more: TUNNEL_80
+    },
+    {
+      label: 'HTTP_PROXY takes http through the proxy, which refuses it',
+      target: proxied('HTTP_PROXY'),
+      code: 'ECONNRESET',
+      message: REFUSED,
+      more: TUNNEL_80
+    },
+    {
+      label: 'https_proxy takes https through the proxy, which refuses it',
+      target: proxied('https_proxy'),
+      code: 'ECONNRESET',
+      message: REFUSED,
+      more: TUNNEL_443
+    },
+    {
+      label: 'HTTPS_PROXY takes https through the proxy, which refuses it',
+      target: proxied('HTTPS_PROXY'),
+      code: 'ECONNRESET',
+      message: REFUSED,
+      more: TUNNEL_443
+    },
+    {
+      label: 'a proxy that asks for credentials (407)',
+      target: proxied('HTTP_PROXY', 'Basic dXNlcjpwYXNz'),
+      code: 'ECONNRESET',
+      message:
+        'the proxy did not open a connection to {host}; it asks for proxy authentication (407 Proxy Authentication Required): check the user name and password in HTTPS_PROXY or HTTP_PROXY (http://user:password@host:port)',
+      more: TUNNEL_80
     }
-  )
+  ])('$label', async ({ target, code, message, more }) => {
+    const { signal, delivered = false, answered, read: seen }: More = more
+    const { url, read } = await (target ?? lookup(code))()
+    const failing = failure(send(patch(url, { signal })))
+    if (signal) expect(await watch(failing)(), 'at once').toBe(true)
+    const said = message.replaceAll('{host}', new URL(url).host).replace('{code}', String(code))
+    expect(await failing).toMatchObject({
+      name: 'NetworkError',
+      code,
+      delivered,
+      answered,
+      message: said
+    })
+    if (signal) await send(get(url))
+    const sentBody = delivered ? [PATCH_BODY] : []
+    const expected = seen ?? (signal ? [''] : sentBody)
+    expect(
+      read,
+      'what the server read (after a stop, only the request after it), or the CONNECTs the proxy saw'
+    ).toEqual(expected)
+    if (signal)
+      expect(
+        getEventListeners(signal, 'abort'),
+        'no listener left on a signal that had aborted'
+      ).toHaveLength(0)
+  })
 
   it('a failure on a reused TLS connection, or after a fresh handshake: maybe delivered', async () => {
     let requests = 0
@@ -636,41 +675,65 @@ describe('send: the deadline and a stop cut the exchange off, and close its conn
   }
 
   it.each([
-    [
-      'a server that read the request and never answers',
-      () => reading(false),
-      'deadline',
-      true,
-      undefined
-    ],
-    ['an answer whose body never ends', () => reading(false, true), 'deadline', true, 200],
-    ['a server that read the request', () => reading(false), 'stop', true, undefined],
-    ['a proxy that never answers CONNECT', tunnel('https'), 'deadline', false, undefined],
-    ['a proxy that holds the CONNECT', tunnel('https'), 'stop', false, undefined],
-    [
-      'a tunnel to a server that never completes TLS',
-      tunnel('https', silent),
-      'deadline',
-      false,
-      undefined
-    ],
-    [
-      'a tunnel whose TLS handshake completed, the PATCH read',
-      tunnel('https', () => reading(true)),
-      'deadline',
-      true,
-      undefined
-    ],
-    [
-      'a tunnel to an http server that read the request',
-      tunnel('http', () => reading(false)),
-      'deadline',
-      true,
-      undefined
-    ]
+    {
+      label: 'a server that read the request and never answers',
+      setup: () => reading(false),
+      end: 'deadline',
+      delivered: true,
+      answered: undefined
+    },
+    {
+      label: 'an answer whose body never ends',
+      setup: () => reading(false, true),
+      end: 'deadline',
+      delivered: true,
+      answered: 200
+    },
+    {
+      label: 'a server that read the request',
+      setup: () => reading(false),
+      end: 'stop',
+      delivered: true,
+      answered: undefined
+    },
+    {
+      label: 'a proxy that never answers CONNECT',
+      setup: tunnel('https'),
+      end: 'deadline',
+      delivered: false,
+      answered: undefined
+    },
+    {
+      label: 'a proxy that holds the CONNECT',
+      setup: tunnel('https'),
+      end: 'stop',
+      delivered: false,
+      answered: undefined
+    },
+    {
+      label: 'a tunnel to a server that never completes TLS',
+      setup: tunnel('https', silent),
+      end: 'deadline',
+      delivered: false,
+      answered: undefined
+    },
+    {
+      label: 'a tunnel whose TLS handshake completed, the PATCH read',
+      setup: tunnel('https', () => reading(true)),
+      end: 'deadline',
+      delivered: true,
+      answered: undefined
+    },
+    {
+      label: 'a tunnel to an http server that read the request',
+      setup: tunnel('http', () => reading(false)),
+      end: 'deadline',
+      delivered: true,
+      answered: undefined
+    }
   ] as const)(
-    '%s: cut off by the %s, delivered %s, answered %s',
-    async (_label, setup, end, delivered, answered) => {
+    '$label: cut off by the $end, delivered $delivered, answered $answered',
+    async ({ setup, end, delivered, answered }) => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
       afterTest(() => vi.useRealTimers())
       proxyEnv({})
