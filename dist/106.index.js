@@ -179,6 +179,7 @@ async function manifestCount(file, inputs, deps) {
             : undefined
     });
 }
+const CHECKOUT = 'Add an actions/checkout step before this one';
 /**
  * Reads a command manifest and counts it. The file comes from the workspace; when a scheduled
  * workflow has no checkout, from the repository at the run's commit.
@@ -201,7 +202,7 @@ async function countManifest(plan) {
         ? "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the " +
             "repository (it is read at the run's commit), or run the action in a job of your own after actions/checkout and " +
             'the step that writes the file.'
-        : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.';
+        : `${CHECKOUT}, or grant the job \`permissions: contents: read\`.`;
     if (plan.fromRepository === undefined || outside) {
         const why = outside
             ? 'the path is outside the workspace'
@@ -218,7 +219,11 @@ async function countManifest(plan) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and GitHub's API could not be reached to read it from the repository (${reason}). ` +
                 "Check the runner's network and proxy settings; the next run will try again.", { headline: 'GitHub unreachable' });
         }
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`, { headline: NOT_FOUND });
+        // A redirect is not followed, so that the token never goes to another address; no
+        // permission changes that, but a checkout reads the file from the workspace instead.
+        const redirected = error.redirect === true;
+        const advice = redirected && !plan.inReusableWorkflow ? `${CHECKOUT}.` : fix;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .lZ(`${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${advice}`, { headline: NOT_FOUND });
     });
     if (bytes.length > MAX_MANIFEST_BYTES)
         throw tooLarge(origin);

@@ -87,7 +87,8 @@ function octokitFor(access, requests, policy, options) {
  * What a failed read of GitHub's API throws. A stop or the step's deadline, met inside Octokit's
  * fetch, comes back wrapped: the run's own end, thrown as it is. Otherwise an Error whose message
  * holds only the status and GitHub's words (Octokit's errors carry the request), with `network`
- * set when GitHub's API could not be reached at all: network advice, not repository advice.
+ * set when GitHub's API could not be reached at all: network advice, not repository advice; and
+ * `redirect` when it answered with one, which no permission fixes.
  */
 function apiFailure(error) {
     const cause = error.cause;
@@ -95,6 +96,8 @@ function apiFailure(error) {
         return cause;
     if (cause instanceof _http_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .NetworkError */ .Dr)
         return Object.assign(new Error(cause.message), { network: true });
+    if (cause?.redirect === true)
+        return cause;
     const status = error.status;
     const raw = error instanceof Error ? (error.message.split(' - ')[0] ?? '') : String(error);
     const message = /^\s*</.test(raw) ? 'an HTML error page' : (0,_text_js__WEBPACK_IMPORTED_MODULE_4__/* .excerpt */ .Kb)(raw);
@@ -117,8 +120,10 @@ function policyFetch(requests, policy) {
         const sent = Object.fromEntries(new Headers(init?.headers).entries());
         const answer = await requests.send({ method: 'GET', url, headers: sent }, policy);
         // Octokit takes any status below 400 for the file: a redirect's body would be read as it.
-        if (answer.status >= 300 && answer.status < 400)
-            throw new Error(`${answer.status}, a redirect, which is not followed`);
+        if (answer.status >= 300 && answer.status < 400) {
+            const redirect = new Error(`${answer.status}, a redirect, which is not followed`);
+            throw Object.assign(redirect, { redirect: true });
+        }
         if (answer.truncated)
             throw new Error(`the answer is larger than ${policy.maxBodyBytes - 1} bytes`);
         const headers = new Headers();

@@ -63,6 +63,8 @@ export async function manifestCount(
   })
 }
 
+const CHECKOUT = 'Add an actions/checkout step before this one'
+
 /**
  * Reads a command manifest and counts it. The file comes from the workspace; when a scheduled
  * workflow has no checkout, from the repository at the run's commit.
@@ -89,7 +91,7 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
     ? "This job is the reusable workflow's, which cannot check out and build your code: commit the manifest to the " +
       "repository (it is read at the run's commit), or run the action in a job of your own after actions/checkout and " +
       'the step that writes the file.'
-    : 'Add an actions/checkout step before this one, or grant the job `permissions: contents: read`.'
+    : `${CHECKOUT}, or grant the job \`permissions: contents: read\`.`
   if (plan.fromRepository === undefined || outside) {
     const why = outside
       ? 'the path is outside the workspace'
@@ -111,8 +113,12 @@ export async function countManifest(plan: ManifestPlan): Promise<ManifestCount> 
           { headline: 'GitHub unreachable' }
         )
       }
+      // A redirect is not followed, so that the token never goes to another address; no
+      // permission changes that, but a checkout reads the file from the workspace instead.
+      const redirected = (error as { redirect?: unknown }).redirect === true
+      const advice = redirected && !plan.inReusableWorkflow ? `${CHECKOUT}.` : fix
       throw new ActionError(
-        `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${fix}`,
+        `${notFound}, and reading ${inRepository} from ${plan.repositoryLabel ?? 'the repository'} through the GitHub API failed (${reason}). ${advice}`,
         { headline: NOT_FOUND }
       )
     })

@@ -157,7 +157,7 @@ const ROWS: [Kind, string, Fault[], number, string, RegExp?][] = [
     [{ kind: 'answer', status: 302, headers: { Location: '/elsewhere' }, body: '[{"name":"a"}]' }],
     1,
     'failed',
-    /through the GitHub API failed \(302, a redirect, which is not followed\)/
+    /through the GitHub API failed \(302, a redirect, which is not followed\)\. Add an actions\/checkout step before this one\.$/
   ]
 ]
 
