@@ -4,8 +4,13 @@
  * loopback emulator, as the runner starts a step. Each round runs both, in an order that alternates
  * from round to round so that drift on the machine falls on both alike; the figure is the median of
  * the rounds' ratios of wall time (paired). A timing is a measurement, not a test: no budget here.
- * BENCH_RUNS (15) and BENCH_WARMUP (2) set the rounds.
+ * BENCH_RUNS (15) and BENCH_WARMUP (2) set the rounds. BENCH_EVENT=schedule starts each of the
+ * action's runs as the schedule does, in a public repository pushed to a day before: its schedule
+ * check then runs, and reads nothing over the network.
  */
+import { writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ServiceEmulator } from './emulator/service.js'
 import { ready } from './node24.mjs'
@@ -26,6 +31,16 @@ const emulator = await ServiceEmulator.start({
 })
 let nextBot = 500000000000000000n
 
+/** The runner's environment of a run started by the schedule, or none for the default event. */
+async function eventEnvironment(): Promise<Record<string, string>> {
+  if (process.env['BENCH_EVENT'] !== 'schedule') return {}
+  const path = join(tmpdir(), `bench-schedule-${process.pid}.json`)
+  const pushedAt = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString()
+  await writeFile(path, JSON.stringify({ repository: { private: false, pushed_at: pushedAt } }))
+  return { GITHUB_EVENT_NAME: 'schedule', GITHUB_EVENT_PATH: path }
+}
+const env = await eventEnvironment()
+
 /** Runs `script` once as the step of a bot of its own; its wall time, once it made the update. */
 async function wallTime(script: string): Promise<number> {
   const bot = String(nextBot++)
@@ -38,7 +53,7 @@ async function wallTime(script: string): Promise<number> {
     'server-count': '1250',
     'cooldown-check': 'false'
   }
-  const run = await runStep(node!, { inputs }, 60_000, script)
+  const run = await runStep(node!, { inputs, env }, 60_000, script)
   const updates = emulator.requests.filter(r => r.path === `/bots/${bot}/stats`).length
   // The fetch script writes no outputs: its one PATCH, answered 200, is its whole update.
   const result = script === BUNDLE ? run?.outputs['result'] : 'updated'

@@ -20,6 +20,8 @@ export interface Step {
   inputs: Record<string, string>
   /** The workspace's files, by path relative to it. */
   files?: Record<string, string> | undefined
+  /** More of the runner's environment, such as the event that started the run. */
+  env?: Record<string, string> | undefined
 }
 
 /** What a workflow shows of a run: its exit code, outputs, summary and annotations. */
@@ -102,7 +104,8 @@ async function prepare(step: Step, work: string) {
     // A loopback port where nothing listens: a run that reads the repository (the workflow read
     // after a strike) is refused at once and never reaches GitHub.
     GITHUB_API_URL: 'http://127.0.0.1:9',
-    RUNNER_TEMP: work
+    RUNNER_TEMP: work,
+    ...step.env
   }
   for (const [name, input] of Object.entries(declared)) {
     const fallback = String((input as { default?: unknown }).default ?? '')
