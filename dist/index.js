@@ -1816,9 +1816,9 @@ async function strikeFound(settings, deps, progress) {
 }
 /**
  * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
- * connection after the record was read, no answer where a re-read shows the update did not
- * arrive (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404, 410, a strike) are
- * not among them: they fail at once, whatever stale-after says.
+ * connection after the record was read, no answer where a re-read shows the update did not arrive
+ * (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404,
+ * 410, a strike) are not among them: they fail at once, whatever stale-after says.
  */
 const PASSING_FAILURES = new Set([
     'service-failed',
@@ -2657,6 +2657,34 @@ const TAKES = {
     'discord-token': "discord-token takes the bot's token from the Discord Developer Portal",
     'github-token': "github-token takes GitHub's token for the job, by default ${{ github.token }}"
 };
+/** A GitHub token: a classic one's prefix (`ghp_`, `ghs_` and the others) or a fine-grained one. */
+const GITHUB_TOKEN = /(?:^|[^A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})/;
+/**
+ * The shapes that tell whose a secret is, wherever it was pasted and in whatever wrapper, plain or
+ * in base64: each belongs in one input, and in any other it would go to the wrong party. Checked
+ * after the refusals that name a swap more precisely.
+ */
+const OWNERS = [
+    { input: 'discord-token', what: 'a Discord bot token', holds: inPlainOrBase64(holdsToken) },
+    {
+        input: 'api-key',
+        what: 'a discord.place API key (64 hexadecimal digits)',
+        holds: inPlainOrBase64(value => PLACE_KEY.test(value))
+    },
+    {
+        input: 'github-token',
+        what: 'a GitHub token',
+        holds: inPlainOrBase64(value => GITHUB_TOKEN.test(value))
+    }
+];
+/**
+ * A shape test that also looks inside the value read as base64 (`NAME:secret`, encoded for a Basic
+ * header, is a common paste). Text that is not base64 decodes to noise, which none of the shapes
+ * can match by chance.
+ */
+function inPlainOrBase64(test) {
+    return value => test(value) || test(Buffer.from(value, 'base64').toString('latin1'));
+}
 /** Every pair of secret inputs, each compared both ways. */
 const SECRET_PAIRS = [
     ['api-key', 'discord-token'],
@@ -2686,8 +2714,9 @@ function oneSecretInTwo(first, second) {
 }
 /**
  * A secret that belongs elsewhere (swapped, one secret in two inputs or inside another, another
- * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
- * so a quoted Discord token is named as one; then anything around a secret is refused.
+ * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a
+ * scheme word around it), so a quoted Discord token is named as one; then anything around a secret
+ * is refused.
  */
 function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     const api = (0,_secrets_js__WEBPACK_IMPORTED_MODULE_2__/* .unwrapSecret */ .wk)(apiKey);
@@ -2717,6 +2746,14 @@ function refuseMisplacedSecrets(apiKey, discordToken, githubToken, botId) {
     const named = tokenBotId(discord.value);
     if (named !== undefined && named !== botId) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz('discord-token', "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's", `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`);
+    }
+    const pasted = { 'api-key': apiKey, 'discord-token': discordToken, 'github-token': githubToken };
+    for (const input of Object.keys(TAKES)) {
+        // As pasted too: base64's `=` padding reads as a variable's `=` once unwrapped.
+        const holds = (kind) => kind.holds(unwrapped[input].value) || kind.holds(pasted[input]);
+        const owner = OWNERS.find(kind => kind.input !== input && holds(kind));
+        if (owner !== undefined)
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .InputError */ .dz(input, `holds ${owner.what}, which belongs in ${owner.input}, so nothing was sent`, `${TAKES[input]}.${also(unwrapped[input])}`);
     }
     for (const [input, fix] of Object.entries(STORE_ALONE)) {
         const { extra } = unwrapped[input];
@@ -3071,7 +3108,9 @@ function scheduleFactsOf(outcome, botId) {
         reason: check?.stage === 'unread' ? check.reason : ''
     };
 }
-/** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
+/**
+ * How the stats run itself went: its error, an update in the contract's words, or its outcome's.
+ */
 function statsWords(outcome, botId) {
     if (outcome.error !== undefined)
         return outcome.error.message;

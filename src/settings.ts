@@ -532,6 +532,37 @@ const TAKES: Record<SecretInput, string> = {
   'github-token': "github-token takes GitHub's token for the job, by default ${{ github.token }}"
 }
 
+/** A GitHub token: a classic one's prefix (`ghp_`, `ghs_` and the others) or a fine-grained one. */
+const GITHUB_TOKEN = /(?:^|[^A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})/
+
+/**
+ * The shapes that tell whose a secret is, wherever it was pasted and in whatever wrapper, plain or
+ * in base64: each belongs in one input, and in any other it would go to the wrong party. Checked
+ * after the refusals that name a swap more precisely.
+ */
+const OWNERS: readonly { input: SecretInput; what: string; holds: (value: string) => boolean }[] = [
+  { input: 'discord-token', what: 'a Discord bot token', holds: inPlainOrBase64(holdsToken) },
+  {
+    input: 'api-key',
+    what: 'a discord.place API key (64 hexadecimal digits)',
+    holds: inPlainOrBase64(value => PLACE_KEY.test(value))
+  },
+  {
+    input: 'github-token',
+    what: 'a GitHub token',
+    holds: inPlainOrBase64(value => GITHUB_TOKEN.test(value))
+  }
+]
+
+/**
+ * A shape test that also looks inside the value read as base64 (`NAME:secret`, encoded for a Basic
+ * header, is a common paste). Text that is not base64 decodes to noise, which none of the shapes
+ * can match by chance.
+ */
+function inPlainOrBase64(test: (value: string) => boolean): (value: string) => boolean {
+  return value => test(value) || test(Buffer.from(value, 'base64').toString('latin1'))
+}
+
 /** Every pair of secret inputs, each compared both ways. */
 const SECRET_PAIRS: readonly (readonly [SecretInput, SecretInput])[] = [
   ['api-key', 'discord-token'],
@@ -561,8 +592,9 @@ function oneSecretInTwo(first: string, second: string): 'same' | 'inside' | 'rev
 
 /**
  * A secret that belongs elsewhere (swapped, one secret in two inputs or inside another, another
- * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a scheme word around it),
- * so a quoted Discord token is named as one; then anything around a secret is refused.
+ * bot's token) is never sent. The checks read the value as people paste it (quotes, `NAME=`, a
+ * scheme word around it), so a quoted Discord token is named as one; then anything around a secret
+ * is refused.
  */
 function refuseMisplacedSecrets(
   apiKey: string,
@@ -615,6 +647,19 @@ function refuseMisplacedSecrets(
       "is the token of another bot: its first part names a bot ID other than bot-id, so the counts Discord gives for it are not this bot's",
       `Pass this bot's own token (Developer Portal, the bot's application, Bot page), or check bot-id.${also(discord)}`
     )
+  }
+  const pasted = { 'api-key': apiKey, 'discord-token': discordToken, 'github-token': githubToken }
+  for (const input of Object.keys(TAKES) as SecretInput[]) {
+    // As pasted too: base64's `=` padding reads as a variable's `=` once unwrapped.
+    const holds = (kind: (typeof OWNERS)[number]): boolean =>
+      kind.holds(unwrapped[input].value) || kind.holds(pasted[input])
+    const owner = OWNERS.find(kind => kind.input !== input && holds(kind))
+    if (owner !== undefined)
+      throw new InputError(
+        input,
+        `holds ${owner.what}, which belongs in ${owner.input}, so nothing was sent`,
+        `${TAKES[input]}.${also(unwrapped[input])}`
+      )
   }
   for (const [input, fix] of Object.entries(STORE_ALONE)) {
     const { extra } = unwrapped[input as SecretInput]

@@ -541,7 +541,9 @@ export function scheduleFactsOf(outcome: StatsOutcome, botId: string): ScheduleF
   }
 }
 
-/** How the stats run itself went: its error, an update in the contract's words, or its outcome's. */
+/**
+ * How the stats run itself went: its error, an update in the contract's words, or its outcome's.
+ */
 function statsWords(outcome: StatsOutcome, botId: string): string {
   if (outcome.error !== undefined) return outcome.error.message
   // The contract's words for an update, shorter than the outcome's own line.

@@ -379,9 +379,9 @@ async function strikeFound(
 
 /**
  * The service's passing failures (interface.md, "Scheduled runs"): a 5xx, its request limiter, no
- * connection after the record was read, no answer where a re-read shows the update did not
- * arrive (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404, 410, a strike) are
- * not among them: they fail at once, whatever stale-after says.
+ * connection after the record was read, no answer where a re-read shows the update did not arrive
+ * (and none to the resend such a re-read allowed). The owner's failures (bad input, 400, 401, 404,
+ * 410, a strike) are not among them: they fail at once, whatever stale-after says.
  */
 const PASSING_FAILURES: ReadonlySet<OutcomeId> = new Set<OutcomeId>([
   'service-failed',

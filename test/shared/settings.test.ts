@@ -40,6 +40,8 @@ const NO_COUNT: Inputs = { 'command-count': '' }
 const OWN_TOKEN = tokenOf(BOT)
 const OTHER_TOKEN = tokenOf('223456789012345678')
 const PLACE_KEY = 'a3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6'
+/** A fine-grained GitHub token's shape. */
+const GITHUB_PAT = `github_pat_${'11AB2CD3E'.repeat(4)}`
 /** A GitHub token as the runner passes the job's. */
 const JOB = 'ghs_16C7e42F292c6912E7710c838347Ae178B4a'
 const userIds = (count: number): string[] =>
@@ -209,6 +211,22 @@ describe('parseSettings refuses', () => {
       /looks like a discord\.place API key.*also holds a variable name/
     ],
     ['discord-token', PLACE_KEY.toUpperCase(), /looks like a discord\.place API key/],
+    // A secret of another kind, by its shape, in an input of its own: it would go to the wrong
+    // party. Plain, or in base64 (as for a Basic header).
+    ['github-token', OWN_TOKEN, /holds a Discord bot token, which belongs in discord-token/],
+    ['github-token', PLACE_KEY, /holds a discord\.place API key .*, which belongs in api-key/],
+    ['api-key', GITHUB_PAT, /holds a GitHub token, which belongs in github-token/],
+    ['discord-token', `ghp_${'a1B2'.repeat(9)}`, /holds a GitHub token, which belongs in github/],
+    [
+      'api-key',
+      Buffer.from(OWN_TOKEN).toString('base64'),
+      /holds a Discord bot token, which belongs in discord-token/
+    ],
+    [
+      'api-key',
+      Buffer.from(`bot:${OWN_TOKEN}`).toString('base64'),
+      /holds a Discord bot token, which belongs in discord-token/
+    ],
     // The other party's secret in a wrapper no pasted form explains, the other input empty: it is
     // still never sent.
     ...[
@@ -704,6 +722,8 @@ describe('every refusal, word for word', () => {
       },
     [`Input 'discord-token' holds the secret given as github-token, so nothing was sent. One of the two names the wrong secret: ${TAKES_TOKEN}, and ${TAKES_JOB}.`]:
       { 'discord-token': `${JOB}.`, 'github-token': JOB },
+    [`Input 'github-token' holds a Discord bot token, which belongs in discord-token, so nothing was sent. ${TAKES_JOB}.`]:
+      { 'github-token': OWN_TOKEN },
     'Input \'timeout\' must be a whole number of seconds from 1 to 21600, got "0". Write it like 900.':
       { timeout: '0' },
     'Input \'stale-after\' must be a whole number of hours from 7 to 720, got "0". Write it like 48, a few schedule periods long, or leave it empty.':

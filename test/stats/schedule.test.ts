@@ -29,9 +29,6 @@ const DAY = 24 * HOUR
 /** Where every TestClock starts: 2026-11-24 12:00 UTC. */
 const START = new TestClock().now()
 const daysAgo = (days: number): Date => new Date(START - days * DAY)
-/** The date GitHub disables the schedule, 60 days after a push `days` ago, as the output gives it. */
-const disabledAround = (days: number): string =>
-  new Date(START + (60 - days) * DAY).toISOString().slice(0, 10)
 
 const REPOSITORY = 'example/bot'
 const STALE = { 'stale-after': '24' }
@@ -87,18 +84,60 @@ describe('the estimate from the event: the days since the last push decide, with
   const SOON = [['warning', 'Schedule disabled soon']]
   const PAST = [['warning', 'Schedule past 60 days without a push']]
   it.each([
-    { label: 'day 44', days: 44, stale: false, stage: undefined, notes: [] },
-    { label: 'day 44, stale-after', days: 44, stale: true, stage: undefined, notes: [] },
-    { label: 'day 45', days: 45, stale: false, stage: 'soon', notes: SOON },
-    { label: 'day 54, stale-after', days: 54, stale: true, stage: 'soon', notes: SOON },
-    { label: 'day 55', days: 55, stale: false, stage: 'soon', notes: SOON },
-    { label: 'day 55, stale-after', days: 55, stale: true, stage: 'failing', notes: [] },
-    { label: 'day 59', days: 59, stale: false, stage: 'soon', notes: SOON },
-    { label: 'day 59, stale-after', days: 59, stale: true, stage: 'failing', notes: [] },
-    { label: 'day 60, stale-after', days: 60, stale: true, stage: 'past', notes: PAST },
-    { label: 'day 75', days: 75, stale: false, stage: 'past', notes: PAST },
-    { label: 'day 75, stale-after', days: 75, stale: true, stage: 'past', notes: PAST }
-  ])('$label: $stage', async ({ days, stale, stage, notes }) => {
+    { label: 'day 44', days: 44, stale: false, stage: undefined, around: undefined, notes: [] },
+    {
+      label: 'day 44, stale-after',
+      days: 44,
+      stale: true,
+      stage: undefined,
+      around: undefined,
+      notes: []
+    },
+    { label: 'day 45', days: 45, stale: false, stage: 'soon', around: '2026-12-09', notes: SOON },
+    {
+      label: 'day 54, stale-after',
+      days: 54,
+      stale: true,
+      stage: 'soon',
+      around: '2026-11-30',
+      notes: SOON
+    },
+    { label: 'day 55', days: 55, stale: false, stage: 'soon', around: '2026-11-29', notes: SOON },
+    {
+      label: 'day 55, stale-after',
+      days: 55,
+      stale: true,
+      stage: 'failing',
+      around: '2026-11-29',
+      notes: []
+    },
+    { label: 'day 59', days: 59, stale: false, stage: 'soon', around: '2026-11-25', notes: SOON },
+    {
+      label: 'day 59, stale-after',
+      days: 59,
+      stale: true,
+      stage: 'failing',
+      around: '2026-11-25',
+      notes: []
+    },
+    {
+      label: 'day 60, stale-after',
+      days: 60,
+      stale: true,
+      stage: 'past',
+      around: '2026-11-24',
+      notes: PAST
+    },
+    { label: 'day 75', days: 75, stale: false, stage: 'past', around: '2026-11-09', notes: PAST },
+    {
+      label: 'day 75, stale-after',
+      days: 75,
+      stale: true,
+      stage: 'past',
+      around: '2026-11-09',
+      notes: PAST
+    }
+  ])('$label: $stage', async ({ days, stale, stage, around, notes }) => {
     const github = await githubFake()
     const env = await runnerEnv({ private: false, pushed_at: daysAgo(days).toISOString() })
     const step = await scheduledStep(stale ? STALE : {}, env, github)
@@ -106,20 +145,16 @@ describe('the estimate from the event: the days since the last push decide, with
     expect(routes(step.service), 'the stats run as it would be').toEqual(['GET ', 'PATCH /stats'])
     expect(step.outcome.schedule?.stage).toBe(stage)
     expect(step.outputs).toMatchObject({ result: 'updated', status: '200' })
-    expect(step.outputs['schedule-disabled-around']).toBe(
-      stage === undefined ? undefined : disabledAround(days)
-    )
+    expect(step.outputs['schedule-disabled-around']).toBe(around)
     expect(scheduleNotes(step)).toEqual(notes)
     if (stage === 'failing') {
       // The one error: the warning's sentence, then how the stats run went.
-      expect(step.failure).toMatch(
-        new RegExp(`^GitHub disables .* around ${disabledAround(days)},`)
-      )
+      expect(step.failure).toMatch(new RegExp(`^GitHub disables .* around ${around},`))
       expect(step.failure).toMatch(/keeps it running\. The counts were updated\.$/)
       expect(annotations(step, 'error'), 'main.ts prints it').toEqual([])
       expect(step.summary).toMatch(
         new RegExp(
-          `^<h3>❌ .*: updated, next update from [^<]*; GitHub disables the schedule around ${disabledAround(days)}</h3>`
+          `^<h3>❌ .*: updated, next update from [^<]*; GitHub disables the schedule around ${around}</h3>`
         )
       )
     } else {
@@ -147,8 +182,8 @@ describe('the estimate from the event: the days since the last push decide, with
     const step = await scheduledStep(STALE, env)
     expect(step.outcome.schedule).toEqual({
       stage: 'failing',
-      lastPush: pushed,
-      disabledAround: new Date(pushed.getTime() + 60 * DAY)
+      lastPush: new Date('2026-09-28T12:00:00Z'),
+      disabledAround: new Date('2026-11-27T12:00:00Z')
     })
   })
 
