@@ -55,7 +55,7 @@ async function withScheduleCheck(settings, deps, outcome) {
         return outcome;
     if (schedule.stage !== 'failing')
         return { ...outcome, schedule };
-    const says = _outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .SCHEDULE_WORDS */ .Od.failing.says((0,_outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .scheduleFactsOf */ .qh)({ ...outcome, schedule }, settings.botId));
+    const says = _outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .SCHEDULE_WORDS */ .Od.failing.says((0,_outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .scheduleFactsOf */ .qh)({ ...outcome, schedule }, settings.botId), (0,_outcome_js__WEBPACK_IMPORTED_MODULE_3__/* .runWording */ .GX)(outcome.at));
     // A run that failed on its own keeps its headline; one that did not is headed by the schedule.
     return {
         ...outcome,

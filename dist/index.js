@@ -899,7 +899,7 @@ function scheduleNote(outcome, botId) {
     if (stage === undefined || stage === 'failing')
         return undefined;
     const { kind, title, says } = stats_outcome/* SCHEDULE_WORDS */.Od[stage];
-    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId)) };
+    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at)) };
 }
 /**
  * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
@@ -909,7 +909,10 @@ function headline(outcome, botId) {
     const [mark, words] = statsHeadline(outcome, botId);
     if (outcome.schedule?.stage !== 'failing')
         return [mark, words];
-    return ['❌', `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId))}`];
+    return [
+        '❌',
+        `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at))}`
+    ];
 }
 function statsHeadline(outcome, botId) {
     const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
@@ -2855,7 +2858,8 @@ function runWording(at) {
         staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
         status: status => (status === undefined ? UNKNOWN : String(status)),
         body: body => JSON.stringify(body),
-        reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording))
+        reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording)),
+        day: date => (date === undefined ? UNKNOWN : date.toISOString().slice(0, 10))
     };
     return wording;
 }
@@ -3058,15 +3062,9 @@ function factsOf(outcome, botId, strike = {}) {
         stopped: strike.stopped
     };
 }
-const disables = (f) => `GitHub disables this workflow's schedule around ${f.disabledAround}, 60 days after the last push to the repository ` +
-    `(${f.lastPush}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
+const disables = (f, say) => `GitHub disables this workflow's schedule around ${say.day(f.disabledAround)}, 60 days after the last push to the repository ` +
+    `(${say.day(f.lastPush)}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
     'keeps it running.';
-/**
- * A scheduled run's words about GitHub disabling its schedule, by stage: when it applies, the
- * annotation's kind and title, and what it says (for the failure, its error, which also says how
- * the stats run went, and the end of its headline). `npm run docs` writes them into
- * docs/troubleshooting.md.
- */
 const SCHEDULE_WORDS = {
     soon: {
         when: '45 days or more since the last push',
@@ -3078,34 +3076,34 @@ const SCHEDULE_WORDS = {
         when: '55 days or more, with stale-after set',
         kind: 'error',
         title: '',
-        headline: (f) => `GitHub disables the schedule around ${f.disabledAround}`,
-        says: (f) => `${disables(f)} ${f.stats}`
+        headline: (f, say) => `GitHub disables the schedule around ${say.day(f.disabledAround)}`,
+        says: (f, say) => `${disables(f, say)} ${f.stats}`
     },
     past: {
         when: 'the date has passed, and the schedule still runs',
         kind: 'warning',
         title: 'Schedule past 60 days without a push',
-        says: (f) => `The last push to the repository was on ${f.lastPush}, and a public repository's schedules stop after 60 days ` +
-            `without activity (around ${f.disabledAround}); this run still came, so the schedule was enabled again or there ` +
+        says: (f, say) => `The last push to the repository was on ${say.day(f.lastPush)}, and a public repository's schedules stop after 60 days ` +
+            `without activity (around ${say.day(f.disabledAround)}); this run still came, so the schedule was enabled again or there ` +
             'was activity the action cannot see. A push (a commit to main) keeps it running.'
     },
     unread: {
         when: 'no pushed_at in the event, and the read of the repository failed',
         kind: 'notice',
         title: 'Schedule not checked',
-        says: (f) => `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
+        says: f => `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
             "workflow's schedule: a public repository's schedules stop after 60 days without activity."
     }
 };
-/** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
+/** A scheduled run's facts: the check's dates or why it has none, and how the stats run went. */
 function scheduleFactsOf(outcome, botId) {
     const check = outcome.schedule;
     const dated = check !== undefined && check.stage !== 'unread' ? check : undefined;
     return {
-        disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
-        lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
+        disabledAround: dated?.disabledAround,
+        lastPush: dated?.lastPush,
         stats: statsWords(outcome, botId),
-        reason: check?.stage === 'unread' ? check.reason : ''
+        reason: check?.stage === 'unread' ? check.reason : undefined
     };
 }
 /**

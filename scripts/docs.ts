@@ -38,7 +38,8 @@ export const PLACEHOLDER_WORDING: Wording = {
   staleAfter: () => '<hours>',
   status: () => '<status>',
   body: () => '<body>',
-  reason: () => '<a reason from a "Stats not sent" row>'
+  reason: () => '<a reason from a "Stats not sent" row>',
+  day: () => '<date>'
 }
 
 /** A table cell: Markdown's `<` and `|` escaped, so that `<time>` shows as written. */
@@ -80,13 +81,13 @@ const TROUBLESHOOTING: Record<string, () => string> = {
       ['When', 'Annotation', 'What the run says'],
       Object.values(SCHEDULE_WORDS).map(({ when, kind, title, says }) => {
         const facts = {
-          disabledAround: '<date>',
-          lastPush: '<date of the last push>',
+          disabledAround: new Date(0),
+          lastPush: new Date(0),
           stats: '<"The counts were updated.", or how the stats run ended>',
           reason: '<why>'
         }
         const annotation = kind === 'error' ? 'error: the step fails' : `${kind}: ${title}`
-        return [when, annotation, says(facts)]
+        return [when, annotation, says(facts, PLACEHOLDER_WORDING)]
       })
     ),
   keys: () =>

@@ -185,6 +185,8 @@ export interface Wording {
   readonly body: (body: StatsBody) => string
   /** Why a real run would not send, after "A real run would not send: " in a dry run. */
   readonly reason: (facts: Facts) => string
+  /** A day, in UTC: `2026-12-20`. */
+  readonly day: (date: Date | undefined) => string
 }
 
 /** What a run's wording writes for a fact it does not know, where a sentence names one anyway. */
@@ -200,7 +202,8 @@ export function runWording(at: Date): Wording {
     staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
     status: status => (status === undefined ? UNKNOWN : String(status)),
     body: body => JSON.stringify(body),
-    reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording))
+    reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording)),
+    day: date => (date === undefined ? UNKNOWN : date.toISOString().slice(0, 10))
   }
   return wording
 }
@@ -474,20 +477,22 @@ export function factsOf(
   }
 }
 
-/** What a sentence about the schedule names, already in words; the docs pass placeholders. */
+/**
+ * What a sentence about the schedule names: the check's dates (undefined when it could not read
+ * them), why it could not, and how the stats run itself went, in that run's own words.
+ */
 export interface ScheduleFacts {
-  /** `YYYY-MM-DD`, in UTC. */
-  readonly disabledAround: string
-  readonly lastPush: string
-  /** How the stats run itself went, in its own words. */
+  readonly disabledAround: Date | undefined
+  readonly lastPush: Date | undefined
   readonly stats: string
-  /** Why the last push could not be read. */
-  readonly reason: string
+  readonly reason: string | undefined
 }
 
-const disables = (f: ScheduleFacts): string =>
-  `GitHub disables this workflow's schedule around ${f.disabledAround}, 60 days after the last push to the repository ` +
-  `(${f.lastPush}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
+type ScheduleWords = (facts: ScheduleFacts, say: Wording) => string
+
+const disables: ScheduleWords = (f, say) =>
+  `GitHub disables this workflow's schedule around ${say.day(f.disabledAround)}, 60 days after the last push to the repository ` +
+  `(${say.day(f.lastPush)}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
   'keeps it running.'
 
 /**
@@ -496,6 +501,16 @@ const disables = (f: ScheduleFacts): string =>
  * the stats run went, and the end of its headline). `npm run docs` writes them into
  * docs/troubleshooting.md.
  */
+/** One stage's words: when it applies, its annotation's kind and title, and what it says. */
+interface ScheduleStage {
+  readonly when: string
+  readonly kind: 'warning' | 'error' | 'notice'
+  readonly title: string
+  readonly says: ScheduleWords
+  /** The end of the summary's headline, for the stage that fails the step. */
+  readonly headline?: ScheduleWords
+}
+
 export const SCHEDULE_WORDS = {
   soon: {
     when: '45 days or more since the last push',
@@ -507,37 +522,37 @@ export const SCHEDULE_WORDS = {
     when: '55 days or more, with stale-after set',
     kind: 'error',
     title: '',
-    headline: (f: ScheduleFacts) => `GitHub disables the schedule around ${f.disabledAround}`,
-    says: (f: ScheduleFacts) => `${disables(f)} ${f.stats}`
+    headline: (f, say) => `GitHub disables the schedule around ${say.day(f.disabledAround)}`,
+    says: (f, say) => `${disables(f, say)} ${f.stats}`
   },
   past: {
     when: 'the date has passed, and the schedule still runs',
     kind: 'warning',
     title: 'Schedule past 60 days without a push',
-    says: (f: ScheduleFacts) =>
-      `The last push to the repository was on ${f.lastPush}, and a public repository's schedules stop after 60 days ` +
-      `without activity (around ${f.disabledAround}); this run still came, so the schedule was enabled again or there ` +
+    says: (f, say) =>
+      `The last push to the repository was on ${say.day(f.lastPush)}, and a public repository's schedules stop after 60 days ` +
+      `without activity (around ${say.day(f.disabledAround)}); this run still came, so the schedule was enabled again or there ` +
       'was activity the action cannot see. A push (a commit to main) keeps it running.'
   },
   unread: {
     when: 'no pushed_at in the event, and the read of the repository failed',
     kind: 'notice',
     title: 'Schedule not checked',
-    says: (f: ScheduleFacts) =>
+    says: f =>
       `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
       "workflow's schedule: a public repository's schedules stop after 60 days without activity."
   }
-} as const
+} satisfies Record<string, ScheduleStage>
 
-/** A scheduled run's facts in words: dates in UTC, and how the stats run went. */
+/** A scheduled run's facts: the check's dates or why it has none, and how the stats run went. */
 export function scheduleFactsOf(outcome: StatsOutcome, botId: string): ScheduleFacts {
   const check = outcome.schedule
   const dated = check !== undefined && check.stage !== 'unread' ? check : undefined
   return {
-    disabledAround: dated?.disabledAround.toISOString().slice(0, 10) ?? '',
-    lastPush: dated?.lastPush.toISOString().slice(0, 10) ?? '',
+    disabledAround: dated?.disabledAround,
+    lastPush: dated?.lastPush,
     stats: statsWords(outcome, botId),
-    reason: check?.stage === 'unread' ? check.reason : ''
+    reason: check?.stage === 'unread' ? check.reason : undefined
   }
 }
 

@@ -160,7 +160,7 @@ function scheduleNote(outcome: StatsOutcome, botId: string): OutcomeLine | undef
   const stage = outcome.schedule?.stage
   if (stage === undefined || stage === 'failing') return undefined
   const { kind, title, says } = SCHEDULE_WORDS[stage]
-  return { kind, title, text: says(scheduleFactsOf(outcome, botId)) }
+  return { kind, title, text: says(scheduleFactsOf(outcome, botId), runWording(outcome.at)) }
 }
 
 /**
@@ -170,7 +170,10 @@ function scheduleNote(outcome: StatsOutcome, botId: string): OutcomeLine | undef
 function headline(outcome: StatsOutcome, botId: string): [mark: string, words: string] {
   const [mark, words] = statsHeadline(outcome, botId)
   if (outcome.schedule?.stage !== 'failing') return [mark, words]
-  return ['❌', `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome, botId))}`]
+  return [
+    '❌',
+    `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome, botId), runWording(outcome.at))}`
+  ]
 }
 
 function statsHeadline(outcome: StatsOutcome, botId: string): [mark: string, words: string] {

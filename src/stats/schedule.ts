@@ -6,6 +6,7 @@ import {
   type ScheduleCheck,
   SCHEDULE_WORDS,
   scheduleFactsOf,
+  runWording,
   type StatsOutcome
 } from './outcome.js'
 
@@ -54,7 +55,8 @@ export async function withScheduleCheck(
   if (schedule === undefined) return outcome
   if (schedule.stage !== 'failing') return { ...outcome, schedule }
   const says = SCHEDULE_WORDS.failing.says(
-    scheduleFactsOf({ ...outcome, schedule }, settings.botId)
+    scheduleFactsOf({ ...outcome, schedule }, settings.botId),
+    runWording(outcome.at)
   )
   // A run that failed on its own keeps its headline; one that did not is headed by the schedule.
   return {
