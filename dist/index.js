@@ -568,7 +568,7 @@ function retryAfterMs(answer, options = {}) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3951);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7645);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // The run is over once run() resolves (outputs written synchronously, the summary awaited). Ending
@@ -745,7 +745,7 @@ const SERVER_COUNT_MAX = 10_000_000;
 
 /***/ }),
 
-/***/ 3951:
+/***/ 7645:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -766,10 +766,321 @@ var src_settings = __nccwpck_require__(8750);
 var src_summary = __nccwpck_require__(1577);
 // EXTERNAL MODULE: ./src/text.ts
 var src_text = __nccwpck_require__(8992);
-// EXTERNAL MODULE: ./src/stats/outcome.ts
-var stats_outcome = __nccwpck_require__(8391);
-// EXTERNAL MODULE: ./src/stats/window.ts
-var stats_window = __nccwpck_require__(7743);
+// EXTERNAL MODULE: ./src/keys.ts
+var keys = __nccwpck_require__(7847);
+;// CONCATENATED MODULE: ./src/stats/window.ts
+/**
+ * The service's 6-hour window and what a public record says of it: the arithmetic every stats
+ * run needs (the next update's time), apart from reading the record (record.ts).
+ */
+const HOUR_MS = 60 * 60 * 1000;
+/** The service accepts one stats update per bot per 6 hours. */
+const COOLDOWN_MS = 6 * HOUR_MS;
+/**
+ * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
+ * update the service sees as a second early is a strike. Covers the `Date` header's whole
+ * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
+ */
+const CLOCK_MARGIN_MS = 60_000;
+/** The latest update time the record shows, if any. */
+function lastUpdate(record) {
+    const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d) => d !== undefined);
+    return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())));
+}
+/** When the 6-hour window that the latest update opened closes, by the service's clock. */
+function cooldownEnds(record) {
+    const last = lastUpdate(record);
+    return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS);
+}
+/**
+ * From when, by the runner's clock, an update is safe: the window's end, plus how far the
+ * service's clock was seen behind ours, plus the margin.
+ */
+function acceptsFrom(read) {
+    const end = cooldownEnds(read.record);
+    return end === undefined
+        ? undefined
+        : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
+}
+
+;// CONCATENATED MODULE: ./src/stats/outcome.ts
+
+
+
+/** What a run's wording writes for a fact it does not know, where a sentence names one anyway. */
+const UNKNOWN = 'unknown';
+/** The facts of a run in its own words, times relative to when its outcome was decided (`at`). */
+function runWording(at) {
+    const wording = {
+        time: date => (date === undefined ? UNKNOWN : (0,src_summary/* when */.z7)(date, at)),
+        utc: date => (date === undefined ? UNKNOWN : (0,src_summary/* utc */.n$)(date, at)),
+        age: last => last === undefined ? UNKNOWN : `${Math.floor((at.getTime() - last.getTime()) / HOUR_MS)} h`,
+        staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
+        status: status => (status === undefined ? UNKNOWN : String(status)),
+        body: body => JSON.stringify(body),
+        reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording)),
+        day: date => (date === undefined ? UNKNOWN : date.toISOString().slice(0, 10))
+    };
+    return wording;
+}
+const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
+const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
+const then = (f, say, lead) => f.next === undefined ? '' : `${lead}${say.time(f.next)}`;
+const young = (f, say) => f.staleAfter === undefined || f.last === undefined
+    ? ''
+    : ` The listing was updated ${say.age(f.last)} ago, under stale-after: ${say.staleAfter(f.staleAfter)}, so the step succeeds.`;
+/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
+const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
+/** A failing answer to the update: the headline's words and what to do. */
+function failingAnswer({ headline, advice }) {
+    return {
+        result: 'failed',
+        mark: '❌',
+        headline: () => headline,
+        says: (f, say) => `Stats update failed: ${answeredWith(say.status(f.status), f.said)}. ${advice(f, say)}`
+    };
+}
+function strike(cause, overlap = false) {
+    return {
+        result: 'cooldown',
+        mark: '🛑',
+        headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
+        says: (f, say) => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
+            `within 6 hours revoke it. ${cause(f, say)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
+            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${say.time(f.next)}.`} ` +
+            `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
+    };
+}
+function skipped(mark, headline, reason) {
+    return {
+        result: 'skipped',
+        mark,
+        headline,
+        says: (f, say) => `Stats not sent: ${reason(f, say)}`
+    };
+}
+/**
+ * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
+ * a dry run.
+ */
+const REASONS = {
+    recent: (f, say) => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${say.time(f.last)})`}, and the service accepts one ` +
+        `update per 6 hours. The next update is accepted from ${f.next === undefined ? 'a later run' : say.time(f.next)}.`,
+    unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
+        'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
+        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
+    unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
+    nothing: () => 'no count was left to send (see the warning).'
+};
+const STATS_OUTCOMES = {
+    updated: {
+        result: 'updated',
+        mark: '✅',
+        headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
+        says: (f, say) => `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
+    },
+    'too-soon': skipped('⏭️', (f, say) => `not sent: too soon${then(f, say, ', next update from ')}`, REASONS.recent),
+    'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
+    'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
+    'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
+    'rate-limited': {
+        result: 'rate-limited',
+        mark: '⏸️',
+        headline: (f, say) => `turned away by the rate limit, no strike${then(f, say, '; try again from ')}`,
+        says: (f, say) => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
+            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${say.time(f.next)}.`}${young(f, say)}`
+    },
+    deferred: {
+        result: 'deferred',
+        mark: '⏸️',
+        headline: (f, say) => `deferred, the listing ${say.age(f.last)} old`,
+        says: (f, say) => `Stats update deferred: ${f.failure}.${young(f, say)} It is not sent again; the next run will try.`
+    },
+    stale: {
+        result: 'failed',
+        mark: '❌',
+        headline: (f, say) => `no update for ${say.age(f.last)}`,
+        says: (f, say) => `discord.place has not taken an update for ${say.age(f.last)} (last at ${say.time(f.last)}), stale-after: ${say.staleAfter(f.staleAfter)}. ` +
+            `This run's update failed too: ${f.failure}. It is not sent again; the next run will try.`
+    },
+    'dry-run': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would send',
+        says: (f, say) => `Dry run: nothing sent. A real run would send ${say.body(f.body)}.`
+    },
+    'dry-run-not-due': {
+        result: 'dry-run',
+        mark: '🧪',
+        headline: () => 'dry run: nothing sent, a real run would not send',
+        says: (f, say) => `Dry run: nothing sent. A real run would not send: ${say.reason(f)}`
+    },
+    'strike-overlap': strike((f, say) => `Likely cause: overlapping runs. Another run updated the counts at ${say.utc(f.overlap)}, after this run read the bot's record: ` +
+        'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
+        `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
+    'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
+        '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
+    'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
+        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
+    'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
+        `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
+    'server-count-refused': failingAnswer({
+        headline: 'count refused by discord.place',
+        advice: f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
+            `whole update: nothing was stored${f.body.command_count === undefined ? '' : ', the command count neither'}. Send the count your bot sees ` +
+            '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
+    }),
+    'count-refused': failingAnswer({
+        headline: 'count refused by discord.place',
+        advice: () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
+    }),
+    'key-401': failingAnswer(keys/* KEY_ANSWERS */.KM[401]),
+    'key-404': failingAnswer(keys/* KEY_ANSWERS */.KM[404]),
+    'key-410-fifth': failingAnswer(keys/* KEY_ANSWERS */.KM['410-fifth']),
+    'key-410': failingAnswer(keys/* KEY_ANSWERS */.KM[410]),
+    redirect: failingAnswer({
+        headline: 'redirect not followed',
+        advice: () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."
+    }),
+    'service-failed': failingAnswer({
+        headline: 'discord.place failed on its side',
+        advice: () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
+            'could count as an early one); the next run will try again.'
+    }),
+    unexpected: {
+        ...failingAnswer({
+            headline: '',
+            advice: () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
+        }),
+        headline: (f, say) => `unexpected answer (${say.status(f.status)})`
+    },
+    unreachable: {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'discord.place unreachable',
+        says: f => `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
+    },
+    'no-answer': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
+            "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
+    },
+    'no-answer-not-arrived': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed: ${f.failure}. A fresh read of the public record shows it has not arrived, but sending it again ` +
+            'could still be early (the service may yet store this one, or an earlier update is within 6 hours), so it was not. ' +
+            'The next run will try.'
+    },
+    'no-answer-twice': {
+        result: 'failed',
+        mark: '❌',
+        headline: () => 'no answer to the update',
+        says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
+    }
+};
+/**
+ * Which row of the table an outcome that succeeded (or a strike) is, for the report's line and
+ * headline; a failure's words are its error's, written when the run decided it (update.ts).
+ */
+function outcomeOf(outcome) {
+    switch (outcome.result) {
+        case 'skipped':
+            return {
+                recent: 'too-soon',
+                unverified: 'not-verified',
+                unchecked: 'record-unchecked',
+                nothing: 'no-count'
+            }[outcome.skip];
+        case 'dry-run':
+            return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
+        case 'cooldown':
+            return `strike-${outcome.strikeCause ?? 'unknown'}`;
+        case 'failed':
+            return undefined;
+        default:
+            return outcome.result;
+    }
+}
+/** A run's facts, for its outcome's words; the workflow finding and a stop only beside a strike. */
+function factsOf(outcome, botId, strike = {}) {
+    return {
+        botId,
+        body: outcome.body,
+        next: outcome.nextUpdateAt,
+        last: outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined,
+        status: outcome.status,
+        said: outcome.answer,
+        overlap: outcome.overlap,
+        staleAfter: outcome.staleAfter,
+        failure: outcome.failure,
+        skip: outcome.skip,
+        workflow: strike.workflow,
+        stopped: strike.stopped
+    };
+}
+const disables = (f, say) => `GitHub disables this workflow's schedule around ${say.day(f.disabledAround)}, 60 days after the last push to the repository ` +
+    `(${say.day(f.lastPush)}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
+    'keeps it running.';
+const SCHEDULE_WORDS = {
+    soon: {
+        when: '45 days or more since the last push',
+        kind: 'warning',
+        title: 'Schedule disabled soon',
+        says: disables
+    },
+    failing: {
+        when: '55 days or more, with stale-after set',
+        kind: 'error',
+        title: '',
+        headline: (f, say) => `GitHub disables the schedule around ${say.day(f.disabledAround)}`,
+        says: (f, say) => `${disables(f, say)} ${f.stats}`
+    },
+    past: {
+        when: 'the date has passed, and the schedule still runs',
+        kind: 'warning',
+        title: 'Schedule past 60 days without a push',
+        says: (f, say) => `The last push to the repository was on ${say.day(f.lastPush)}, and a public repository's schedules stop after 60 days ` +
+            `without activity (around ${say.day(f.disabledAround)}); this run still came, so the schedule was enabled again or there ` +
+            'was activity the action cannot see. A push (a commit to main) keeps it running.'
+    },
+    unread: {
+        when: 'no pushed_at in the event, and the read of the repository failed',
+        kind: 'notice',
+        title: 'Schedule not checked',
+        says: f => `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
+            "workflow's schedule: a public repository's schedules stop after 60 days without activity."
+    }
+};
+/** A scheduled run's facts: the check's dates or why it has none, and how the stats run went. */
+function scheduleFactsOf(outcome, botId) {
+    const check = outcome.schedule;
+    const dated = check !== undefined && check.stage !== 'unread' ? check : undefined;
+    return {
+        disabledAround: dated?.disabledAround,
+        lastPush: dated?.lastPush,
+        stats: statsWords(outcome, botId),
+        reason: check?.stage === 'unread' ? check.reason : undefined
+    };
+}
+/**
+ * How the stats run itself went: its error, an update in the contract's words, or its outcome's.
+ */
+function statsWords(outcome, botId) {
+    if (outcome.error !== undefined)
+        return outcome.error.message;
+    // The contract's words for an update, shorter than the outcome's own line.
+    if (outcome.result === 'updated')
+        return 'The counts were updated.';
+    const id = outcomeOf(outcome);
+    return id === undefined
+        ? ''
+        : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at));
+}
+
 ;// CONCATENATED MODULE: ./src/stats/report.ts
 
 
@@ -824,7 +1135,7 @@ function writeOutputs(outcome) {
         core/* setOutput */.uH('next-update-at', outcome.nextUpdateAt.toISOString());
     const last = outcome.result === 'updated'
         ? outcome.at
-        : (outcome.overlap ?? (outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined));
+        : (outcome.overlap ?? (outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined));
     if (last !== undefined)
         core/* setOutput */.uH('last-updated-at', last.toISOString());
     const schedule = outcome.schedule;
@@ -863,8 +1174,8 @@ function announce(outcome, botId) {
  * error.
  */
 function outcomeLine(outcome, botId) {
-    const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
-    const text = id === undefined ? '' : stats_outcome/* STATS_OUTCOMES */.sN[id].says((0,stats_outcome/* factsOf */.xS)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at));
+    const id = outcomeOf(outcome);
+    const text = id === undefined ? '' : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at));
     switch (outcome.result) {
         case 'skipped':
             return { kind: 'notice', title: 'Stats not sent', text };
@@ -898,8 +1209,8 @@ function scheduleNote(outcome, botId) {
     const stage = outcome.schedule?.stage;
     if (stage === undefined || stage === 'failing')
         return undefined;
-    const { kind, title, says } = stats_outcome/* SCHEDULE_WORDS */.Od[stage];
-    return { kind, title, text: says((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at)) };
+    const { kind, title, says } = SCHEDULE_WORDS[stage];
+    return { kind, title, text: says(scheduleFactsOf(outcome, botId), runWording(outcome.at)) };
 }
 /**
  * The headline's mark and words. A step the schedule fails keeps the stats run's words, marked as
@@ -911,18 +1222,18 @@ function headline(outcome, botId) {
         return [mark, words];
     return [
         '❌',
-        `${words}; ${stats_outcome/* SCHEDULE_WORDS */.Od.failing.headline((0,stats_outcome/* scheduleFactsOf */.qh)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at))}`
+        `${words}; ${SCHEDULE_WORDS.failing.headline(scheduleFactsOf(outcome, botId), runWording(outcome.at))}`
     ];
 }
 function statsHeadline(outcome, botId) {
-    const id = (0,stats_outcome/* outcomeOf */.sG)(outcome);
+    const id = outcomeOf(outcome);
     if (id === undefined)
         return [
             '❌',
             outcome.error?.headline === undefined ? 'failed' : `failed: ${outcome.error.headline}`
         ];
-    const { mark, headline: words } = stats_outcome/* STATS_OUTCOMES */.sN[id];
-    return [mark, words((0,stats_outcome/* factsOf */.xS)(outcome, botId), (0,stats_outcome/* runWording */.GX)(outcome.at))];
+    const { mark, headline: words } = STATS_OUTCOMES[id];
+    return [mark, words(factsOf(outcome, botId), runWording(outcome.at))];
 }
 /** The heading of the counts' last column: what became of the counts this run sent, or would. */
 function sentColumn(outcome, dryRun) {
@@ -1048,7 +1359,7 @@ function recordLine(settings, outcome) {
             return 'no such bot (404)';
         return `could not be read: ${(0,src_text/* html */.qy)((0,src_text/* bounded */.Mm)(read.reason, QUOTE_CHARS))}`;
     }
-    const last = (0,stats_window/* lastUpdate */.q8)(read.record);
+    const last = lastUpdate(read.record);
     return `read; last update ${last === undefined ? 'unknown' : (0,src_text/* html */.qy)((0,src_summary/* when */.z7)(last, outcome.at))}${read.cached ? ' (from a cache)' : ''}`;
 }
 /**
@@ -1076,8 +1387,6 @@ function signed(delta) {
 
 // EXTERNAL MODULE: ./src/http/transport.ts
 var transport = __nccwpck_require__(1517);
-// EXTERNAL MODULE: ./src/keys.ts
-var keys = __nccwpck_require__(7847);
 // EXTERNAL MODULE: ./src/service.ts
 var service = __nccwpck_require__(448);
 // EXTERNAL MODULE: ./src/version.ts + 1 modules
@@ -1202,7 +1511,7 @@ function holdBack(read, botId, now) {
                     "Check bot-id: it is the bot's Discord application ID, and the bot must be listed on discord.place.", { headline: 'bot not listed on discord.place' });
         }
     }
-    const from = (0,stats_window/* acceptsFrom */.g8)(read);
+    const from = acceptsFrom(read);
     if (from !== undefined && from > now)
         return { skip: 'recent', nextUpdateAt: from };
     // A copy from a cache (Age > 0) may predate the last update: it can hold an update back,
@@ -1379,11 +1688,11 @@ async function afterRefusal(settings, deps, first) {
             throw error;
     }
     const future = (read) => {
-        const from = read?.ok ? (0,stats_window/* acceptsFrom */.g8)(read) : undefined;
+        const from = read?.ok ? acceptsFrom(read) : undefined;
         return from !== undefined && from.getTime() > deps.requests.clock.now() ? from : undefined;
     };
-    const before = first?.ok ? (0,stats_window/* lastUpdate */.q8)(first.record) : undefined;
-    const after = fresh?.ok ? (0,stats_window/* lastUpdate */.q8)(fresh.record) : undefined;
+    const before = first?.ok ? lastUpdate(first.record) : undefined;
+    const after = fresh?.ok ? lastUpdate(fresh.record) : undefined;
     const overlap = first?.ok && after !== undefined && (before === undefined || after > before) ? after : undefined;
     const strikeCause = causeOfStrike(overlap, first, fresh);
     return { found: { nextUpdateAt: future(fresh) ?? future(first), overlap, strikeCause }, stopped };
@@ -1535,12 +1844,163 @@ async function confirmDelivery(plan, deps, error, sentAt) {
         deps.log('The record came from a cache (Age > 0), so it cannot show that the update did not arrive.');
         return 'unknown';
     }
-    const from = (0,stats_window/* acceptsFrom */.g8)(fresh);
+    const from = acceptsFrom(fresh);
     const resendable = from !== undefined && from.getTime() <= deps.requests.clock.now();
     return resendable && !timedOut ? 'resend' : 'not-arrived';
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: ./src/stats/schedule.ts
+
+
+
+
+/**
+ * A schedule that never goes quiet (interface.md, 2026-11-29). In a public repository, GitHub
+ * disables a workflow's schedule after 60 days without activity; no run then means no
+ * stale-after and no error, and the listing's counts freeze. A run started by the schedule is
+ * the one thing that can say so in time, so it does: loaded only on such a run, after the stats
+ * run's own requests. It never writes to the repository: keeping a schedule alive artificially
+ * is against GitHub's terms.
+ */
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** GitHub's rule: a public repository's schedules stop after 60 days without activity. */
+const DISABLED_AFTER_DAYS = 60;
+/** From then on a run warns: 15 days before the date, time for a push even on a weekly schedule. */
+const WARN_FROM_DAYS = 45;
+/** From then on, with stale-after set, the step fails: GitHub's failure e-mail comes in time. */
+const FAIL_FROM_DAYS = 55;
+/** The largest event payload read; a schedule's is a few kilobytes. */
+const MAX_EVENT_BYTES = 1024 * 1024;
+/**
+ * The repository read, when the event names no last push: one try, since the next scheduled run
+ * reads again days before the date matters, and a warning is not worth more of the step's time.
+ */
+const LAST_PUSH_POLICY = {
+    ...client/* READ_DEFAULTS */.qW,
+    name: "GitHub's API (the repository's last push)",
+    attempts: 1,
+    retryStatuses: []
+};
+/**
+ * The stats run's outcome with what the schedule shows. From 55 days with stale-after set, the
+ * step fails with the warning's sentence and how the stats run went as its one error; `result`
+ * and the other outputs stay the stats run's.
+ */
+async function withScheduleCheck(settings, deps, outcome) {
+    const schedule = await checkSchedule(settings, deps, outcome.at);
+    if (schedule === undefined)
+        return outcome;
+    if (schedule.stage !== 'failing')
+        return { ...outcome, schedule };
+    const says = SCHEDULE_WORDS.failing.says(scheduleFactsOf({ ...outcome, schedule }, settings.botId), runWording(outcome.at));
+    // A run that failed on its own keeps its headline; one that did not is headed by the schedule.
+    return {
+        ...outcome,
+        schedule,
+        error: new errors/* ActionError */.lZ(says, { headline: outcome.error?.headline })
+    };
+}
+/**
+ * What the repository's last push says about the schedule, or undefined when there is nothing to
+ * say (a private repository, a push under 45 days ago, a run that was stopped).
+ */
+async function checkSchedule(settings, deps, now) {
+    const event = eventRepository(settings.github.eventPath);
+    // Only a public repository's schedules stop; the event says which it is.
+    if (event.private === true)
+        return undefined;
+    const fromEvent = pushDate(event.pushed_at);
+    if (fromEvent !== undefined)
+        return event.private === false ? stageOf(fromEvent, now, settings.staleAfter) : undefined;
+    const read = await readLastPush(settings, deps);
+    if (read === undefined || 'reason' in read)
+        return read;
+    if ((event.private ?? read.private) !== false)
+        return undefined;
+    return stageOf(read.lastPush, now, settings.staleAfter);
+}
+/** The stage the last push puts the schedule at `now`; undefined under 45 days. */
+function stageOf(lastPush, now, staleAfter) {
+    const disabledAround = new Date(lastPush.getTime() + DISABLED_AFTER_DAYS * DAY_MS);
+    const days = (now.getTime() - lastPush.getTime()) / DAY_MS;
+    if (now >= disabledAround)
+        return { stage: 'past', disabledAround, lastPush };
+    // stale-after is the owner's word that a listing which stops updating should be loud.
+    if (days >= FAIL_FROM_DAYS && staleAfter !== undefined)
+        return { stage: 'failing', disabledAround, lastPush };
+    if (days >= WARN_FROM_DAYS)
+        return { stage: 'soon', disabledAround, lastPush };
+    return undefined;
+}
+/**
+ * `repository.pushed_at` as GitHub writes it: ISO text in a schedule's payload and the REST API,
+ * seconds since 1970 in a push's. Undefined for anything else.
+ */
+function pushDate(value) {
+    let ms = NaN;
+    if (typeof value === 'number')
+        ms = value * 1000;
+    if (typeof value === 'string')
+        ms = Date.parse(value);
+    return Number.isFinite(ms) ? new Date(ms) : undefined;
+}
+/**
+ * The event payload's `repository`: empty when the runner gave no payload, or one that is not a
+ * regular file of JSON within its size. Read synchronously, as the runner's own small file: the
+ * promise API would load eight more of Node's modules and start its thread pool, on every
+ * scheduled run, for one read.
+ */
+function eventRepository(path) {
+    if (path === undefined)
+        return {};
+    try {
+        const found = (0,external_node_fs_.statSync)(path);
+        if (!found.isFile() || found.size > MAX_EVENT_BYTES)
+            return {};
+        const event = JSON.parse((0,external_node_fs_.readFileSync)(path, 'utf8'));
+        const repository = isObject(event) ? event['repository'] : undefined;
+        return isObject(repository) ? repository : {};
+    }
+    catch {
+        return {};
+    }
+}
+/**
+ * The one read of the repository (`GET /repos/{owner}/{repo}` with github-token), for an event
+ * that names no last push. Refused, failed or cut off by the step's deadline: the reason, for
+ * one notice. Stopped: undefined, and nothing is said.
+ */
+async function readLastPush(settings, deps) {
+    const { token, repository, apiUrl } = settings.github;
+    const unread = (reason) => ({ stage: 'unread', reason });
+    if (token === undefined)
+        return unread('no github-token');
+    if (repository === undefined)
+        return unread('GITHUB_REPOSITORY is not set');
+    const { readRepository } = await Promise.all(/* import() */[__nccwpck_require__.e(119), __nccwpck_require__.e(413), __nccwpck_require__.e(584)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4584));
+    try {
+        const found = await readRepository({ token, repository, apiUrl }, deps.requests, LAST_PUSH_POLICY);
+        const lastPush = pushDate(found.pushed_at);
+        if (lastPush === undefined)
+            return unread("GitHub's answer names no last push");
+        return { lastPush, private: found.private };
+    }
+    catch (error) {
+        if (error instanceof errors/* StoppedError */.Ko)
+            return undefined;
+        if (error instanceof client/* DeadlineError */.j3)
+            return unread("the step's timeout left no time for it");
+        return unread(error instanceof Error ? error.message : String(error));
+    }
+}
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 ;// CONCATENATED MODULE: ./src/stats/update.ts
+
 
 
 
@@ -1581,9 +2041,11 @@ async function runStats(settings, deps) {
     const outcome = await statsRun(settings, deps);
     // A run started by the schedule warns before GitHub disables the schedule (interface.md, "A
     // schedule that never goes quiet"): after the run's own requests, never in front of the update.
+    // A static import, unlike the other optional parts: most runs are scheduled, and loading it as a
+    // chunk made such a run 2 % slower (paired bench, BENCH_EVENT=schedule: 0.817x against 0.799x
+    // the fetch script), while a run of another event pays about 1 % for having it in the bundle.
     if (settings.github.eventName !== 'schedule')
         return outcome;
-    const { withScheduleCheck } = await __nccwpck_require__.e(/* import() */ 550).then(__nccwpck_require__.bind(__nccwpck_require__, 550));
     return withScheduleCheck(settings, deps, outcome);
 }
 /** The stats run itself: an outcome for every expected end. */
@@ -1635,7 +2097,7 @@ async function decide(settings, deps, progress) {
     }
     // A dry run of a due update still says from when the record accepts one (already passed).
     if (settings.dryRun)
-        return notSent(settings, deps, progress, undefined, record?.ok ? (0,stats_window/* acceptsFrom */.g8)(record) : undefined);
+        return notSent(settings, deps, progress, undefined, record?.ok ? acceptsFrom(record) : undefined);
     return sendUpdate(settings, deps, progress);
 }
 /**
@@ -1684,11 +2146,11 @@ function ended(settings, deps, progress, { id: decided, workflow, stopped, ...fi
     const decidedOutcome = { ...base(deps, progress), ...fields };
     const { id, staleAfter } = judgedByAge(settings, decidedOutcome, decided);
     const outcome = { ...decidedOutcome, staleAfter };
-    const row = stats_outcome/* STATS_OUTCOMES */.sN[id];
+    const row = STATS_OUTCOMES[id];
     if (row.result !== 'failed' && row.result !== 'cooldown')
         return { ...outcome, result: row.result };
-    const facts = (0,stats_outcome/* factsOf */.xS)(outcome, settings.botId, { workflow, stopped });
-    const say = (0,stats_outcome/* runWording */.GX)(outcome.at);
+    const facts = factsOf(outcome, settings.botId, { workflow, stopped });
+    const say = runWording(outcome.at);
     const error = new errors/* ActionError */.lZ(row.says(facts, say), { headline: row.headline(facts, say) });
     return { ...outcome, result: row.result, error };
 }
@@ -1765,7 +2227,7 @@ async function judgeAnswer(settings, deps, progress, answer) {
         return { id: 'updated', ...answered, nextUpdateAt: sixHoursFromNow(deps) };
     if (status === 429 && kindOf429(answer) === 'limiter') {
         const nextUpdateAt = afterLimiter(deps, progress.record, answer);
-        return { id: 'rate-limited', ...answered, nextUpdateAt, failure: (0,stats_outcome/* answeredWith */.iX)(status, said) };
+        return { id: 'rate-limited', ...answered, nextUpdateAt, failure: answeredWith(status, said) };
     }
     if (status === 429)
         return { ...answered, ...(await strikeFound(settings, deps, progress)) };
@@ -1784,7 +2246,7 @@ async function judgeAnswer(settings, deps, progress, answer) {
     if (status >= 300 && status < 400)
         return { id: 'redirect', ...answered };
     if (status >= 500)
-        return { id: 'service-failed', ...answered, failure: (0,stats_outcome/* answeredWith */.iX)(status, said) };
+        return { id: 'service-failed', ...answered, failure: answeredWith(status, said) };
     return { id: 'unexpected', ...answered };
 }
 /**
@@ -1796,7 +2258,7 @@ async function judgeAnswer(settings, deps, progress, answer) {
 function afterLimiter(deps, record, answer) {
     const wait = (0,transport/* retryAfterMs */.Vs)(answer, { limiterReset: false });
     const fromLimiter = wait === undefined ? undefined : new Date(deps.requests.clock.now() + wait);
-    const fromRecord = record?.ok ? (0,stats_window/* acceptsFrom */.g8)(record) : undefined;
+    const fromRecord = record?.ok ? acceptsFrom(record) : undefined;
     const next = [fromLimiter, fromRecord].filter((d) => d !== undefined && d > now(deps));
     return next.length === 0 ? undefined : new Date(Math.max(...next.map(d => d.getTime())));
 }
@@ -1838,11 +2300,11 @@ const PASSING_FAILURES = new Set([
  * row stays as decided, and the run ends as it would without.
  */
 function judgedByAge(settings, outcome, decided) {
-    const last = outcome.record?.ok ? (0,stats_window/* lastUpdate */.q8)(outcome.record.record) : undefined;
+    const last = outcome.record?.ok ? lastUpdate(outcome.record.record) : undefined;
     const { staleAfter } = settings;
     if (!PASSING_FAILURES.has(decided) || staleAfter === undefined || last === undefined)
         return { id: decided };
-    if (outcome.at.getTime() - last.getTime() >= staleAfter * stats_window/* HOUR_MS */.iQ)
+    if (outcome.at.getTime() - last.getTime() >= staleAfter * HOUR_MS)
         return { id: 'stale', staleAfter };
     return { id: decided === 'rate-limited' ? decided : 'deferred', staleAfter };
 }
@@ -1905,7 +2367,7 @@ function now(deps) {
 }
 /** After an update: 6 hours, and the clock margin, from now. */
 function sixHoursFromNow(deps) {
-    return new Date(deps.requests.clock.now() + stats_window/* COOLDOWN_MS */.Bm + stats_window/* CLOCK_MARGIN_MS */.li);
+    return new Date(deps.requests.clock.now() + COOLDOWN_MS + CLOCK_MARGIN_MS);
 }
 
 // EXTERNAL MODULE: ./src/secrets.ts
@@ -2824,349 +3286,6 @@ function isLoopback(hostname) {
  */
 function show(raw) {
     return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
-}
-
-
-/***/ }),
-
-/***/ 8391:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GX: () => (/* binding */ runWording),
-/* harmony export */   Od: () => (/* binding */ SCHEDULE_WORDS),
-/* harmony export */   iX: () => (/* binding */ answeredWith),
-/* harmony export */   qh: () => (/* binding */ scheduleFactsOf),
-/* harmony export */   sG: () => (/* binding */ outcomeOf),
-/* harmony export */   sN: () => (/* binding */ STATS_OUTCOMES),
-/* harmony export */   xS: () => (/* binding */ factsOf)
-/* harmony export */ });
-/* harmony import */ var _keys_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7847);
-/* harmony import */ var _summary_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1577);
-/* harmony import */ var _window_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7743);
-
-
-
-/** What a run's wording writes for a fact it does not know, where a sentence names one anyway. */
-const UNKNOWN = 'unknown';
-/** The facts of a run in its own words, times relative to when its outcome was decided (`at`). */
-function runWording(at) {
-    const wording = {
-        time: date => (date === undefined ? UNKNOWN : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .when */ .z7)(date, at)),
-        utc: date => (date === undefined ? UNKNOWN : (0,_summary_js__WEBPACK_IMPORTED_MODULE_1__/* .utc */ .n$)(date, at)),
-        age: last => last === undefined ? UNKNOWN : `${Math.floor((at.getTime() - last.getTime()) / _window_js__WEBPACK_IMPORTED_MODULE_2__/* .HOUR_MS */ .iQ)} h`,
-        staleAfter: hours => (hours === undefined ? UNKNOWN : String(hours)),
-        status: status => (status === undefined ? UNKNOWN : String(status)),
-        body: body => JSON.stringify(body),
-        reason: facts => (facts.skip === undefined ? '' : REASONS[facts.skip](facts, wording)),
-        day: date => (date === undefined ? UNKNOWN : date.toISOString().slice(0, 10))
-    };
-    return wording;
-}
-const group = (f) => `concurrency: group: discord-place-stats-${f.botId}, cancel-in-progress: false`;
-const quoted = (f) => (f.said === undefined ? '' : `: "${f.said}"`);
-const then = (f, say, lead) => f.next === undefined ? '' : `${lead}${say.time(f.next)}`;
-const young = (f, say) => f.staleAfter === undefined || f.last === undefined
-    ? ''
-    : ` The listing was updated ${say.age(f.last)} ago, under stale-after: ${say.staleAfter(f.staleAfter)}, so the step succeeds.`;
-/** `the service answered 500 with "…"`: an answer, with the service's words when it sent some. */
-const answeredWith = (status, said) => `the service answered ${status}${said === undefined ? '' : ` with "${said}"`}`;
-/** A failing answer to the update: the headline's words and what to do. */
-function failingAnswer({ headline, advice }) {
-    return {
-        result: 'failed',
-        mark: '❌',
-        headline: () => headline,
-        says: (f, say) => `Stats update failed: ${answeredWith(say.status(f.status), f.said)}. ${advice(f, say)}`
-    };
-}
-function strike(cause, overlap = false) {
-    return {
-        result: 'cooldown',
-        mark: '🛑',
-        headline: () => `refused: strike counted${overlap ? ' (another run updated first)' : ''}`,
-        says: (f, say) => `Stats update refused as too early (429${quoted(f)}): the service counted a strike against the API key, and 5 strikes ` +
-            `within 6 hours revoke it. ${cause(f, say)}${f.workflow === undefined ? '' : ` ${f.workflow}`} ` +
-            `${f.next === undefined ? 'When the next update is accepted is unknown.' : `The next update is accepted from ${say.time(f.next)}.`} ` +
-            `The update was not retried.${f.stopped === undefined ? '' : ` ${f.stopped}`}`
-    };
-}
-function skipped(mark, headline, reason) {
-    return {
-        result: 'skipped',
-        mark,
-        headline,
-        says: (f, say) => `Stats not sent: ${reason(f, say)}`
-    };
-}
-/**
- * Why nothing was sent: after "Stats not sent: " in a skip, after "A real run would not send: " in
- * a dry run.
- */
-const REASONS = {
-    recent: (f, say) => `the counts were updated less than 6 hours ago${f.last === undefined ? '' : ` (${say.time(f.last)})`}, and the service accepts one ` +
-        `update per 6 hours. The next update is accepted from ${f.next === undefined ? 'a later run' : say.time(f.next)}.`,
-    unverified: () => 'discord.place has not verified the bot yet, so its record is not public, and its submission counts as an update: an ' +
-        'update within 6 hours of submitting it would be refused as a strike, and no read can tell. Updates start once ' +
-        'discord.place verifies the bot (its page is not public until then). cooldown-check: false sends anyway, at the risk of a strike.',
-    unchecked: () => "the bot's public record could not be checked (see the warning); the next run will try again.",
-    nothing: () => 'no count was left to send (see the warning).'
-};
-const STATS_OUTCOMES = {
-    updated: {
-        result: 'updated',
-        mark: '✅',
-        headline: (f, say) => `updated${then(f, say, ', next update from ')}`,
-        says: (f, say) => `Stats updated (${say.body(f.body)}). The next update is accepted from ${say.time(f.next)}.`
-    },
-    'too-soon': skipped('⏭️', (f, say) => `not sent: too soon${then(f, say, ', next update from ')}`, REASONS.recent),
-    'not-verified': skipped('⏸️', () => 'not sent: the bot is not verified yet', REASONS.unverified),
-    'record-unchecked': skipped('⚠️', () => "not sent: the bot's record could not be checked", REASONS.unchecked),
-    'no-count': skipped('⚠️', () => 'not sent: no count to send', REASONS.nothing),
-    'rate-limited': {
-        result: 'rate-limited',
-        mark: '⏸️',
-        headline: (f, say) => `turned away by the rate limit, no strike${then(f, say, '; try again from ')}`,
-        says: (f, say) => `The service's request limiter turned the update away (429${quoted(f)}) before looking at it: nothing was stored and no ` +
-            `strike was counted. ${f.next === undefined ? 'Try again in 30 minutes.' : `Try again from ${say.time(f.next)}.`}${young(f, say)}`
-    },
-    deferred: {
-        result: 'deferred',
-        mark: '⏸️',
-        headline: (f, say) => `deferred, the listing ${say.age(f.last)} old`,
-        says: (f, say) => `Stats update deferred: ${f.failure}.${young(f, say)} It is not sent again; the next run will try.`
-    },
-    stale: {
-        result: 'failed',
-        mark: '❌',
-        headline: (f, say) => `no update for ${say.age(f.last)}`,
-        says: (f, say) => `discord.place has not taken an update for ${say.age(f.last)} (last at ${say.time(f.last)}), stale-after: ${say.staleAfter(f.staleAfter)}. ` +
-            `This run's update failed too: ${f.failure}. It is not sent again; the next run will try.`
-    },
-    'dry-run': {
-        result: 'dry-run',
-        mark: '🧪',
-        headline: () => 'dry run: nothing sent, a real run would send',
-        says: (f, say) => `Dry run: nothing sent. A real run would send ${say.body(f.body)}.`
-    },
-    'dry-run-not-due': {
-        result: 'dry-run',
-        mark: '🧪',
-        headline: () => 'dry run: nothing sent, a real run would not send',
-        says: (f, say) => `Dry run: nothing sent. A real run would not send: ${say.reason(f)}`
-    },
-    'strike-overlap': strike((f, say) => `Likely cause: overlapping runs. Another run updated the counts at ${say.utc(f.overlap)}, after this run read the bot's record: ` +
-        'runs that overlap (a deploy and the schedule at once) both pass the check. Put the stats job of every workflow for this ' +
-        `bot in one concurrency group (${group(f)}) so that they run one at a time.`, true),
-    'strike-unverified': strike(() => 'Likely cause: discord.place has not verified the bot yet, and its submission counts as an update, so any update within ' +
-        '6 hours of submitting it is refused. Keep cooldown-check: true, which holds updates until the bot is verified.'),
-    'strike-unchecked': strike(() => 'Likely cause: it was sent without reading the record first (cooldown-check: false), less than 6 hours after the last ' +
-        'update (or after the bot was submitted, if it is not verified yet). Keep cooldown-check: true.'),
-    'strike-unknown': strike(f => 'Likely cause: overlapping runs, or an update from elsewhere (the bot itself, another workflow) after this run read the ' +
-        `record. Schedule runs every 8 hours, keep cooldown-check: true, and put every stats job for this bot in one concurrency group (${group(f)}).`),
-    'server-count-refused': failingAnswer({
-        headline: 'count refused by discord.place',
-        advice: f => 'The service accepts a server count only within max(50, 10%) of the count Discord reports for the bot, and refuses the ' +
-            `whole update: nothing was stored${f.body.command_count === undefined ? '' : ', the command count neither'}. Send the count your bot sees ` +
-            '(its guild cache), or leave server-count out and set discord-token to read it from Discord.'
-    }),
-    'count-refused': failingAnswer({
-        headline: 'count refused by discord.place',
-        advice: () => 'Check command-count (0 to 1000) and server-count (0 to 10000000).'
-    }),
-    'key-401': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[401]),
-    'key-404': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[404]),
-    'key-410-fifth': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM['410-fifth']),
-    'key-410': failingAnswer(_keys_js__WEBPACK_IMPORTED_MODULE_0__/* .KEY_ANSWERS */ .KM[410]),
-    redirect: failingAnswer({
-        headline: 'redirect not followed',
-        advice: () => "A redirect is not followed: a request carrying the API key never goes to another address. Set base-url to the service's own address."
-    }),
-    'service-failed': failingAnswer({
-        headline: 'discord.place failed on its side',
-        advice: () => 'The service failed on its side; nothing in the workflow needs to change. The update was not repeated (a second update ' +
-            'could count as an early one); the next run will try again.'
-    }),
-    unexpected: {
-        ...failingAnswer({
-            headline: '',
-            advice: () => 'This answer was not expected; the update was not repeated. Check base-url and the service status.'
-        }),
-        headline: (f, say) => `unexpected answer (${say.status(f.status)})`
-    },
-    unreachable: {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'discord.place unreachable',
-        says: f => `Stats update failed: ${f.failure}. Nothing reached the service. Check base-url and the runner's network; the next run will try again.`
-    },
-    'no-answer': {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'no answer to the update',
-        says: f => `Stats update failed: ${f.failure}. The update may have reached the service, so it was not sent again: a second update ` +
-            "within 6 hours would count as a strike against the key. Check the bot's page; the next run will update it if needed."
-    },
-    'no-answer-not-arrived': {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'no answer to the update',
-        says: f => `Stats update failed: ${f.failure}. A fresh read of the public record shows it has not arrived, but sending it again ` +
-            'could still be early (the service may yet store this one, or an earlier update is within 6 hours), so it was not. ' +
-            'The next run will try.'
-    },
-    'no-answer-twice': {
-        result: 'failed',
-        mark: '❌',
-        headline: () => 'no answer to the update',
-        says: f => `Stats update failed twice: ${f.failure}. It is not sent again; the next run will try.`
-    }
-};
-/**
- * Which row of the table an outcome that succeeded (or a strike) is, for the report's line and
- * headline; a failure's words are its error's, written when the run decided it (update.ts).
- */
-function outcomeOf(outcome) {
-    switch (outcome.result) {
-        case 'skipped':
-            return {
-                recent: 'too-soon',
-                unverified: 'not-verified',
-                unchecked: 'record-unchecked',
-                nothing: 'no-count'
-            }[outcome.skip];
-        case 'dry-run':
-            return outcome.skip === undefined ? 'dry-run' : 'dry-run-not-due';
-        case 'cooldown':
-            return `strike-${outcome.strikeCause ?? 'unknown'}`;
-        case 'failed':
-            return undefined;
-        default:
-            return outcome.result;
-    }
-}
-/** A run's facts, for its outcome's words; the workflow finding and a stop only beside a strike. */
-function factsOf(outcome, botId, strike = {}) {
-    return {
-        botId,
-        body: outcome.body,
-        next: outcome.nextUpdateAt,
-        last: outcome.record?.ok ? (0,_window_js__WEBPACK_IMPORTED_MODULE_2__/* .lastUpdate */ .q8)(outcome.record.record) : undefined,
-        status: outcome.status,
-        said: outcome.answer,
-        overlap: outcome.overlap,
-        staleAfter: outcome.staleAfter,
-        failure: outcome.failure,
-        skip: outcome.skip,
-        workflow: strike.workflow,
-        stopped: strike.stopped
-    };
-}
-const disables = (f, say) => `GitHub disables this workflow's schedule around ${say.day(f.disabledAround)}, 60 days after the last push to the repository ` +
-    `(${say.day(f.lastPush)}): a public repository's schedules stop after 60 days without activity. A push (a commit to main) ` +
-    'keeps it running.';
-const SCHEDULE_WORDS = {
-    soon: {
-        when: '45 days or more since the last push',
-        kind: 'warning',
-        title: 'Schedule disabled soon',
-        says: disables
-    },
-    failing: {
-        when: '55 days or more, with stale-after set',
-        kind: 'error',
-        title: '',
-        headline: (f, say) => `GitHub disables the schedule around ${say.day(f.disabledAround)}`,
-        says: (f, say) => `${disables(f, say)} ${f.stats}`
-    },
-    past: {
-        when: 'the date has passed, and the schedule still runs',
-        kind: 'warning',
-        title: 'Schedule past 60 days without a push',
-        says: (f, say) => `The last push to the repository was on ${say.day(f.lastPush)}, and a public repository's schedules stop after 60 days ` +
-            `without activity (around ${say.day(f.disabledAround)}); this run still came, so the schedule was enabled again or there ` +
-            'was activity the action cannot see. A push (a commit to main) keeps it running.'
-    },
-    unread: {
-        when: 'no pushed_at in the event, and the read of the repository failed',
-        kind: 'notice',
-        title: 'Schedule not checked',
-        says: f => `The repository's last push could not be read (${f.reason}), so this run cannot tell when GitHub disables the ` +
-            "workflow's schedule: a public repository's schedules stop after 60 days without activity."
-    }
-};
-/** A scheduled run's facts: the check's dates or why it has none, and how the stats run went. */
-function scheduleFactsOf(outcome, botId) {
-    const check = outcome.schedule;
-    const dated = check !== undefined && check.stage !== 'unread' ? check : undefined;
-    return {
-        disabledAround: dated?.disabledAround,
-        lastPush: dated?.lastPush,
-        stats: statsWords(outcome, botId),
-        reason: check?.stage === 'unread' ? check.reason : undefined
-    };
-}
-/**
- * How the stats run itself went: its error, an update in the contract's words, or its outcome's.
- */
-function statsWords(outcome, botId) {
-    if (outcome.error !== undefined)
-        return outcome.error.message;
-    // The contract's words for an update, shorter than the outcome's own line.
-    if (outcome.result === 'updated')
-        return 'The counts were updated.';
-    const id = outcomeOf(outcome);
-    return id === undefined
-        ? ''
-        : STATS_OUTCOMES[id].says(factsOf(outcome, botId), runWording(outcome.at));
-}
-
-
-/***/ }),
-
-/***/ 7743:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Bm: () => (/* binding */ COOLDOWN_MS),
-/* harmony export */   g8: () => (/* binding */ acceptsFrom),
-/* harmony export */   iQ: () => (/* binding */ HOUR_MS),
-/* harmony export */   li: () => (/* binding */ CLOCK_MARGIN_MS),
-/* harmony export */   q8: () => (/* binding */ lastUpdate)
-/* harmony export */ });
-/* unused harmony export cooldownEnds */
-/**
- * The service's 6-hour window and what a public record says of it: the arithmetic every stats
- * run needs (the next update's time), apart from reading the record (record.ts).
- */
-const HOUR_MS = 60 * 60 * 1000;
-/** The service accepts one stats update per bot per 6 hours. */
-const COOLDOWN_MS = 6 * HOUR_MS;
-/**
- * Added to every 6-hour comparison: the runner's clock and the service's may differ, and an
- * update the service sees as a second early is a strike. Covers the `Date` header's whole
- * seconds and the time an answer takes to arrive; a larger difference is measured (`lagMs`).
- */
-const CLOCK_MARGIN_MS = 60_000;
-/** The latest update time the record shows, if any. */
-function lastUpdate(record) {
-    const times = [record.commandsUpdatedAt, record.serversUpdatedAt].filter((d) => d !== undefined);
-    return times.length === 0 ? undefined : new Date(Math.max(...times.map(d => d.getTime())));
-}
-/** When the 6-hour window that the latest update opened closes, by the service's clock. */
-function cooldownEnds(record) {
-    const last = lastUpdate(record);
-    return last === undefined ? undefined : new Date(last.getTime() + COOLDOWN_MS);
-}
-/**
- * From when, by the runner's clock, an update is safe: the window's end, plus how far the
- * service's clock was seen behind ours, plus the margin.
- */
-function acceptsFrom(read) {
-    const end = cooldownEnds(read.record);
-    return end === undefined
-        ? undefined
-        : new Date(end.getTime() + (read.lagMs ?? 0) + CLOCK_MARGIN_MS);
 }
 
 

@@ -17,6 +17,7 @@ import { confirmDelivery } from './delivery.js'
 import type { Counts, Delivery, OutcomeId, SkipReason, StatsBody, StatsOutcome } from './outcome.js'
 import { answeredWith, factsOf, runWording, STATS_OUTCOMES } from './outcome.js'
 import { holdBack, readPublicRecord } from './record.js'
+import { withScheduleCheck } from './schedule.js'
 import {
   acceptsFrom,
   CLOCK_MARGIN_MS,
@@ -67,8 +68,10 @@ export async function runStats(settings: StatsSettings, deps: Deps): Promise<Sta
   const outcome = await statsRun(settings, deps)
   // A run started by the schedule warns before GitHub disables the schedule (interface.md, "A
   // schedule that never goes quiet"): after the run's own requests, never in front of the update.
+  // A static import, unlike the other optional parts: most runs are scheduled, and loading it as a
+  // chunk made such a run 2 % slower (paired bench, BENCH_EVENT=schedule: 0.817x against 0.799x
+  // the fetch script), while a run of another event pays about 1 % for having it in the bundle.
   if (settings.github.eventName !== 'schedule') return outcome
-  const { withScheduleCheck } = await import('./schedule.js')
   return withScheduleCheck(settings, deps, outcome)
 }
 
