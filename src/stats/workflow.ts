@@ -123,13 +123,21 @@ function hasGroup(value: unknown): boolean {
 }
 
 /**
+ * The schedule entries looked at, in the order written. A real workflow has a few; each takes up to
+ * 20 ms with a `timezone:` (its wall clock read day by day over four years), so a file of
+ * thousands, under the size limit, would hold the run for half a minute, and no stop or deadline
+ * can cut a loop that never waits.
+ */
+const MAX_SCHEDULES = 20
+
+/**
  * The first cron of `on.schedule` whose runs can come 6 hours apart or less, with its shortest
  * gap: scheduled runs start late by minutes, unevenly, so a 6-hour schedule counts too.
  */
 function frequentSchedule(on: unknown): WorkflowFindings['tooOften'] {
   const schedule = isObject(on) ? on['schedule'] : undefined
   if (!Array.isArray(schedule)) return undefined
-  for (const entry of schedule) {
+  for (const entry of schedule.slice(0, MAX_SCHEDULES)) {
     if (!isObject(entry) || typeof entry['cron'] !== 'string') continue
     const zone = typeof entry['timezone'] === 'string' ? entry['timezone'] : undefined
     const gap = shortestGapMinutes(entry['cron'], zone)

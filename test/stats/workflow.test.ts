@@ -259,6 +259,15 @@ describe('inspectWorkflow on a hostile file of 128 KiB: read or refused well wit
       { noGroup: true, tooOften: undefined }
     ],
     ['120 KiB of `]`', ']'.repeat(120 * 1024), undefined],
+    [
+      'thousands of daily schedules, each in a time zone (about 20 ms each)',
+      fill(
+        'jobs:\n  stats:\n    runs-on: x\non:\n  schedule:\n',
+        i =>
+          `    - cron: '${i % 60} ${Math.floor(i / 60) % 24} * * *'\n      timezone: America/New_York\n`
+      ),
+      { noGroup: true, tooOften: undefined }
+    ],
     ['a run of carriage returns inside a line', `]${'\r'.repeat(SIZE - 2)}x`, undefined]
   ])('%s', (_, text, findings) => {
     const started = performance.now()
