@@ -587,13 +587,13 @@ __webpack_async_result__();
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $K: () => (/* binding */ keyAnswerOf),
 /* harmony export */   KM: () => (/* binding */ KEY_ANSWERS),
 /* harmony export */   Ku: () => (/* binding */ keyHeadline),
-/* harmony export */   YF: () => (/* binding */ isFifthStrike),
 /* harmony export */   YH: () => (/* binding */ keyAdvice),
 /* harmony export */   yR: () => (/* binding */ checkKey)
 /* harmony export */ });
-/* unused harmony exports keyAnswerOf, KEY_CHECK_POLICY */
+/* unused harmony export KEY_CHECK_POLICY */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
 /* harmony import */ var _http_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1517);
@@ -2237,12 +2237,10 @@ async function judgeAnswer(settings, deps, progress, answer) {
         const serverCount = progress.body.server_count !== undefined && !/command/i.test(said ?? '');
         return { id: serverCount ? 'server-count-refused' : 'count-refused', ...answered };
     }
-    if (status === 401)
-        return { id: 'key-401', ...answered };
-    if (status === 404)
-        return { id: 'key-404', ...answered };
-    if (status === 410)
-        return { id: (0,keys/* isFifthStrike */.YF)(said) ? 'key-410-fifth' : 'key-410', ...answered };
+    // 401, 404 and 410 are about the key or the bot, read as the vote check and key check read them.
+    const key = (0,keys/* keyAnswerOf */.$K)(status, said);
+    if (key !== undefined)
+        return { id: `key-${key}`, ...answered };
     if (status >= 300 && status < 400)
         return { id: 'redirect', ...answered };
     if (status >= 500)

@@ -18,7 +18,7 @@ const FIFTH_STRIKE = /revoked due to spamming/i
  * Whether a 410's text is the service's answer to the fifth strike: the update that revoked the
  * key.
  */
-export const isFifthStrike = (serviceText: string | undefined): boolean =>
+const isFifthStrike = (serviceText: string | undefined): boolean =>
   serviceText !== undefined && FIFTH_STRIKE.test(serviceText)
 
 const revoked = (when: string, botId: string): string =>

@@ -7,7 +7,7 @@ import {
   type Policy,
   READ_DEFAULTS
 } from '../http/client.js'
-import { checkKey, isFifthStrike } from '../keys.js'
+import { checkKey, keyAnswerOf } from '../keys.js'
 import { keyedHeaders, serviceMessage } from '../service.js'
 import type { StatsSettings } from '../settings.js'
 import type { Evidence } from './diagnosis.js'
@@ -326,9 +326,9 @@ async function judgeAnswer(
     const serverCount = progress.body.server_count !== undefined && !/command/i.test(said ?? '')
     return { id: serverCount ? 'server-count-refused' : 'count-refused', ...answered }
   }
-  if (status === 401) return { id: 'key-401', ...answered }
-  if (status === 404) return { id: 'key-404', ...answered }
-  if (status === 410) return { id: isFifthStrike(said) ? 'key-410-fifth' : 'key-410', ...answered }
+  // 401, 404 and 410 are about the key or the bot, read as the vote check and key check read them.
+  const key = keyAnswerOf(status, said)
+  if (key !== undefined) return { id: `key-${key}`, ...answered }
   if (status >= 300 && status < 400) return { id: 'redirect', ...answered }
   if (status >= 500)
     return { id: 'service-failed', ...answered, failure: answeredWith(status, said) }
